@@ -1,0 +1,415 @@
+package analysis
+
+import (
+	"context"
+	"fmt"
+	"path"
+	"sort"
+	"strings"
+	"unicode/utf8"
+
+	sitter "github.com/smacker/go-tree-sitter"
+)
+
+// Parser parses files and extracts their graphs. It holds a tree-sitter
+// parser and query cursor, so it is not safe for concurrent use: make one per
+// goroutine.
+type Parser struct {
+	parser  *sitter.Parser
+	cursor  *sitter.QueryCursor
+	current *Language
+}
+
+// NewParser returns a parser ready for any language.
+func NewParser() *Parser {
+	return &Parser{parser: sitter.NewParser(), cursor: sitter.NewQueryCursor()}
+}
+
+// Close releases the parser's C memory.
+func (p *Parser) Close() {
+	p.cursor.Close()
+	p.parser.Close()
+}
+
+// Parse parses src, reusing old (which must already carry the edits made
+// since it was parsed, see sitter.Tree.Edit) when it is not nil.
+func (p *Parser) Parse(ctx context.Context, lang *Language, src []byte, old *sitter.Tree) (*sitter.Tree, error) {
+	if p.current != lang {
+		p.parser.SetLanguage(lang.grammar)
+		p.current = lang
+	}
+	tree, err := p.parser.ParseCtx(ctx, old, src)
+	if err != nil {
+		return nil, fmt.Errorf("parse: %w", err)
+	}
+	return tree, nil
+}
+
+// Extract parses src and returns its graph. path is the file's path relative
+// to the workspace root, with forward slashes.
+func (p *Parser) Extract(ctx context.Context, lang *Language, path string, src []byte) (*FileGraph, error) {
+	tree, err := p.Parse(ctx, lang, src, nil)
+	if err != nil {
+		return nil, fmt.Errorf("extract %s: %w", path, err)
+	}
+	defer tree.Close()
+	return p.ExtractTree(lang, path, src, tree), nil
+}
+
+// definition is a definition match before parents are assigned.
+type definition struct {
+	kind       Kind
+	node       *sitter.Node
+	start, end uint32
+	name       string
+	owner      string
+	doc        string
+}
+
+// ExtractTree returns the graph of a file from its syntax tree.
+func (p *Parser) ExtractTree(lang *Language, filePath string, src []byte, tree *sitter.Tree) *FileGraph {
+	text := textOf(src)
+	lines := newLineIndex(src)
+	root := tree.RootNode()
+
+	var (
+		module string
+		defs   []definition
+		refs   []pendingRef
+	)
+	p.cursor.Exec(lang.tags, root)
+	for {
+		m, ok := p.cursor.NextMatch()
+		if !ok {
+			break
+		}
+		var (
+			main                            *sitter.Node
+			role                            string
+			name, owner, qual, subject, doc string
+			nameNode                        *sitter.Node
+		)
+		for _, c := range m.Captures {
+			capture := lang.captureNames[c.Index]
+			switch capture {
+			case "name":
+				name, nameNode = text(c.Node), c.Node
+			case "owner":
+				owner = lastIdentifier(text(c.Node))
+			case "qualifier":
+				qual = lastIdentifier(text(c.Node))
+			case "subject":
+				subject = lastIdentifier(text(c.Node))
+			case "doc":
+				doc = text(c.Node)
+			default:
+				if strings.HasPrefix(capture, "definition.") || strings.HasPrefix(capture, "reference.") {
+					main, role = c.Node, capture
+				}
+			}
+		}
+		if main == nil || name == "" || !lang.accepts(m, text) {
+			continue
+		}
+		switch {
+		case role == "definition.module":
+			if module == "" {
+				module = name
+			}
+		case strings.HasPrefix(role, "definition."):
+			defs = append(defs, definition{
+				kind: Kind(strings.TrimPrefix(role, "definition.")), node: main,
+				start: main.StartByte(), end: main.EndByte(),
+				name: name, owner: owner, doc: doc,
+			})
+		default:
+			kind := referenceKind(role)
+			if kind == "" {
+				continue
+			}
+			at := main
+			if nameNode != nil && kind == EdgeCalls {
+				at = nameNode
+			}
+			if kind == EdgeImports {
+				name = cleanImport(name)
+			}
+			refs = append(refs, pendingRef{
+				at: main.StartByte(),
+				ref: Ref{
+					Kind: kind, Name: name, Qualifier: qual, Subject: subject,
+					Range: lines.rangeOf(at.StartByte(), at.EndByte()),
+				},
+			})
+		}
+	}
+	if module == "" {
+		module = moduleFromPath(filePath)
+	}
+
+	g := &FileGraph{Path: filePath, Language: lang.Name}
+	if root.HasError() {
+		g.ParseErrors = countErrors(root)
+	}
+	g.Symbols = append(g.Symbols, Symbol{
+		Index: 0, Parent: -1, Kind: KindModule,
+		Name: module, QualifiedName: module, Module: module,
+		Range: lines.rangeOf(0, uint32(len(src))),
+	})
+	g.Symbols = append(g.Symbols, buildSymbols(defs, module, src, lines, text)...)
+	g.Refs = attachRefs(g.Symbols, refs)
+	return g
+}
+
+// accepts reports whether a match satisfies its pattern's predicates.
+func (l *Language) accepts(m *sitter.QueryMatch, text func(*sitter.Node) string) bool {
+	for _, p := range l.predicates[m.PatternIndex] {
+		for _, c := range m.Captures {
+			if c.Index == p.capture && !p.holds(text(c.Node)) {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// pendingRef is a reference before its source symbol is known.
+type pendingRef struct {
+	at  uint32
+	ref Ref
+}
+
+// buildSymbols orders definitions, drops duplicates found by several
+// patterns, and assigns parents, kinds and qualified names. The returned
+// symbols are numbered from 1 (0 is the module).
+func buildSymbols(defs []definition, module string, src []byte, lines *lineIndex, text func(*sitter.Node) string) []Symbol {
+	sort.SliceStable(defs, func(i, j int) bool {
+		if defs[i].start != defs[j].start {
+			return defs[i].start < defs[j].start
+		}
+		return defs[i].end > defs[j].end
+	})
+	out := make([]Symbol, 0, len(defs))
+	local := make([]string, 0, len(defs)) // qualified names without the module
+	var stack []int                       // indexes into out of open definitions
+	for i, d := range defs {
+		if i > 0 && d.start == defs[i-1].start && d.end == defs[i-1].end && d.name == defs[i-1].name {
+			continue
+		}
+		for len(stack) > 0 && out[stack[len(stack)-1]].Range.End.Offset <= int(d.start) {
+			stack = stack[:len(stack)-1]
+		}
+		s := Symbol{
+			Index:     len(out) + 1,
+			Parent:    0,
+			Kind:      d.kind,
+			Name:      d.name,
+			Module:    module,
+			Range:     lines.rangeOf(d.start, d.end),
+			Signature: signature(d.node, src),
+			Doc:       cleanDoc(d.doc),
+		}
+		if s.Doc == "" {
+			s.Doc = cleanDoc(precedingComments(d.node, src, lines))
+		}
+		parentLocal := ""
+		if d.owner != "" {
+			// A method declared apart from its type (Go receivers, Rust impl
+			// blocks): its parent is the type when this file defines it.
+			s.Kind = KindMethod
+			parentLocal = d.owner
+			for j := range out {
+				if out[j].Name == d.owner && out[j].Kind.IsType() {
+					s.Parent = out[j].Index
+					parentLocal = local[j]
+					break
+				}
+			}
+		} else if len(stack) > 0 {
+			top := stack[len(stack)-1]
+			s.Parent = out[top].Index
+			parentLocal = local[top]
+			if s.Kind == KindFunction && out[top].Kind.IsType() {
+				s.Kind = KindMethod
+			}
+		}
+		if parentLocal == "" {
+			local = append(local, s.Name)
+			s.QualifiedName = qualify(module, s.Name)
+		} else {
+			local = append(local, parentLocal+"."+s.Name)
+			s.QualifiedName = parentLocal + "." + s.Name
+		}
+		out = append(out, s)
+		stack = append(stack, len(out)-1)
+	}
+	return out
+}
+
+// attachRefs gives each reference the innermost symbol that contains it and,
+// for references with a subject (impl Trait for Type), the subject's symbol
+// when the file defines it. Symbols are sorted by start, outer before inner.
+func attachRefs(symbols []Symbol, refs []pendingRef) []Ref {
+	sort.SliceStable(refs, func(i, j int) bool { return refs[i].at < refs[j].at })
+	out := make([]Ref, 0, len(refs))
+	var stack []int // open symbols, innermost last
+	next := 1
+	for _, pr := range refs {
+		at := int(pr.at)
+		for next < len(symbols) && symbols[next].Range.Start.Offset <= at {
+			for len(stack) > 0 && symbols[stack[len(stack)-1]].Range.End.Offset <= symbols[next].Range.Start.Offset {
+				stack = stack[:len(stack)-1]
+			}
+			stack = append(stack, next)
+			next++
+		}
+		for len(stack) > 0 && symbols[stack[len(stack)-1]].Range.End.Offset <= at {
+			stack = stack[:len(stack)-1]
+		}
+		r := pr.ref
+		r.Source = 0
+		if len(stack) > 0 {
+			r.Source = stack[len(stack)-1]
+		}
+		if r.Subject != "" {
+			for _, s := range symbols[1:] {
+				if s.Name == r.Subject && s.Kind.IsType() {
+					r.Source, r.Subject = s.Index, ""
+					break
+				}
+			}
+		}
+		out = append(out, r)
+	}
+	return out
+}
+
+func referenceKind(capture string) EdgeKind {
+	switch capture {
+	case "reference.call":
+		return EdgeCalls
+	case "reference.inherits":
+		return EdgeInherits
+	case "reference.implements":
+		return EdgeImplements
+	case "reference.embeds":
+		return EdgeEmbeds
+	case "reference.import":
+		return EdgeImports
+	}
+	return ""
+}
+
+func qualify(module, name string) string {
+	if module == "" {
+		return name
+	}
+	return module + "." + name
+}
+
+// moduleFromPath names a module after its file, or after its directory for
+// files that stand for their directory (index.js, __init__.py, mod.rs).
+func moduleFromPath(p string) string {
+	base := path.Base(p)
+	stem := strings.TrimSuffix(base, path.Ext(base))
+	switch stem {
+	case "index", "__init__", "mod", "lib", "main", "__main__":
+		if dir := path.Base(path.Dir(p)); dir != "." && dir != "/" {
+			return dir
+		}
+	}
+	return stem
+}
+
+// textOf returns a function giving the source text of a node, made valid
+// UTF-8 when the file is not.
+func textOf(src []byte) func(*sitter.Node) string {
+	valid := utf8.Valid(src)
+	return func(n *sitter.Node) string {
+		s, e := n.StartByte(), n.EndByte()
+		if e > uint32(len(src)) || s > e {
+			return ""
+		}
+		if valid {
+			return string(src[s:e])
+		}
+		return strings.ToValidUTF8(string(src[s:e]), "\uFFFD")
+	}
+}
+
+// lastIdentifier returns the last identifier of a dotted or scoped
+// expression, dropping trailing call arguments, indexes and type arguments:
+// "s.repo" → "repo", "std::fmt::Display" → "Display", "Repo[T]" → "Repo",
+// "a.b().c()" → "c", "foo!" → "foo", "new URL(x)" → "URL".
+func lastIdentifier(s string) string {
+	s = strings.TrimSpace(s)
+	for {
+		s = strings.TrimRight(s, "!? \t\r\n")
+		if s == "" {
+			return ""
+		}
+		closeCh := s[len(s)-1]
+		var openCh byte
+		switch closeCh {
+		case ')':
+			openCh = '('
+		case ']':
+			openCh = '['
+		case '>':
+			openCh = '<'
+		default:
+			openCh = 0
+		}
+		if openCh == 0 {
+			break
+		}
+		depth, i := 0, len(s)-1
+		for ; i >= 0; i-- {
+			if s[i] == closeCh {
+				depth++
+			} else if s[i] == openCh {
+				depth--
+				if depth == 0 {
+					break
+				}
+			}
+		}
+		if i <= 0 {
+			// Unbalanced, or the whole text is one group: (a as B).
+			return ""
+		}
+		s = s[:i]
+	}
+	if i := strings.LastIndexFunc(s, func(r rune) bool {
+		return r == '.' || r == ':' || r == ' ' || r == '\t' || r == '\n' || r == '(' || r == '['
+	}); i >= 0 {
+		s = s[i+1:]
+	}
+	return strings.TrimLeft(s, "*&$")
+}
+
+// cleanImport strips quotes from an import path.
+func cleanImport(s string) string {
+	return strings.Trim(strings.TrimSpace(s), "\"'`")
+}
+
+// countErrors counts ERROR and MISSING nodes under n.
+func countErrors(n *sitter.Node) int {
+	c := sitter.NewTreeCursor(n)
+	defer c.Close()
+	count := 0
+	for {
+		node := c.CurrentNode()
+		if node.IsError() || node.IsMissing() {
+			count++
+		}
+		if node.HasError() && c.GoToFirstChild() {
+			continue
+		}
+		for !c.GoToNextSibling() {
+			if !c.GoToParent() {
+				return count
+			}
+		}
+	}
+}

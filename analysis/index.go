@@ -1,0 +1,340 @@
+package analysis
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
+	"sort"
+	"sync"
+	"time"
+	"unicode/utf8"
+
+	"github.com/cespare/xxhash/v2"
+)
+
+// Options configure an Index.
+type Options struct {
+	// Root is the workspace directory.
+	Root string
+	// DBPath is the index database file.
+	DBPath string
+	// Exclude lists directory or file names and globs relative to the root
+	// that are not indexed; nil means DefaultExclude.
+	Exclude []string
+	// MaxFileSize is the size above which files are skipped; 0 means
+	// DefaultMaxFileSize.
+	MaxFileSize int64
+	// Workers is the number of files parsed at once; 0 means one per CPU.
+	Workers int
+}
+
+// Index is the code graph of one workspace: it scans and parses the
+// workspace into its Store and answers graph queries.
+type Index struct {
+	*Store
+	root  string
+	opts  Options
+	langs *Languages
+	// Rebuilt is set when the database was unreadable and was recreated.
+	Rebuilt bool
+}
+
+// Open opens the index of a workspace, creating the database if needed. A
+// corrupt database is removed and rebuilt (the index derives from the
+// files), which Rebuilt reports.
+func Open(ctx context.Context, opts Options) (*Index, error) {
+	root, err := filepath.Abs(opts.Root)
+	if err != nil {
+		return nil, fmt.Errorf("open index: %w", err)
+	}
+	info, err := os.Stat(root)
+	if err != nil {
+		return nil, fmt.Errorf("open index: %w", err)
+	}
+	if !info.IsDir() {
+		return nil, fmt.Errorf("open index: %s is not a directory", root)
+	}
+	if opts.Exclude == nil {
+		opts.Exclude = DefaultExclude
+	}
+	if opts.MaxFileSize <= 0 {
+		opts.MaxFileSize = DefaultMaxFileSize
+	}
+	if opts.Workers <= 0 {
+		opts.Workers = runtime.NumCPU()
+	}
+	ix := &Index{root: root, opts: opts, langs: NewLanguages()}
+	ix.Store, err = OpenStore(ctx, opts.DBPath)
+	if errors.Is(err, ErrCorrupt) {
+		for _, suffix := range []string{"", "-wal", "-shm"} {
+			os.Remove(opts.DBPath + suffix)
+		}
+		ix.Rebuilt = true
+		ix.Store, err = OpenStore(ctx, opts.DBPath)
+	}
+	if err != nil {
+		return nil, err
+	}
+	if err := ix.langs.load(); err != nil {
+		ix.Store.Close()
+		return nil, err
+	}
+	return ix, nil
+}
+
+// Root returns the workspace directory, absolute.
+func (ix *Index) Root() string { return ix.root }
+
+// Languages returns the languages the index parses.
+func (ix *Index) Languages() *Languages { return ix.langs }
+
+// Progress reports indexing progress: Done of Total files processed.
+type Progress struct {
+	Done, Total int
+	Path        string
+}
+
+// Summary reports what an Update did and what the index holds.
+type Summary struct {
+	Root string `json:"root"`
+	Stats
+	Parsed    int `json:"parsed"`
+	Unchanged int `json:"unchanged"`
+	Deleted   int `json:"deleted"`
+	// Bytes is the size of the files parsed.
+	Bytes       int64          `json:"bytes_parsed"`
+	Skipped     map[string]int `json:"skipped"`
+	InvalidUTF8 int            `json:"invalid_utf8"`
+	Problems    []Problem      `json:"problems,omitempty"`
+	Seconds     float64        `json:"seconds"`
+}
+
+// maxProblems caps the problems listed in a summary; all are counted in
+// Skipped.
+const maxProblems = 100
+
+// fileResult is the outcome of reading and parsing one candidate.
+type fileResult struct {
+	c       candidate
+	st      FileState
+	graph   *FileGraph // nil when the content is unchanged
+	skip    string
+	detail  string
+	badUTF8 bool
+}
+
+// Update brings the index up to date with the workspace: new and changed
+// files are parsed in parallel, unchanged ones (same size and modification
+// time, or same content hash) are left alone, and files that disappeared or
+// became excluded lose their symbols and edges. Changes are committed in
+// batches, so readers see progress while it runs. progress may be nil.
+func (ix *Index) Update(ctx context.Context, progress func(Progress)) (*Summary, error) {
+	start := time.Now()
+	w := &walker{root: ix.root, exclude: ix.opts.Exclude, maxSize: ix.opts.MaxFileSize, langs: ix.langs}
+	found, err := w.walk(ctx)
+	if err != nil {
+		return nil, err
+	}
+	known, err := ix.Store.FileStates(ctx)
+	if err != nil {
+		return nil, err
+	}
+	sum := &Summary{Root: ix.root, Skipped: found.skipped, Problems: found.problems}
+
+	var todo []candidate
+	present := make(map[string]bool, len(found.files))
+	for _, c := range found.files {
+		present[c.rel] = true
+		if old, ok := known[c.rel]; ok && old.Size == c.st.Size && old.Mtime == c.st.Mtime {
+			sum.Unchanged++
+			continue
+		}
+		c.st.Hash = known[c.rel].Hash // compared after reading; 0 if new
+		todo = append(todo, c)
+	}
+	var gone []string
+	for p := range known {
+		if !present[p] {
+			gone = append(gone, p)
+		}
+	}
+	sort.Strings(gone)
+	if len(gone) > 0 {
+		err := ix.Store.Write(ctx, func(wr *Writer) error {
+			for _, p := range gone {
+				if err := wr.DeleteFile(p); err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+		if err != nil {
+			return nil, err
+		}
+		sum.Deleted = len(gone)
+	}
+
+	if err := ix.parseAll(ctx, todo, known, sum, progress); err != nil {
+		return nil, err
+	}
+	if len(sum.Problems) > maxProblems {
+		sum.Problems = sum.Problems[:maxProblems]
+	}
+	sum.Stats, err = ix.Store.Stats(ctx)
+	if err != nil {
+		return nil, err
+	}
+	sum.Seconds = time.Since(start).Seconds()
+	return sum, nil
+}
+
+// batchFiles and batchDelay bound how much parsed work waits before it is
+// committed.
+const (
+	batchFiles = 512
+	batchDelay = 250 * time.Millisecond
+)
+
+// parseAll reads and parses files on all workers and writes their graphs in
+// batches from this goroutine.
+func (ix *Index) parseAll(ctx context.Context, todo []candidate, known map[string]FileState, sum *Summary, progress func(Progress)) error {
+	if len(todo) == 0 {
+		return nil
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	jobs := make(chan candidate)
+	results := make(chan fileResult, 64)
+	var wg sync.WaitGroup
+	workers := min(ix.opts.Workers, len(todo))
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			p := NewParser()
+			defer p.Close()
+			for c := range jobs {
+				select {
+				case results <- ix.processFile(ctx, p, c):
+				case <-ctx.Done():
+					return
+				}
+			}
+		}()
+	}
+	go func() {
+		defer close(jobs)
+		for _, c := range todo {
+			select {
+			case jobs <- c:
+			case <-ctx.Done():
+				return
+			}
+		}
+	}()
+	go func() {
+		wg.Wait()
+		close(results)
+	}()
+
+	var batch []fileResult
+	flush := func() error {
+		if len(batch) == 0 {
+			return nil
+		}
+		err := ix.Store.Write(ctx, func(w *Writer) error {
+			for _, r := range batch {
+				var err error
+				switch {
+				case r.skip != "":
+					err = w.DeleteFile(r.c.rel)
+				case r.graph == nil:
+					err = w.Touch(r.c.rel, r.st)
+				default:
+					err = w.ReplaceFile(r.st, r.graph)
+				}
+				if err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+		batch = batch[:0]
+		return err
+	}
+	done := 0
+	last := time.Now()
+	for r := range results {
+		done++
+		switch {
+		case r.skip != "":
+			sum.Skipped[r.skip]++
+			sum.Problems = append(sum.Problems, Problem{Path: r.c.rel, Reason: r.skip, Detail: r.detail})
+		case r.graph == nil:
+			sum.Unchanged++
+		default:
+			sum.Parsed++
+			sum.Bytes += r.st.Size
+		}
+		if r.badUTF8 {
+			sum.InvalidUTF8++
+		}
+		if r.skip == "" || known[r.c.rel] != (FileState{}) {
+			batch = append(batch, r)
+		}
+		if progress != nil {
+			progress(Progress{Done: done, Total: len(todo), Path: r.c.rel})
+		}
+		if len(batch) >= batchFiles || time.Since(last) > batchDelay {
+			if err := flush(); err != nil {
+				return err
+			}
+			last = time.Now()
+		}
+	}
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	return flush()
+}
+
+// processFile reads one file and parses it unless its content is unchanged.
+func (ix *Index) processFile(ctx context.Context, p *Parser, c candidate) fileResult {
+	res := fileResult{c: c, st: c.st}
+	src, err := os.ReadFile(c.abs)
+	if err != nil {
+		res.skip, res.detail = SkipUnreadable, err.Error()
+		return res
+	}
+	res.st.Size = int64(len(src))
+	if res.st.Size > ix.opts.MaxFileSize {
+		res.skip, res.detail = SkipTooLarge, fmt.Sprintf("%d bytes, cap %d", res.st.Size, ix.opts.MaxFileSize)
+		return res
+	}
+	if isBinary(src) {
+		res.skip = SkipBinary
+		return res
+	}
+	res.st.Hash = xxhash.Sum64(src)
+	if c.st.Hash != 0 && c.st.Hash == res.st.Hash {
+		return res
+	}
+	res.badUTF8 = !utf8.Valid(src)
+	g, err := p.Extract(ctx, c.lang, c.rel, src)
+	if err != nil {
+		res.skip, res.detail = SkipUnreadable, err.Error()
+		return res
+	}
+	res.graph = g
+	return res
+}
+
+// isBinary reports whether content looks binary: a NUL byte in its first
+// 8000 bytes, as git decides.
+func isBinary(src []byte) bool {
+	return bytes.IndexByte(src[:min(len(src), 8000)], 0) >= 0
+}

@@ -1,0 +1,202 @@
+package analysis
+
+import (
+	"embed"
+	"fmt"
+	"path"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+
+	sitter "github.com/smacker/go-tree-sitter"
+	"github.com/smacker/go-tree-sitter/golang"
+	"github.com/smacker/go-tree-sitter/java"
+	"github.com/smacker/go-tree-sitter/javascript"
+	"github.com/smacker/go-tree-sitter/python"
+	"github.com/smacker/go-tree-sitter/rust"
+	"github.com/smacker/go-tree-sitter/typescript/tsx"
+	"github.com/smacker/go-tree-sitter/typescript/typescript"
+)
+
+// queryFiles holds one folder of tree-sitter queries per language, named
+// after the language. tags.scm finds definitions and references.
+//
+//go:embed queries
+var queryFiles embed.FS
+
+// languageSpec is one row of the language table: adding a language means
+// adding a row here and a folder queries/<name>/ with its tags.scm.
+type languageSpec struct {
+	name       string
+	extensions []string
+	grammar    func() *sitter.Language
+}
+
+// languageTable lists the supported languages.
+var languageTable = []languageSpec{
+	{"go", []string{".go"}, golang.GetLanguage},
+	{"python", []string{".py", ".pyi"}, python.GetLanguage},
+	{"javascript", []string{".js", ".jsx", ".mjs", ".cjs"}, javascript.GetLanguage},
+	{"typescript", []string{".ts", ".mts", ".cts"}, typescript.GetLanguage},
+	{"tsx", []string{".tsx"}, tsx.GetLanguage},
+	{"rust", []string{".rs"}, rust.GetLanguage},
+	{"java", []string{".java"}, java.GetLanguage},
+}
+
+// Language is a supported language with its grammar and compiled queries.
+// A Language is safe for concurrent use; parsers are not, and are made per
+// worker with NewParser.
+type Language struct {
+	Name    string
+	grammar *sitter.Language
+	tags    *sitter.Query
+	// captureNames maps capture ids of tags to their names.
+	captureNames []string
+	// predicates holds the compiled predicates of each pattern of tags.
+	predicates [][]predicate
+}
+
+// predicate is a compiled #eq?, #not-eq?, #match?, #not-match? or
+// #any-of? condition on a capture's text.
+type predicate struct {
+	capture uint32
+	negate  bool
+	values  []string       // eq? / any-of?
+	re      *regexp.Regexp // match?
+}
+
+// holds reports whether the predicate accepts the text of its capture.
+func (p predicate) holds(text string) bool {
+	ok := false
+	if p.re != nil {
+		ok = p.re.MatchString(text)
+	} else {
+		for _, v := range p.values {
+			if v == text {
+				ok = true
+				break
+			}
+		}
+	}
+	return ok != p.negate
+}
+
+// compilePredicates reads the predicates of every pattern of q.
+func compilePredicates(q *sitter.Query) ([][]predicate, error) {
+	out := make([][]predicate, q.PatternCount())
+	for i := range out {
+		for _, steps := range q.PredicatesForPattern(uint32(i)) {
+			if len(steps) < 3 || steps[0].Type != sitter.QueryPredicateStepTypeString || steps[1].Type != sitter.QueryPredicateStepTypeCapture {
+				return nil, fmt.Errorf("pattern %d: unsupported predicate", i)
+			}
+			op := q.StringValueForId(steps[0].ValueId)
+			p := predicate{capture: steps[1].ValueId, negate: strings.HasPrefix(op, "not-")}
+			var args []string
+			for _, st := range steps[2:] {
+				if st.Type != sitter.QueryPredicateStepTypeString {
+					return nil, fmt.Errorf("pattern %d: #%s takes strings", i, op)
+				}
+				args = append(args, q.StringValueForId(st.ValueId))
+			}
+			switch strings.TrimPrefix(op, "not-") {
+			case "eq?", "any-of?":
+				p.values = args
+			case "match?":
+				re, err := regexp.Compile(args[0])
+				if err != nil {
+					return nil, fmt.Errorf("pattern %d: #%s: %w", i, op, err)
+				}
+				p.re = re
+			default:
+				return nil, fmt.Errorf("pattern %d: unsupported predicate #%s", i, op)
+			}
+			out[i] = append(out[i], p)
+		}
+	}
+	return out, nil
+}
+
+// Languages is the set of supported languages, compiled lazily on first use.
+type Languages struct {
+	once  sync.Once
+	err   error
+	byExt map[string]*Language
+	all   []*Language
+}
+
+// NewLanguages returns the supported languages. Their queries compile on
+// first use.
+func NewLanguages() *Languages {
+	return &Languages{}
+}
+
+func (ls *Languages) load() error {
+	ls.once.Do(func() {
+		ls.byExt = make(map[string]*Language)
+		for _, spec := range languageTable {
+			lang, err := compileLanguage(spec)
+			if err != nil {
+				ls.err = err
+				return
+			}
+			ls.all = append(ls.all, lang)
+			for _, ext := range spec.extensions {
+				ls.byExt[ext] = lang
+			}
+		}
+	})
+	return ls.err
+}
+
+func compileLanguage(spec languageSpec) (*Language, error) {
+	src, err := queryFiles.ReadFile(path.Join("queries", spec.name, "tags.scm"))
+	if err != nil {
+		return nil, fmt.Errorf("load queries for %s: %w", spec.name, err)
+	}
+	grammar := spec.grammar()
+	q, err := sitter.NewQuery(src, grammar)
+	if err != nil {
+		return nil, fmt.Errorf("compile queries/%s/tags.scm: %w", spec.name, err)
+	}
+	names := make([]string, q.CaptureCount())
+	for i := range names {
+		names[i] = q.CaptureNameForId(uint32(i))
+	}
+	preds, err := compilePredicates(q)
+	if err != nil {
+		return nil, fmt.Errorf("compile queries/%s/tags.scm: %w", spec.name, err)
+	}
+	return &Language{Name: spec.name, grammar: grammar, tags: q, captureNames: names, predicates: preds}, nil
+}
+
+// ForPath returns the language of a file by its extension, or nil if the
+// file is in no supported language.
+func (ls *Languages) ForPath(p string) (*Language, error) {
+	if err := ls.load(); err != nil {
+		return nil, err
+	}
+	return ls.byExt[strings.ToLower(filepath.Ext(p))], nil
+}
+
+// ByName returns the language with the given name, or nil.
+func (ls *Languages) ByName(name string) (*Language, error) {
+	if err := ls.load(); err != nil {
+		return nil, err
+	}
+	for _, l := range ls.all {
+		if l.Name == name {
+			return l, nil
+		}
+	}
+	return nil, nil
+}
+
+// Names lists the supported languages in table order.
+func Names() []string {
+	names := make([]string, len(languageTable))
+	for i, spec := range languageTable {
+		names[i] = spec.name
+	}
+	return names
+}

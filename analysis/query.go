@@ -1,0 +1,825 @@
+package analysis
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"fmt"
+	"path"
+	"sort"
+	"strings"
+)
+
+// SymbolInfo is a stored symbol with the file that defines it.
+type SymbolInfo struct {
+	ID            int64  `json:"-"`
+	Parent        int64  `json:"-"`
+	Kind          Kind   `json:"kind"`
+	Name          string `json:"name"`
+	QualifiedName string `json:"qualified_name"`
+	Module        string `json:"module"`
+	Path          string `json:"path"`
+	Language      string `json:"language"`
+	Range         Range  `json:"-"`
+	Signature     string `json:"signature,omitempty"`
+	Doc           string `json:"doc,omitempty"`
+}
+
+// MarshalJSON writes a symbol with 1-based line and column numbers.
+func (s SymbolInfo) MarshalJSON() ([]byte, error) {
+	type plain SymbolInfo
+	return json.Marshal(struct {
+		plain
+		Line    int `json:"line"`
+		Column  int `json:"column"`
+		EndLine int `json:"end_line"`
+	}{plain(s), s.Range.Start.Line + 1, s.Range.Start.Column + 1, s.Range.End.Line + 1})
+}
+
+// Owner returns the type a method belongs to ("UserRepository" for
+// UserRepository.FindByID), or "" for symbols that are not members.
+func (s SymbolInfo) Owner() string {
+	if s.Kind != KindMethod {
+		return ""
+	}
+	q := strings.TrimSuffix(s.QualifiedName, "."+s.Name)
+	if q == s.QualifiedName {
+		return ""
+	}
+	return lastIdentifier(q)
+}
+
+const symbolColumns = `n.id, coalesce(n.parent, 0), n.kind, n.name, n.qualified_name, n.module, f.path, f.language,
+	n.start_line, n.start_col, n.start_byte, n.end_line, n.end_col, n.end_byte, n.signature, n.doc`
+
+func scanSymbol(rows interface{ Scan(...any) error }) (SymbolInfo, error) {
+	var s SymbolInfo
+	var kind string
+	err := rows.Scan(&s.ID, &s.Parent, &kind, &s.Name, &s.QualifiedName, &s.Module, &s.Path, &s.Language,
+		&s.Range.Start.Line, &s.Range.Start.Column, &s.Range.Start.Offset,
+		&s.Range.End.Line, &s.Range.End.Column, &s.Range.End.Offset, &s.Signature, &s.Doc)
+	s.Kind = Kind(kind)
+	return s, err
+}
+
+func (s *Store) querySymbols(ctx context.Context, where string, args ...any) ([]SymbolInfo, error) {
+	rows, err := s.db.QueryContext(ctx, `SELECT `+symbolColumns+` FROM nodes n JOIN files f ON f.id = n.file_id WHERE `+where, args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []SymbolInfo
+	for rows.Next() {
+		sym, err := scanSymbol(rows)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, sym)
+	}
+	return out, rows.Err()
+}
+
+// Symbol returns the symbol with the given id.
+func (s *Store) Symbol(ctx context.Context, id int64) (SymbolInfo, bool, error) {
+	syms, err := s.querySymbols(ctx, `n.id = ?`, id)
+	if err != nil || len(syms) == 0 {
+		return SymbolInfo{}, false, err
+	}
+	return syms[0], true, nil
+}
+
+// Lookup finds the definitions a user means by a symbol argument: a name
+// (FindByID), a qualified name (UserRepository.FindByID, users.NewService)
+// or a module-qualified member (users.UserRepository.FindByID). Names match
+// exactly, ignoring case only when nothing matches with case.
+func (s *Store) Lookup(ctx context.Context, symbol string) ([]SymbolInfo, error) {
+	symbol = strings.TrimSpace(symbol)
+	if symbol == "" {
+		return nil, nil
+	}
+	name := symbol
+	if i := strings.LastIndexAny(symbol, ".:"); i >= 0 {
+		name = symbol[i+1:]
+	}
+	cands, err := s.querySymbols(ctx, `n.lname = ? AND n.kind != 'module' ORDER BY f.path, n.start_byte`, foldName(name))
+	if err != nil {
+		return nil, fmt.Errorf("look up %s: %w", symbol, err)
+	}
+	if name != symbol {
+		cands = filter(cands, func(c SymbolInfo) bool {
+			return strings.EqualFold(c.QualifiedName, symbol) ||
+				strings.EqualFold(c.Module+"."+c.QualifiedName, symbol) ||
+				strings.HasSuffix(strings.ToLower(c.QualifiedName), "."+strings.ToLower(symbol))
+		})
+	}
+	exact := filter(cands, func(c SymbolInfo) bool { return c.Name == name })
+	if len(exact) > 0 {
+		return exact, nil
+	}
+	return cands, nil
+}
+
+func filter[T any](xs []T, keep func(T) bool) []T {
+	var out []T
+	for _, x := range xs {
+		if keep(x) {
+			out = append(out, x)
+		}
+	}
+	return out
+}
+
+// MatchKind says how a symbol matched a search, best first.
+type MatchKind int
+
+// Match kinds, in rank order.
+const (
+	MatchExact MatchKind = iota
+	MatchPrefix
+	MatchInitials
+	MatchSubstring
+)
+
+func (m MatchKind) String() string {
+	return [...]string{"exact", "prefix", "initials", "substring"}[m]
+}
+
+// MarshalText makes match kinds readable in JSON.
+func (m MatchKind) MarshalText() ([]byte, error) { return []byte(m.String()), nil }
+
+// SymbolMatch is a symbol found by Symbols, with how it matched.
+type SymbolMatch struct {
+	SymbolInfo
+	Match MatchKind `json:"match"`
+}
+
+// MarshalJSON writes the symbol with how it matched.
+func (m SymbolMatch) MarshalJSON() ([]byte, error) {
+	sym, err := m.SymbolInfo.MarshalJSON()
+	if err != nil {
+		return nil, err
+	}
+	return append(append(sym[:len(sym)-1], `,"match":"`...), m.Match.String()+`"}`...), nil
+}
+
+// Symbols searches symbol names: exact matches first, then prefixes, then
+// camel-case or snake-case initials (FBI finds FindByID), then substrings;
+// all ignoring case, capped at limit (≤ 0 means 200).
+func (s *Store) Symbols(ctx context.Context, query string, limit int) ([]SymbolMatch, error) {
+	q := foldName(strings.TrimSpace(query))
+	if q == "" {
+		return nil, nil
+	}
+	if limit <= 0 {
+		limit = 200
+	}
+	var out []SymbolMatch
+	seen := map[int64]bool{}
+	add := func(kind MatchKind, where string, args ...any) error {
+		if len(out) >= limit {
+			return nil
+		}
+		syms, err := s.querySymbols(ctx, where+fmt.Sprintf(` AND n.kind != 'module' LIMIT %d`, limit*2), args...)
+		if err != nil {
+			return fmt.Errorf("search symbols %q: %w", query, err)
+		}
+		var tier []SymbolMatch
+		for _, sym := range syms {
+			if !seen[sym.ID] {
+				seen[sym.ID] = true
+				tier = append(tier, SymbolMatch{sym, kind})
+			}
+		}
+		sortTier(tier, query)
+		if len(tier) > limit-len(out) {
+			tier = tier[:limit-len(out)]
+		}
+		out = append(out, tier...)
+		return nil
+	}
+	upper := q + "\U0010FFFF"
+	if err := add(MatchExact, `n.lname = ?`, q); err != nil {
+		return nil, err
+	}
+	if err := add(MatchPrefix, `n.lname > ? AND n.lname < ?`, q, upper); err != nil {
+		return nil, err
+	}
+	if isWord(q) {
+		if err := add(MatchInitials, `n.initials >= ? AND n.initials < ?`, q, upper); err != nil {
+			return nil, err
+		}
+	}
+	if err := add(MatchSubstring, `instr(n.lname, ?) > 1`, q); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func isWord(s string) bool {
+	for _, r := range s {
+		if !(r >= 'a' && r <= 'z' || r >= '0' && r <= '9') {
+			return false
+		}
+	}
+	return s != ""
+}
+
+// sortTier orders symbols of one match tier: names matching the query's
+// case first, then shorter names, types and functions before members, then
+// by path and position.
+func sortTier(tier []SymbolMatch, query string) {
+	sort.SliceStable(tier, func(i, j int) bool {
+		a, b := tier[i], tier[j]
+		ac, bc := strings.HasPrefix(a.Name, query), strings.HasPrefix(b.Name, query)
+		if ac != bc {
+			return ac
+		}
+		if len(a.Name) != len(b.Name) {
+			return len(a.Name) < len(b.Name)
+		}
+		if a.Path != b.Path {
+			return a.Path < b.Path
+		}
+		return a.Range.Start.Offset < b.Range.Start.Offset
+	})
+}
+
+// CallSite is one call from a caller to a callee, at a line of the
+// caller's file.
+type CallSite struct {
+	// Caller is the symbol making the call (a module for top-level code).
+	Caller SymbolInfo `json:"caller"`
+	// Callee is the definition called; nil when the called name is defined
+	// nowhere in the workspace.
+	Callee *SymbolInfo `json:"callee,omitempty"`
+	// Name and Qualifier are the call as written (repo.FindByID).
+	Name      string `json:"name"`
+	Qualifier string `json:"qualifier,omitempty"`
+	// Path, Line and Column locate the call, 1-based.
+	Path   string `json:"path"`
+	Line   int    `json:"line"`
+	Column int    `json:"column"`
+	// Ambiguous is set when several definitions fit the call equally well
+	// and the call is listed for each of them.
+	Ambiguous bool `json:"ambiguous,omitempty"`
+}
+
+// edgeRow is a stored reference with its source symbol.
+type edgeRow struct {
+	source    SymbolInfo
+	kind      EdgeKind
+	name      string
+	qualifier string
+	subject   string
+	line, col int
+}
+
+func (s *Store) queryEdges(ctx context.Context, where string, args ...any) ([]edgeRow, error) {
+	rows, err := s.db.QueryContext(ctx, `SELECT `+symbolColumns+`, e.kind, e.dst_name, e.qualifier, e.subject, e.line, e.col
+		FROM edges e JOIN nodes n ON n.id = e.src JOIN files f ON f.id = e.file_id WHERE `+where, args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []edgeRow
+	for rows.Next() {
+		var e edgeRow
+		var kind string
+		var s SymbolInfo
+		err := rows.Scan(&s.ID, &s.Parent, &kind, &s.Name, &s.QualifiedName, &s.Module, &s.Path, &s.Language,
+			&s.Range.Start.Line, &s.Range.Start.Column, &s.Range.Start.Offset,
+			&s.Range.End.Line, &s.Range.End.Column, &s.Range.End.Offset, &s.Signature, &s.Doc,
+			&e.kind, &e.name, &e.qualifier, &e.subject, &e.line, &e.col)
+		if err != nil {
+			return nil, err
+		}
+		s.Kind = Kind(kind)
+		e.source = s
+		e.line++ // stored 0-based, reported 1-based
+		e.col++
+		out = append(out, e)
+	}
+	return out, rows.Err()
+}
+
+// definitionsNamed returns the definitions with exactly the given name.
+func (s *Store) definitionsNamed(ctx context.Context, name string) ([]SymbolInfo, error) {
+	syms, err := s.querySymbols(ctx, `n.lname = ? AND n.kind != 'module'`, foldName(name))
+	if err != nil {
+		return nil, err
+	}
+	return filter(syms, func(c SymbolInfo) bool { return c.Name == name }), nil
+}
+
+// Callers returns the calls that reach def.
+func (s *Store) Callers(ctx context.Context, def SymbolInfo) ([]CallSite, error) {
+	edges, err := s.queryEdges(ctx, `e.dst_name = ? AND e.kind = 'calls' ORDER BY f.path, e.line, e.col`, def.Name)
+	if err != nil {
+		return nil, fmt.Errorf("callers of %s: %w", def.QualifiedName, err)
+	}
+	cands, err := s.definitionsNamed(ctx, def.Name)
+	if err != nil {
+		return nil, fmt.Errorf("callers of %s: %w", def.QualifiedName, err)
+	}
+	var out []CallSite
+	for _, e := range edges {
+		best := resolve(e, cands)
+		for _, b := range best {
+			if b.ID == def.ID {
+				callee := def
+				out = append(out, CallSite{
+					Caller: e.source, Callee: &callee, Name: e.name, Qualifier: e.qualifier,
+					Path: e.source.Path, Line: e.line, Column: e.col, Ambiguous: len(best) > 1,
+				})
+			}
+		}
+	}
+	return out, nil
+}
+
+// Callees returns the calls made by def, each resolved to the definitions
+// it may reach (one call site per definition; unresolved calls once, with no
+// callee).
+func (s *Store) Callees(ctx context.Context, def SymbolInfo) ([]CallSite, error) {
+	edges, err := s.queryEdges(ctx, `e.src = ? AND e.kind = 'calls' ORDER BY e.line, e.col`, def.ID)
+	if err != nil {
+		return nil, fmt.Errorf("callees of %s: %w", def.QualifiedName, err)
+	}
+	candsByName := map[string][]SymbolInfo{}
+	var out []CallSite
+	for _, e := range edges {
+		cands, ok := candsByName[e.name]
+		if !ok {
+			if cands, err = s.definitionsNamed(ctx, e.name); err != nil {
+				return nil, fmt.Errorf("callees of %s: %w", def.QualifiedName, err)
+			}
+			candsByName[e.name] = cands
+		}
+		site := CallSite{Caller: e.source, Name: e.name, Qualifier: e.qualifier, Path: e.source.Path, Line: e.line, Column: e.col}
+		best := resolve(e, cands)
+		if len(best) == 0 {
+			out = append(out, site)
+			continue
+		}
+		for _, b := range best {
+			b := b
+			site.Callee, site.Ambiguous = &b, len(best) > 1
+			out = append(out, site)
+		}
+	}
+	return out, nil
+}
+
+// languageFamily groups languages that call each other directly.
+func languageFamily(lang string) string {
+	switch lang {
+	case "javascript", "typescript", "tsx":
+		return "js"
+	}
+	return lang
+}
+
+// resolve picks the definitions a call (or base-type reference) most likely
+// reaches among the definitions of its name, without type information:
+// same language family only; a qualifier naming the candidate's package,
+// module or owner type wins; self/this calls prefer the caller's own type;
+// unqualified calls prefer the caller's file, then its directory (a Go
+// package). All candidates with the best score are returned.
+func resolve(e edgeRow, cands []SymbolInfo) []SymbolInfo {
+	var best []SymbolInfo
+	bestScore := 0
+	family := languageFamily(e.source.Language)
+	dir := path.Dir(e.source.Path)
+	for _, c := range cands {
+		if languageFamily(c.Language) != family {
+			continue
+		}
+		if e.kind == EdgeCalls && !c.Kind.IsCallable() || e.kind != EdgeCalls && e.kind != EdgeImports && !c.Kind.IsType() {
+			continue
+		}
+		score := 1
+		owner := c.Owner()
+		q := e.qualifier
+		switch {
+		case q == "":
+			if c.Path == e.source.Path {
+				score += 3
+			} else if path.Dir(c.Path) == dir {
+				score += 2
+			}
+		case strings.EqualFold(q, c.Module) || owner != "" && strings.EqualFold(q, owner):
+			score += 4
+		case isSelf(q):
+			if owner != "" && owner == callerOwner(e.source) {
+				score += 4
+			}
+		case owner != "" && (containsFold(owner, q) || containsFold(q, owner)):
+			score += 2
+		}
+		switch {
+		case score > bestScore:
+			best, bestScore = []SymbolInfo{c}, score
+		case score == bestScore:
+			best = append(best, c)
+		}
+	}
+	return best
+}
+
+func isSelf(q string) bool {
+	switch q {
+	case "self", "this", "cls", "Self", "super":
+		return true
+	}
+	return false
+}
+
+// callerOwner returns the type whose method is calling.
+func callerOwner(s SymbolInfo) string {
+	if s.Kind.IsType() {
+		return s.Name
+	}
+	return s.Owner()
+}
+
+func containsFold(s, sub string) bool {
+	return len(sub) >= 3 && strings.Contains(strings.ToLower(s), strings.ToLower(sub))
+}
+
+// Relation is a symbol related to another through an edge, found at a
+// distance of Depth edges.
+type Relation struct {
+	Symbol SymbolInfo `json:"symbol"`
+	// Via is the kind of the edge that reached Symbol.
+	Via EdgeKind `json:"via"`
+	// From is the qualified name of the symbol the edge came from.
+	From  string `json:"from,omitempty"`
+	Depth int    `json:"depth"`
+	// Name is the name as written when Symbol is unresolved (a base type
+	// defined outside the workspace); Symbol is then zero.
+	Name string `json:"name,omitempty"`
+	// Line is the 1-based line of the edge in its file.
+	Line int `json:"line"`
+}
+
+// Inheritance returns what def extends, implements or embeds (bases) and
+// what extends, implements or embeds def (derived), each walked up to depth
+// levels (≤ 0 means 1).
+func (s *Store) Inheritance(ctx context.Context, def SymbolInfo, depth int) (bases, derived []Relation, err error) {
+	if depth <= 0 {
+		depth = 1
+	}
+	bases, err = s.walk(ctx, def, depth, s.baseTypes)
+	if err != nil {
+		return nil, nil, fmt.Errorf("inheritance of %s: %w", def.QualifiedName, err)
+	}
+	derived, err = s.walk(ctx, def, depth, s.derivedTypes)
+	if err != nil {
+		return nil, nil, fmt.Errorf("inheritance of %s: %w", def.QualifiedName, err)
+	}
+	return bases, derived, nil
+}
+
+// BlastRadius returns everything that may be affected by a change to def: a
+// breadth-first walk over reverse calls (callers) and reverse inheritance
+// (derived types), with the depth at which each symbol is first reached.
+func (s *Store) BlastRadius(ctx context.Context, def SymbolInfo, depth int) ([]Relation, error) {
+	if depth <= 0 {
+		depth = 3
+	}
+	rels, err := s.walk(ctx, def, depth, func(ctx context.Context, sym SymbolInfo) ([]Relation, error) {
+		derived, err := s.derivedTypes(ctx, sym)
+		if err != nil {
+			return nil, err
+		}
+		calls, err := s.Callers(ctx, sym)
+		if err != nil {
+			return nil, err
+		}
+		for _, c := range calls {
+			derived = append(derived, Relation{Symbol: c.Caller, Via: EdgeCalls, Line: c.Line})
+		}
+		return derived, nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("blast radius of %s: %w", def.QualifiedName, err)
+	}
+	return rels, nil
+}
+
+// walk runs a breadth-first search from def over the relations that next
+// returns, up to depth levels, and returns each symbol once with the depth
+// it was first reached at. Unresolved relations are kept but not followed.
+func (s *Store) walk(ctx context.Context, def SymbolInfo, depth int, next func(context.Context, SymbolInfo) ([]Relation, error)) ([]Relation, error) {
+	seen := map[int64]bool{def.ID: true}
+	seenName := map[string]bool{}
+	frontier := []SymbolInfo{def}
+	var out []Relation
+	for d := 1; d <= depth && len(frontier) > 0; d++ {
+		var nextFrontier []SymbolInfo
+		for _, sym := range frontier {
+			if err := ctx.Err(); err != nil {
+				return nil, err
+			}
+			rels, err := next(ctx, sym)
+			if err != nil {
+				return nil, err
+			}
+			for _, r := range rels {
+				r.Depth, r.From = d, sym.QualifiedName
+				if r.Symbol.ID == 0 {
+					if !seenName[r.Name] {
+						seenName[r.Name] = true
+						out = append(out, r)
+					}
+					continue
+				}
+				if seen[r.Symbol.ID] {
+					continue
+				}
+				seen[r.Symbol.ID] = true
+				out = append(out, r)
+				nextFrontier = append(nextFrontier, r.Symbol)
+			}
+		}
+		frontier = nextFrontier
+	}
+	return out, nil
+}
+
+var inheritanceKinds = `('inherits', 'implements', 'embeds')`
+
+// baseTypes returns the types sym directly extends, implements or embeds.
+func (s *Store) baseTypes(ctx context.Context, sym SymbolInfo) ([]Relation, error) {
+	edges, err := s.queryEdges(ctx, `e.src = ? AND e.kind IN `+inheritanceKinds+` ORDER BY e.line`, sym.ID)
+	if err != nil {
+		return nil, err
+	}
+	subjectEdges, err := s.queryEdges(ctx, `e.subject = ? AND e.kind IN `+inheritanceKinds+` ORDER BY f.path, e.line`, sym.Name)
+	if err != nil {
+		return nil, err
+	}
+	for _, e := range subjectEdges {
+		if languageFamily(e.source.Language) == languageFamily(sym.Language) {
+			edges = append(edges, e)
+		}
+	}
+	var out []Relation
+	for _, e := range edges {
+		cands, err := s.definitionsNamed(ctx, e.name)
+		if err != nil {
+			return nil, err
+		}
+		best := resolve(e, cands)
+		if len(best) == 0 {
+			out = append(out, Relation{Via: e.kind, Name: e.name, Line: e.line})
+		}
+		for _, b := range best {
+			out = append(out, Relation{Symbol: b, Via: e.kind, Line: e.line})
+		}
+	}
+	return out, nil
+}
+
+// derivedTypes returns the types that directly extend, implement or embed
+// sym.
+func (s *Store) derivedTypes(ctx context.Context, sym SymbolInfo) ([]Relation, error) {
+	if !sym.Kind.IsType() {
+		return nil, nil
+	}
+	edges, err := s.queryEdges(ctx, `e.dst_name = ? AND e.kind IN `+inheritanceKinds+` ORDER BY f.path, e.line`, sym.Name)
+	if err != nil {
+		return nil, err
+	}
+	cands, err := s.definitionsNamed(ctx, sym.Name)
+	if err != nil {
+		return nil, err
+	}
+	var out []Relation
+	for _, e := range edges {
+		if !containsID(resolve(e, cands), sym.ID) {
+			continue
+		}
+		if e.subject == "" {
+			out = append(out, Relation{Symbol: e.source, Via: e.kind, Line: e.line})
+			continue
+		}
+		// impl Trait for Type where Type is defined in another file.
+		subjects, err := s.definitionsNamed(ctx, e.subject)
+		if err != nil {
+			return nil, err
+		}
+		subjects = filter(subjects, func(c SymbolInfo) bool {
+			return c.Kind.IsType() && languageFamily(c.Language) == languageFamily(sym.Language)
+		})
+		if len(subjects) == 0 {
+			out = append(out, Relation{Via: e.kind, Name: e.subject, Line: e.line})
+		}
+		for _, t := range subjects {
+			out = append(out, Relation{Symbol: t, Via: e.kind, Line: e.line})
+		}
+	}
+	return out, nil
+}
+
+func containsID(syms []SymbolInfo, id int64) bool {
+	for _, s := range syms {
+		if s.ID == id {
+			return true
+		}
+	}
+	return false
+}
+
+// Import is one import statement.
+type Import struct {
+	// Path is the importing file.
+	Path string `json:"path"`
+	// Name is the imported module as written.
+	Name string `json:"name"`
+	// Line is 1-based.
+	Line int `json:"line"`
+	// Target is the workspace file or directory the import resolves to, if
+	// any.
+	Target string `json:"target,omitempty"`
+}
+
+// Imports returns what the files matching target import, and which files
+// import them. target is a path relative to the root (a file or a
+// directory, which stands for a Go or Java package) or a module name.
+func (s *Store) Imports(ctx context.Context, target string) (files []string, imports, importedBy []Import, err error) {
+	files, err = s.filesFor(ctx, target)
+	if err != nil {
+		return nil, nil, nil, fmt.Errorf("imports of %s: %w", target, err)
+	}
+	all, err := s.queryEdges(ctx, `e.kind = 'imports' ORDER BY f.path, e.line`)
+	if err != nil {
+		return nil, nil, nil, fmt.Errorf("imports of %s: %w", target, err)
+	}
+	isTarget := map[string]bool{}
+	for _, f := range files {
+		isTarget[f] = true
+	}
+	for _, e := range all {
+		imp := Import{Path: e.source.Path, Name: e.name, Line: e.line}
+		if isTarget[e.source.Path] {
+			imports = append(imports, imp)
+			continue
+		}
+		for _, f := range files {
+			if importReaches(e.source.Path, e.source.Language, e.name, f) {
+				imp.Target = f
+				importedBy = append(importedBy, imp)
+				break
+			}
+		}
+	}
+	return files, imports, importedBy, nil
+}
+
+// filesFor returns the indexed files a target names: the file itself, the
+// files of a directory, or the files whose module has the target's name.
+func (s *Store) filesFor(ctx context.Context, target string) ([]string, error) {
+	target = strings.Trim(path.Clean(strings.ReplaceAll(target, "\\", "/")), "/")
+	rows, err := s.db.QueryContext(ctx, `SELECT DISTINCT f.path FROM files f LEFT JOIN nodes n ON n.file_id = f.id AND n.kind = 'module'
+		WHERE f.path = ?1 OR f.path LIKE ?2 ESCAPE '\' AND f.path NOT LIKE ?3 ESCAPE '\' OR n.name = ?1 OR n.qualified_name = ?1 ORDER BY f.path`,
+		target, likeEscape(target)+"/%", likeEscape(target)+"/%/%")
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []string
+	for rows.Next() {
+		var p string
+		if err := rows.Scan(&p); err != nil {
+			return nil, err
+		}
+		out = append(out, p)
+	}
+	return out, rows.Err()
+}
+
+func likeEscape(s string) string {
+	return strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`).Replace(s)
+}
+
+// importReaches reports whether an import written in file from reaches the
+// workspace file target: relative imports (./api, .jobs) are resolved from
+// the importing file; others match when their segments end the target's
+// path or its directory (a Go or Java package), so
+// example.com/sampleapp/users reaches users/repo.go and
+// com.example.users.UserService reaches …/com/example/users/UserService.java.
+func importReaches(from, lang, name, target string) bool {
+	noExt := strings.TrimSuffix(target, path.Ext(target))
+	if strings.HasPrefix(name, ".") {
+		var rel string
+		if lang == "python" {
+			dots := len(name) - len(strings.TrimLeft(name, "."))
+			rel = strings.Repeat("../", dots-1) + strings.ReplaceAll(name[dots:], ".", "/")
+		} else {
+			rel = name
+		}
+		p := path.Join(path.Dir(from), rel)
+		return p == noExt || p == path.Dir(target) && isIndexFile(target) || p == target
+	}
+	segs := importSegments(name)
+	if len(segs) == 0 {
+		return false
+	}
+	return hasSuffixSegs(strings.Split(noExt, "/"), segs) || hasSuffixSegs(strings.Split(path.Dir(target), "/"), segs)
+}
+
+func isIndexFile(p string) bool {
+	switch strings.TrimSuffix(path.Base(p), path.Ext(p)) {
+	case "index", "__init__", "mod":
+		return true
+	}
+	return false
+}
+
+// importSegments splits an import path into its parts, dropping a final
+// wildcard (com.example.*, crate::x::*) and Rust's crate/self/super roots.
+func importSegments(name string) []string {
+	name = strings.NewReplacer("::", "/", "\\", "/").Replace(name)
+	var segs []string
+	for _, s := range strings.FieldsFunc(name, func(r rune) bool { return r == '/' || r == '.' }) {
+		switch s {
+		case "*", "crate", "self", "super", "{", "}":
+			continue
+		}
+		segs = append(segs, s)
+	}
+	return segs
+}
+
+func hasSuffixSegs(p, suffix []string) bool {
+	if len(suffix) > len(p) {
+		return false
+	}
+	off := len(p) - len(suffix)
+	for i, s := range suffix {
+		if p[off+i] != s {
+			return false
+		}
+	}
+	return true
+}
+
+// Stats counts what the index holds.
+type Stats struct {
+	Files       int            `json:"files"`
+	ByLanguage  map[string]int `json:"files_by_language"`
+	Symbols     int            `json:"symbols"`
+	Edges       int            `json:"edges"`
+	Unresolved  int            `json:"unresolved_calls"`
+	ParseErrors int            `json:"files_with_syntax_errors"`
+}
+
+// Stats counts files by language, symbols, edges (references plus
+// containment) and calls whose name is defined nowhere.
+func (s *Store) Stats(ctx context.Context) (Stats, error) {
+	st := Stats{ByLanguage: map[string]int{}}
+	rows, err := s.db.QueryContext(ctx, `SELECT language, count(*), sum(parse_errors > 0) FROM files GROUP BY language`)
+	if err != nil {
+		return st, fmt.Errorf("index stats: %w", err)
+	}
+	for rows.Next() {
+		var lang string
+		var n, withErrors int
+		if err := rows.Scan(&lang, &n, &withErrors); err != nil {
+			rows.Close()
+			return st, fmt.Errorf("index stats: %w", err)
+		}
+		st.ByLanguage[lang] = n
+		st.Files += n
+		st.ParseErrors += withErrors
+	}
+	rows.Close()
+	var refs, contains int
+	err = s.db.QueryRowContext(ctx, `SELECT (SELECT count(*) FROM nodes), (SELECT count(*) FROM edges), (SELECT count(*) FROM nodes WHERE parent IS NOT NULL),
+		(SELECT count(*) FROM edges e WHERE e.kind = 'calls' AND NOT EXISTS (SELECT 1 FROM nodes n WHERE n.lname = lower(e.dst_name) AND n.name = e.dst_name))`).
+		Scan(&st.Symbols, &refs, &contains, &st.Unresolved)
+	if err != nil && err != sql.ErrNoRows {
+		return st, fmt.Errorf("index stats: %w", err)
+	}
+	st.Edges = refs + contains
+	return st, nil
+}
+
+// SampleSymbols returns up to n callable symbols picked at random by r, for
+// benchmarks.
+func (s *Store) SampleSymbols(ctx context.Context, n int, r interface{ IntN(int) int }) ([]SymbolInfo, error) {
+	var maxID int64
+	if err := s.db.QueryRowContext(ctx, `SELECT coalesce(max(id), 0) FROM nodes`).Scan(&maxID); err != nil {
+		return nil, fmt.Errorf("sample symbols: %w", err)
+	}
+	var out []SymbolInfo
+	for tries := 0; len(out) < n && tries < n*20 && maxID > 0; tries++ {
+		syms, err := s.querySymbols(ctx, `n.id >= ? AND n.kind IN ('function', 'method') LIMIT 1`, r.IntN(int(maxID))+1)
+		if err != nil {
+			return nil, fmt.Errorf("sample symbols: %w", err)
+		}
+		out = append(out, syms...)
+	}
+	return out, nil
+}

@@ -1,0 +1,364 @@
+package analysis
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"unicode"
+
+	"github.com/ncruces/go-sqlite3"
+	"github.com/ncruces/go-sqlite3/driver"
+)
+
+// migrations are the schema versions of the index database, applied in
+// order; PRAGMA user_version records how many have run.
+var migrations = []string{
+	`CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
+	CREATE TABLE files(
+		id INTEGER PRIMARY KEY,
+		path TEXT NOT NULL UNIQUE,
+		language TEXT NOT NULL,
+		size INTEGER NOT NULL,
+		mtime INTEGER NOT NULL,
+		hash INTEGER NOT NULL,
+		parse_errors INTEGER NOT NULL DEFAULT 0
+	);
+	CREATE TABLE nodes(
+		id INTEGER PRIMARY KEY,
+		file_id INTEGER NOT NULL,
+		parent INTEGER,
+		kind TEXT NOT NULL,
+		name TEXT NOT NULL,
+		lname TEXT NOT NULL,
+		initials TEXT NOT NULL,
+		qualified_name TEXT NOT NULL,
+		module TEXT NOT NULL,
+		start_line INTEGER NOT NULL, start_col INTEGER NOT NULL, start_byte INTEGER NOT NULL,
+		end_line INTEGER NOT NULL, end_col INTEGER NOT NULL, end_byte INTEGER NOT NULL,
+		signature TEXT NOT NULL,
+		doc TEXT NOT NULL
+	);
+	CREATE INDEX nodes_file ON nodes(file_id);
+	CREATE INDEX nodes_lname ON nodes(lname);
+	CREATE INDEX nodes_qname ON nodes(qualified_name);
+	CREATE INDEX nodes_initials ON nodes(initials);
+	CREATE TABLE edges(
+		id INTEGER PRIMARY KEY,
+		file_id INTEGER NOT NULL,
+		src INTEGER NOT NULL,
+		kind TEXT NOT NULL,
+		dst_name TEXT NOT NULL,
+		qualifier TEXT NOT NULL,
+		subject TEXT NOT NULL,
+		line INTEGER NOT NULL, col INTEGER NOT NULL
+	);
+	CREATE INDEX edges_file ON edges(file_id);
+	CREATE INDEX edges_dst ON edges(dst_name, kind);
+	CREATE INDEX edges_src ON edges(src);
+	CREATE INDEX edges_subject ON edges(subject) WHERE subject != '';`,
+}
+
+// Store is the SQLite database of one workspace's code graph. Many readers
+// may query it while one writer indexes (WAL mode), from this process or
+// others.
+type Store struct {
+	db   *sql.DB
+	path string
+}
+
+// OpenStore opens (creating if needed) the index database at path and
+// brings its schema up to date. A database that cannot be read as an index
+// is reported; the caller may remove it and build the index again, since
+// everything in it derives from the workspace.
+func OpenStore(ctx context.Context, path string) (*Store, error) {
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return nil, fmt.Errorf("open index %s: %w", path, err)
+	}
+	db, err := driver.Open("file:"+filepath.ToSlash(path)+"?_txlock=immediate", func(c *sqlite3.Conn) error {
+		return c.Exec(`PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL; PRAGMA busy_timeout=10000; PRAGMA cache_size=-32000; PRAGMA temp_store=MEMORY;`)
+	})
+	if err != nil {
+		return nil, fmt.Errorf("open index %s: %w", path, err)
+	}
+	s := &Store{db: db, path: path}
+	if err := s.migrate(ctx); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("open index %s: %w", path, err)
+	}
+	return s, nil
+}
+
+// ErrCorrupt reports an index database that SQLite cannot read.
+var ErrCorrupt = errors.New("index database is corrupt")
+
+func (s *Store) migrate(ctx context.Context) error {
+	var version int
+	if err := s.db.QueryRowContext(ctx, `PRAGMA user_version`).Scan(&version); err != nil {
+		if isCorrupt(err) {
+			return fmt.Errorf("%w: %v", ErrCorrupt, err)
+		}
+		return fmt.Errorf("read schema version: %w", err)
+	}
+	if version > len(migrations) {
+		return fmt.Errorf("schema version %d is newer than this anchorage (%d)", version, len(migrations))
+	}
+	for v := version; v < len(migrations); v++ {
+		tx, err := s.db.BeginTx(ctx, nil)
+		if err != nil {
+			return fmt.Errorf("migrate to version %d: %w", v+1, err)
+		}
+		if _, err := tx.ExecContext(ctx, migrations[v]); err != nil {
+			tx.Rollback()
+			if isCorrupt(err) {
+				return fmt.Errorf("%w: %v", ErrCorrupt, err)
+			}
+			return fmt.Errorf("migrate to version %d: %w", v+1, err)
+		}
+		if _, err := tx.ExecContext(ctx, fmt.Sprintf(`PRAGMA user_version=%d`, v+1)); err != nil {
+			tx.Rollback()
+			return fmt.Errorf("migrate to version %d: %w", v+1, err)
+		}
+		if err := tx.Commit(); err != nil {
+			return fmt.Errorf("migrate to version %d: %w", v+1, err)
+		}
+	}
+	return nil
+}
+
+func isCorrupt(err error) bool {
+	var e *sqlite3.Error
+	if errors.As(err, &e) {
+		return e.Code() == sqlite3.CORRUPT || e.Code() == sqlite3.NOTADB
+	}
+	return false
+}
+
+// Path returns the database file's path.
+func (s *Store) Path() string { return s.path }
+
+// Close closes the database.
+func (s *Store) Close() error { return s.db.Close() }
+
+// DB returns the underlying database for packages that add their own
+// tables beside the graph (search indexes).
+func (s *Store) DB() *sql.DB { return s.db }
+
+// FileState is what the index knows of a file, to tell whether it changed.
+type FileState struct {
+	Size  int64
+	Mtime int64 // Unix nanoseconds
+	Hash  uint64
+}
+
+// FileStates returns the state of every indexed file by path.
+func (s *Store) FileStates(ctx context.Context) (map[string]FileState, error) {
+	rows, err := s.db.QueryContext(ctx, `SELECT path, size, mtime, hash FROM files`)
+	if err != nil {
+		return nil, fmt.Errorf("read file states: %w", err)
+	}
+	defer rows.Close()
+	out := make(map[string]FileState)
+	for rows.Next() {
+		var p string
+		var st FileState
+		var h int64
+		if err := rows.Scan(&p, &st.Size, &st.Mtime, &h); err != nil {
+			return nil, fmt.Errorf("read file states: %w", err)
+		}
+		st.Hash = uint64(h)
+		out[p] = st
+	}
+	return out, rows.Err()
+}
+
+// Write runs fn in one write transaction, committed when fn returns nil.
+func (s *Store) Write(ctx context.Context, fn func(w *Writer) error) error {
+	conn, err := s.db.Conn(ctx)
+	if err != nil {
+		return fmt.Errorf("write index: %w", err)
+	}
+	defer conn.Close()
+	return conn.Raw(func(dc any) error {
+		raw := dc.(interface{ Raw() *sqlite3.Conn }).Raw()
+		tx, err := raw.BeginImmediate()
+		if err != nil {
+			return fmt.Errorf("write index: %w", err)
+		}
+		w := &Writer{conn: raw}
+		defer w.close()
+		if err := fn(w); err != nil {
+			tx.Rollback()
+			return err
+		}
+		if err := tx.Commit(); err != nil {
+			return fmt.Errorf("write index: commit: %w", err)
+		}
+		return nil
+	})
+}
+
+// Writer changes the index inside one transaction (see Store.Write).
+type Writer struct {
+	conn  *sqlite3.Conn
+	stmts map[string]*sqlite3.Stmt
+}
+
+func (w *Writer) stmt(query string) (*sqlite3.Stmt, error) {
+	if st, ok := w.stmts[query]; ok {
+		return st, nil
+	}
+	st, _, err := w.conn.Prepare(query)
+	if err != nil {
+		return nil, fmt.Errorf("prepare %q: %w", query, err)
+	}
+	if w.stmts == nil {
+		w.stmts = make(map[string]*sqlite3.Stmt)
+	}
+	w.stmts[query] = st
+	return st, nil
+}
+
+func (w *Writer) close() {
+	for _, st := range w.stmts {
+		st.Close()
+	}
+}
+
+// exec runs a prepared statement with arguments of type string, int,
+// int64 or nil.
+func (w *Writer) exec(query string, args ...any) error {
+	st, err := w.stmt(query)
+	if err != nil {
+		return err
+	}
+	for i, a := range args {
+		switch v := a.(type) {
+		case string:
+			err = st.BindText(i+1, v)
+		case int:
+			err = st.BindInt(i+1, v)
+		case int64:
+			err = st.BindInt64(i+1, v)
+		case nil:
+			err = st.BindNull(i + 1)
+		default:
+			err = fmt.Errorf("unsupported argument type %T", a)
+		}
+		if err != nil {
+			return err
+		}
+	}
+	if err := st.Exec(); err != nil {
+		return fmt.Errorf("%s: %w", strings.Fields(query)[0], err)
+	}
+	return nil
+}
+
+// DeleteFile removes a file with its symbols and edges.
+func (w *Writer) DeleteFile(path string) error {
+	id, ok, err := w.fileID(path)
+	if err != nil || !ok {
+		return err
+	}
+	if err := w.clearFile(id); err != nil {
+		return fmt.Errorf("delete %s: %w", path, err)
+	}
+	if err := w.exec(`DELETE FROM files WHERE id = ?`, id); err != nil {
+		return fmt.Errorf("delete %s: %w", path, err)
+	}
+	return nil
+}
+
+// Touch records a new size and modification time for a file whose content
+// did not change.
+func (w *Writer) Touch(path string, st FileState) error {
+	if err := w.exec(`UPDATE files SET size = ?, mtime = ? WHERE path = ?`, st.Size, st.Mtime, path); err != nil {
+		return fmt.Errorf("touch %s: %w", path, err)
+	}
+	return nil
+}
+
+func (w *Writer) fileID(path string) (int64, bool, error) {
+	st, err := w.stmt(`SELECT id FROM files WHERE path = ?`)
+	if err != nil {
+		return 0, false, err
+	}
+	defer st.Reset()
+	if err := st.BindText(1, path); err != nil {
+		return 0, false, err
+	}
+	if !st.Step() {
+		return 0, false, st.Err()
+	}
+	return st.ColumnInt64(0), true, nil
+}
+
+func (w *Writer) clearFile(id int64) error {
+	if err := w.exec(`DELETE FROM edges WHERE file_id = ?`, id); err != nil {
+		return err
+	}
+	return w.exec(`DELETE FROM nodes WHERE file_id = ?`, id)
+}
+
+// ReplaceFile stores the graph of a file in place of what the index had for
+// it.
+func (w *Writer) ReplaceFile(st FileState, g *FileGraph) error {
+	id, ok, err := w.fileID(g.Path)
+	if err != nil {
+		return fmt.Errorf("replace %s: %w", g.Path, err)
+	}
+	if ok {
+		if err := w.clearFile(id); err != nil {
+			return fmt.Errorf("replace %s: %w", g.Path, err)
+		}
+		err = w.exec(`UPDATE files SET language = ?, size = ?, mtime = ?, hash = ?, parse_errors = ? WHERE id = ?`,
+			g.Language, st.Size, st.Mtime, int64(st.Hash), g.ParseErrors, id)
+	} else {
+		err = w.exec(`INSERT INTO files(path, language, size, mtime, hash, parse_errors) VALUES(?, ?, ?, ?, ?, ?)`,
+			g.Path, g.Language, st.Size, st.Mtime, int64(st.Hash), g.ParseErrors)
+		id = w.conn.LastInsertRowID()
+	}
+	if err != nil {
+		return fmt.Errorf("replace %s: %w", g.Path, err)
+	}
+	ids := make([]int64, len(g.Symbols))
+	for i, s := range g.Symbols {
+		var parent any
+		if s.Parent >= 0 {
+			parent = ids[s.Parent]
+		}
+		err := w.exec(`INSERT INTO nodes(file_id, parent, kind, name, lname, initials, qualified_name, module,
+			start_line, start_col, start_byte, end_line, end_col, end_byte, signature, doc)
+			VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+			id, parent, string(s.Kind), s.Name, foldName(s.Name), initials(s.Name), s.QualifiedName, s.Module,
+			s.Range.Start.Line, s.Range.Start.Column, s.Range.Start.Offset,
+			s.Range.End.Line, s.Range.End.Column, s.Range.End.Offset, s.Signature, s.Doc)
+		if err != nil {
+			return fmt.Errorf("replace %s: %w", g.Path, err)
+		}
+		ids[i] = w.conn.LastInsertRowID()
+	}
+	for _, r := range g.Refs {
+		err := w.exec(`INSERT INTO edges(file_id, src, kind, dst_name, qualifier, subject, line, col) VALUES(?, ?, ?, ?, ?, ?, ?, ?)`,
+			id, ids[r.Source], string(r.Kind), r.Name, r.Qualifier, r.Subject, r.Range.Start.Line, r.Range.Start.Column)
+		if err != nil {
+			return fmt.Errorf("replace %s: %w", g.Path, err)
+		}
+	}
+	return nil
+}
+
+// initials returns the lower-cased first letters of the words of a name,
+// so that "fbi" finds FindByID and "gun" finds get_user_name.
+func initials(name string) string {
+	var b strings.Builder
+	for _, w := range SplitIdentifier(name) {
+		r := []rune(w)[0]
+		b.WriteRune(unicode.ToLower(r))
+	}
+	return b.String()
+}

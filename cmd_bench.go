@@ -1,0 +1,149 @@
+package main
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"runtime/pprof"
+	"sort"
+	"syscall"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/anchorage-dev/anchorage/analysis"
+)
+
+// benchReport holds the figures of anchorage bench.
+type benchReport struct {
+	Root         string  `json:"root"`
+	Files        int     `json:"files"`
+	Symbols      int     `json:"symbols"`
+	Edges        int     `json:"edges"`
+	MB           float64 `json:"mb_parsed"`
+	ColdSeconds  float64 `json:"cold_index_seconds"`
+	MBPerSecond  float64 `json:"cold_mb_per_second"`
+	WarmSeconds  float64 `json:"warm_index_seconds"`
+	PeakRSSMB    float64 `json:"peak_rss_mb"`
+	Workers      int     `json:"workers"`
+	SymbolP50ms  float64 `json:"symbol_lookup_p50_ms"`
+	SymbolP95ms  float64 `json:"symbol_lookup_p95_ms"`
+	CallersP50ms float64 `json:"callers_p50_ms"`
+	CallersP95ms float64 `json:"callers_p95_ms"`
+	Samples      int     `json:"samples"`
+}
+
+func newBenchCmd(g *globalFlags) *cobra.Command {
+	var samples, workers int
+	var cpuProfile string
+	cmd := &cobra.Command{
+		Use:   "bench",
+		Short: "Measure cold and warm indexing, peak memory, and symbol and callers query latency",
+		Long: `Indexes the workspace into a fresh temporary database (cold), again with
+nothing changed (warm), then times symbol searches and callers queries for
+symbols sampled from the index. The figures in the project's notes come
+from this command.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			ctx := cmd.Context()
+			if cpuProfile != "" {
+				f, err := os.Create(cpuProfile)
+				if err != nil {
+					return err
+				}
+				defer f.Close()
+				if err := pprof.StartCPUProfile(f); err != nil {
+					return err
+				}
+				defer pprof.StopCPUProfile()
+			}
+			root, err := filepath.Abs(g.root)
+			if err != nil {
+				return err
+			}
+			tmp, err := os.MkdirTemp("", "anchorage-bench-")
+			if err != nil {
+				return err
+			}
+			defer os.RemoveAll(tmp)
+			ix, err := analysis.Open(ctx, analysis.Options{Root: root, DBPath: filepath.Join(tmp, "index.db"), Workers: workers})
+			if err != nil {
+				return err
+			}
+			defer ix.Close()
+			rep := benchReport{Root: root, Samples: samples, Workers: workers}
+			cold, err := updateWithProgress(ctx, cmd, ix)
+			if err != nil {
+				return err
+			}
+			rep.ColdSeconds = cold.Seconds
+			rep.Files, rep.Symbols, rep.Edges = cold.Files, cold.Symbols, cold.Edges
+			rep.MB = float64(cold.Bytes) / 1e6
+			rep.MBPerSecond = rep.MB / cold.Seconds
+			warm, err := ix.Update(ctx, nil)
+			if err != nil {
+				return err
+			}
+			rep.WarmSeconds = warm.Seconds
+
+			names, err := ix.SampleSymbols(ctx, samples, rand.New(rand.NewPCG(1, 2)))
+			if err != nil {
+				return err
+			}
+			var symbolTimes, callerTimes []time.Duration
+			for _, s := range names {
+				start := time.Now()
+				if _, err := ix.Symbols(ctx, s.Name, 200); err != nil {
+					return err
+				}
+				symbolTimes = append(symbolTimes, time.Since(start))
+				start = time.Now()
+				if _, err := ix.Callers(ctx, s); err != nil {
+					return err
+				}
+				callerTimes = append(callerTimes, time.Since(start))
+			}
+			rep.SymbolP50ms, rep.SymbolP95ms = percentiles(symbolTimes)
+			rep.CallersP50ms, rep.CallersP95ms = percentiles(callerTimes)
+			rep.PeakRSSMB = peakRSSMB()
+			if g.json {
+				return writeJSON(cmd.OutOrStdout(), rep)
+			}
+			w := cmd.OutOrStdout()
+			fmt.Fprintf(w, "root            %s\n", rep.Root)
+			fmt.Fprintf(w, "corpus          %d files, %.1f MB, %d symbols, %d edges\n", rep.Files, rep.MB, rep.Symbols, rep.Edges)
+			fmt.Fprintf(w, "cold index      %.2f s (%.1f MB/s)\n", rep.ColdSeconds, rep.MBPerSecond)
+			fmt.Fprintf(w, "warm index      %.3f s\n", rep.WarmSeconds)
+			fmt.Fprintf(w, "peak RSS        %.0f MB\n", rep.PeakRSSMB)
+			fmt.Fprintf(w, "symbol lookup   p50 %.2f ms  p95 %.2f ms  (%d samples)\n", rep.SymbolP50ms, rep.SymbolP95ms, len(symbolTimes))
+			fmt.Fprintf(w, "callers         p50 %.2f ms  p95 %.2f ms  (%d samples)\n", rep.CallersP50ms, rep.CallersP95ms, len(callerTimes))
+			return nil
+		},
+	}
+	cmd.Flags().IntVar(&samples, "samples", 500, "number of sampled symbols to query")
+	cmd.Flags().StringVar(&cpuProfile, "cpuprofile", "", "write a CPU profile to this file")
+	cmd.Flags().IntVar(&workers, "workers", 0, "parser workers (default: one per CPU)")
+	return cmd
+}
+
+// percentiles returns the median and 95th percentile in milliseconds.
+func percentiles(ds []time.Duration) (p50, p95 float64) {
+	if len(ds) == 0 {
+		return 0, 0
+	}
+	sort.Slice(ds, func(i, j int) bool { return ds[i] < ds[j] })
+	at := func(q float64) float64 {
+		return float64(ds[min(len(ds)-1, int(q*float64(len(ds))))].Microseconds()) / 1000
+	}
+	return at(0.50), at(0.95)
+}
+
+// peakRSSMB returns the process's peak resident set size in megabytes.
+func peakRSSMB() float64 {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return float64(ru.Maxrss) / 1024 // kilobytes on Linux
+}

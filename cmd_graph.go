@@ -1,0 +1,262 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/anchorage-dev/anchorage/analysis"
+)
+
+// graphFlags are the flags of the graph commands.
+type graphFlags struct {
+	indexFlags
+	depth     int
+	noRefresh bool
+	limit     int
+}
+
+func newGraphCmd(g *globalFlags) *cobra.Command {
+	f := &graphFlags{}
+	cmd := &cobra.Command{
+		Use:   "graph",
+		Short: "Query the code graph: callers, callees, inheritance, imports, blast radius, symbols",
+	}
+	cmd.PersistentFlags().BoolVar(&f.noRefresh, "no-refresh", false, "answer from the index as it is, without updating it first")
+	cmd.PersistentFlags().StringSliceVar(&f.exclude, "exclude", nil, "directory or file names and globs to skip when refreshing")
+	cmd.PersistentFlags().Int64Var(&f.maxSize, "max-file-size", analysis.DefaultMaxFileSize, "skip files larger than this many bytes when refreshing")
+
+	perDef := func(use, short string, defaultDepth int, run func(ctx context.Context, ix *analysis.Index, def analysis.SymbolInfo) (any, func(io.Writer), error)) *cobra.Command {
+		c := &cobra.Command{
+			Use:   use + " SYMBOL",
+			Short: short,
+			Args:  cobra.ExactArgs(1),
+			RunE: func(cmd *cobra.Command, args []string) error {
+				ix, err := openGraph(cmd, g, f)
+				if err != nil {
+					return err
+				}
+				defer ix.Close()
+				defs, err := ix.Lookup(cmd.Context(), args[0])
+				if err != nil {
+					return err
+				}
+				if len(defs) == 0 {
+					return notFound(cmd.Context(), ix, args[0])
+				}
+				type result struct {
+					Definition analysis.SymbolInfo `json:"definition"`
+					Result     any                 `json:"result"`
+				}
+				var results []result
+				var printers []func(io.Writer)
+				for _, def := range defs {
+					v, p, err := run(cmd.Context(), ix, def)
+					if err != nil {
+						return err
+					}
+					results = append(results, result{def, v})
+					printers = append(printers, p)
+				}
+				if g.json {
+					return writeJSON(cmd.OutOrStdout(), map[string]any{"symbol": args[0], "definitions": results})
+				}
+				w := cmd.OutOrStdout()
+				for i, def := range defs {
+					if i > 0 {
+						fmt.Fprintln(w)
+					}
+					if len(defs) > 1 {
+						fmt.Fprintf(w, "[%d/%d] ", i+1, len(defs))
+					}
+					fmt.Fprintf(w, "%s %s  %s\n", def.Kind, def.QualifiedName, location(def.Path, def.Range.Start.Line+1))
+					printers[i](w)
+				}
+				return nil
+			},
+		}
+		if defaultDepth > 0 {
+			c.Flags().IntVar(&f.depth, "depth", defaultDepth, "how many levels to follow")
+		}
+		return c
+	}
+
+	cmd.AddCommand(
+		perDef("callers", "List the calls that reach a symbol", 0, func(ctx context.Context, ix *analysis.Index, def analysis.SymbolInfo) (any, func(io.Writer), error) {
+			sites, err := ix.Callers(ctx, def)
+			return nonNil(sites), func(w io.Writer) { printSites(w, sites, true) }, err
+		}),
+		perDef("callees", "List the calls a symbol makes", 0, func(ctx context.Context, ix *analysis.Index, def analysis.SymbolInfo) (any, func(io.Writer), error) {
+			sites, err := ix.Callees(ctx, def)
+			return nonNil(sites), func(w io.Writer) { printSites(w, sites, false) }, err
+		}),
+		perDef("inheritance", "Show what a type extends, implements or embeds, and what extends it", 1, func(ctx context.Context, ix *analysis.Index, def analysis.SymbolInfo) (any, func(io.Writer), error) {
+			bases, derived, err := ix.Inheritance(ctx, def, f.depth)
+			v := map[string]any{"bases": nonNil(bases), "derived": nonNil(derived)}
+			return v, func(w io.Writer) {
+				fmt.Fprintln(w, "  bases:")
+				printRelations(w, bases, "    ")
+				fmt.Fprintln(w, "  derived:")
+				printRelations(w, derived, "    ")
+			}, err
+		}),
+		perDef("blast-radius", "List what a change to a symbol may affect: callers and derived types, transitively", 3, func(ctx context.Context, ix *analysis.Index, def analysis.SymbolInfo) (any, func(io.Writer), error) {
+			rels, err := ix.BlastRadius(ctx, def, f.depth)
+			return nonNil(rels), func(w io.Writer) { printRelations(w, rels, "  ") }, err
+		}),
+		newImportsCmd(g, f),
+		newSymbolsCmd(g, f),
+	)
+	return cmd
+}
+
+// openGraph opens the index and, unless --no-refresh, brings it up to date
+// first (incrementally: unchanged files are not read).
+func openGraph(cmd *cobra.Command, g *globalFlags, f *graphFlags) (*analysis.Index, error) {
+	ix, err := openIndex(cmd.Context(), g, &f.indexFlags)
+	if err != nil {
+		return nil, err
+	}
+	if !f.noRefresh {
+		if _, err := updateWithProgress(cmd.Context(), cmd, ix); err != nil {
+			ix.Close()
+			return nil, err
+		}
+	}
+	return ix, nil
+}
+
+// notFound reports a symbol that has no definition, with close names.
+func notFound(ctx context.Context, ix *analysis.Index, symbol string) error {
+	matches, err := ix.Symbols(ctx, symbol, 5)
+	if err != nil || len(matches) == 0 {
+		return fmt.Errorf("no symbol named %q in %s", symbol, ix.Root())
+	}
+	var names []string
+	for _, m := range matches {
+		names = append(names, m.QualifiedName)
+	}
+	return fmt.Errorf("no symbol named %q in %s; did you mean %s?", symbol, ix.Root(), strings.Join(names, ", "))
+}
+
+func newImportsCmd(g *globalFlags, f *graphFlags) *cobra.Command {
+	return &cobra.Command{
+		Use:   "imports FILE|DIR|MODULE",
+		Short: "List what a file, package or module imports, and what imports it",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			ix, err := openGraph(cmd, g, f)
+			if err != nil {
+				return err
+			}
+			defer ix.Close()
+			files, imports, importedBy, err := ix.Imports(cmd.Context(), args[0])
+			if err != nil {
+				return err
+			}
+			if len(files) == 0 {
+				return fmt.Errorf("no indexed file, directory or module named %q in %s", args[0], ix.Root())
+			}
+			if g.json {
+				return writeJSON(cmd.OutOrStdout(), map[string]any{
+					"target": args[0], "files": files, "imports": nonNil(imports), "imported_by": nonNil(importedBy),
+				})
+			}
+			w := cmd.OutOrStdout()
+			fmt.Fprintf(w, "%s (%d files)\n  imports:\n", args[0], len(files))
+			for _, imp := range imports {
+				fmt.Fprintf(w, "    %-40s %s\n", imp.Name, location(imp.Path, imp.Line))
+			}
+			fmt.Fprintln(w, "  imported by:")
+			for _, imp := range importedBy {
+				fmt.Fprintf(w, "    %-40s %s\n", location(imp.Path, imp.Line), imp.Name)
+			}
+			return nil
+		},
+	}
+}
+
+func newSymbolsCmd(g *globalFlags, f *graphFlags) *cobra.Command {
+	c := &cobra.Command{
+		Use:   "symbols QUERY",
+		Short: "Search symbols by name: exact, prefix, camel-case initials (FBI finds FindByID), substring",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			ix, err := openGraph(cmd, g, f)
+			if err != nil {
+				return err
+			}
+			defer ix.Close()
+			matches, err := ix.Symbols(cmd.Context(), args[0], f.limit)
+			if err != nil {
+				return err
+			}
+			if g.json {
+				return writeJSON(cmd.OutOrStdout(), map[string]any{"query": args[0], "symbols": nonNil(matches)})
+			}
+			w := cmd.OutOrStdout()
+			for _, m := range matches {
+				fmt.Fprintf(w, "%-9s %-10s %-40s %s\n", m.Match, m.Kind, m.QualifiedName, location(m.Path, m.Range.Start.Line+1))
+			}
+			if len(matches) == 0 {
+				fmt.Fprintf(w, "no symbol matches %q\n", args[0])
+			}
+			return nil
+		},
+	}
+	c.Flags().IntVar(&f.limit, "limit", 50, "most symbols to list")
+	return c
+}
+
+func printSites(w io.Writer, sites []analysis.CallSite, callers bool) {
+	if len(sites) == 0 {
+		fmt.Fprintln(w, "  (none)")
+	}
+	for _, s := range sites {
+		call := s.Name
+		if s.Qualifier != "" {
+			call = s.Qualifier + "." + s.Name
+		}
+		note := ""
+		if s.Ambiguous {
+			note = "  (ambiguous)"
+		}
+		if callers {
+			fmt.Fprintf(w, "  %-32s %-36s %s%s\n", location(s.Path, s.Line), s.Caller.QualifiedName, call, note)
+			continue
+		}
+		target := "(unresolved)"
+		if s.Callee != nil {
+			target = s.Callee.QualifiedName + "  " + location(s.Callee.Path, s.Callee.Range.Start.Line+1)
+		}
+		fmt.Fprintf(w, "  %-32s %-28s → %s%s\n", location(s.Path, s.Line), call, target, note)
+	}
+}
+
+func printRelations(w io.Writer, rels []analysis.Relation, indent string) {
+	if len(rels) == 0 {
+		fmt.Fprintf(w, "%s(none)\n", indent)
+	}
+	for _, r := range rels {
+		if r.Symbol.Name == "" {
+			fmt.Fprintf(w, "%s%d %-10s %s (not in the workspace)\n", indent, r.Depth, r.Via, r.Name)
+			continue
+		}
+		fmt.Fprintf(w, "%s%d %-10s %-36s %s\n", indent, r.Depth, r.Via, r.Symbol.QualifiedName, location(r.Symbol.Path, r.Symbol.Range.Start.Line+1))
+	}
+}
+
+func location(path string, line int) string {
+	return fmt.Sprintf("%s:%d", path, line)
+}
+
+// nonNil makes empty results print as [] rather than null.
+func nonNil[T any](xs []T) []T {
+	if xs == nil {
+		return []T{}
+	}
+	return xs
+}

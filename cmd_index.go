@@ -1,0 +1,144 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/schollz/progressbar/v3"
+	"github.com/spf13/cobra"
+	"golang.org/x/term"
+
+	"github.com/anchorage-dev/anchorage/analysis"
+	"github.com/anchorage-dev/anchorage/state"
+)
+
+// indexFlags configure what is indexed.
+type indexFlags struct {
+	exclude []string
+	maxSize int64
+}
+
+func (f *indexFlags) register(cmd *cobra.Command) {
+	cmd.Flags().StringSliceVar(&f.exclude, "exclude", nil, "directory or file names and globs to skip (default: "+strings.Join(analysis.DefaultExclude, ",")+")")
+	cmd.Flags().Int64Var(&f.maxSize, "max-file-size", analysis.DefaultMaxFileSize, "skip files larger than this many bytes")
+}
+
+// openIndex opens the index of the --root workspace in the state
+// directories.
+func openIndex(ctx context.Context, g *globalFlags, f *indexFlags) (*analysis.Index, error) {
+	dirs, err := state.Resolve(g.dataDir)
+	if err != nil {
+		return nil, err
+	}
+	root, err := filepath.Abs(g.root)
+	if err != nil {
+		return nil, err
+	}
+	opts := analysis.Options{Root: root, DBPath: dirs.IndexPath(root)}
+	if f != nil {
+		opts.Exclude, opts.MaxFileSize = f.exclude, f.maxSize
+	}
+	return analysis.Open(ctx, opts)
+}
+
+// updateWithProgress updates the index, drawing a progress bar on stderr
+// when it is a terminal.
+func updateWithProgress(ctx context.Context, cmd *cobra.Command, ix *analysis.Index) (*analysis.Summary, error) {
+	var progress func(analysis.Progress)
+	if f, ok := cmd.ErrOrStderr().(*os.File); ok && term.IsTerminal(int(f.Fd())) {
+		var bar *progressbar.ProgressBar
+		progress = func(p analysis.Progress) {
+			if bar == nil {
+				bar = progressbar.NewOptions(p.Total,
+					progressbar.OptionSetWriter(f),
+					progressbar.OptionSetDescription("indexing"),
+					progressbar.OptionShowCount(),
+					progressbar.OptionSetItsString("files"),
+					progressbar.OptionShowIts(),
+					progressbar.OptionThrottle(65_000_000),
+					progressbar.OptionClearOnFinish())
+			}
+			bar.Set(p.Done)
+		}
+		defer func() {
+			if bar != nil {
+				bar.Finish()
+			}
+		}()
+	}
+	if ix.Rebuilt {
+		fmt.Fprintf(cmd.ErrOrStderr(), "anchorage: the index database %s was unreadable and has been rebuilt\n", ix.Path())
+	}
+	return ix.Update(ctx, progress)
+}
+
+func newIndexCmd(g *globalFlags) *cobra.Command {
+	f := &indexFlags{}
+	cmd := &cobra.Command{
+		Use:   "index",
+		Short: "Index the workspace into its code graph (incremental)",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			ix, err := openIndex(cmd.Context(), g, f)
+			if err != nil {
+				return err
+			}
+			defer ix.Close()
+			sum, err := updateWithProgress(cmd.Context(), cmd, ix)
+			if err != nil {
+				return err
+			}
+			if g.json {
+				return writeJSON(cmd.OutOrStdout(), sum)
+			}
+			printSummary(cmd.OutOrStdout(), sum)
+			return nil
+		},
+	}
+	f.register(cmd)
+	return cmd
+}
+
+func printSummary(w io.Writer, s *analysis.Summary) {
+	fmt.Fprintf(w, "Indexed %s in %.2fs\n", s.Root, s.Seconds)
+	fmt.Fprintf(w, "  files:      %d (%d parsed, %d unchanged, %d removed)\n", s.Files, s.Parsed, s.Unchanged, s.Deleted)
+	for _, lang := range sortedKeys(s.ByLanguage) {
+		fmt.Fprintf(w, "    %-11s %d\n", lang, s.ByLanguage[lang])
+	}
+	fmt.Fprintf(w, "  symbols:    %d\n", s.Symbols)
+	fmt.Fprintf(w, "  edges:      %d\n", s.Edges)
+	fmt.Fprintf(w, "  unresolved calls: %d\n", s.Unresolved)
+	if s.ParseErrors > 0 {
+		fmt.Fprintf(w, "  files with syntax errors: %d (symbols that parsed are kept)\n", s.ParseErrors)
+	}
+	if s.InvalidUTF8 > 0 {
+		fmt.Fprintf(w, "  files with invalid UTF-8: %d\n", s.InvalidUTF8)
+	}
+	if len(s.Skipped) > 0 {
+		fmt.Fprintln(w, "  skipped:")
+		for _, reason := range sortedKeys(s.Skipped) {
+			fmt.Fprintf(w, "    %-21s %d\n", reason, s.Skipped[reason])
+		}
+	}
+	for _, p := range s.Problems {
+		if p.Detail != "" {
+			fmt.Fprintf(w, "  %s: %s (%s)\n", p.Path, p.Reason, p.Detail)
+		} else {
+			fmt.Fprintf(w, "  %s: %s\n", p.Path, p.Reason)
+		}
+	}
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}

@@ -1,0 +1,67 @@
+// Command anchorage is a language server and command-line tool that keeps a
+// code graph of a workspace, answers questions about the code, and keeps
+// coding rules anchored to real examples in it.
+//
+// Usage:
+//
+//	anchorage index [--root DIR] [--json]
+//	anchorage graph callers|callees|inheritance|imports|blast-radius SYMBOL
+//	anchorage graph symbols QUERY
+//	anchorage bench [--root DIR] [--json]
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+
+	"github.com/spf13/cobra"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	if err := newRootCmd(os.Stdout, os.Stderr).ExecuteContext(ctx); err != nil {
+		fmt.Fprintln(os.Stderr, "anchorage:", err)
+		if errors.Is(err, context.Canceled) {
+			os.Exit(130)
+		}
+		os.Exit(1)
+	}
+}
+
+// globalFlags are the flags every command takes.
+type globalFlags struct {
+	dataDir string
+	root    string
+	json    bool
+}
+
+func newRootCmd(stdout, stderr io.Writer) *cobra.Command {
+	g := &globalFlags{}
+	root := &cobra.Command{
+		Use:           "anchorage",
+		Short:         "A code graph, a search router and anchored coding rules, for editors and the command line",
+		SilenceUsage:  true,
+		SilenceErrors: true,
+	}
+	root.SetOut(stdout)
+	root.SetErr(stderr)
+	root.PersistentFlags().StringVar(&g.dataDir, "data-dir", "", "directory for all of Anchorage's state (default: user cache and data directories; env ANCHORAGE_HOME)")
+	root.PersistentFlags().StringVar(&g.root, "root", ".", "workspace root directory")
+	root.PersistentFlags().BoolVar(&g.json, "json", false, "print JSON")
+	root.AddCommand(newIndexCmd(g), newGraphCmd(g), newBenchCmd(g))
+	return root
+}
+
+// writeJSON prints v as indented JSON.
+func writeJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
+	return enc.Encode(v)
+}

@@ -1,0 +1,3 @@
+module example.com/sampleapp
+
+go 1.22
