@@ -14,7 +14,7 @@ const maxSignature = 240
 // A definition bound to a variable (const f = () => {…}) ends at the body
 // of its value. Without a body it is the definition's first line.
 func signature(n *sitter.Node, src []byte) string {
-	start, end := n.StartByte(), n.EndByte()
+	start, end := skipDecorations(n), n.EndByte()
 	body := n.ChildByFieldName("body")
 	if body == nil {
 		if v := n.ChildByFieldName("value"); v != nil {
@@ -37,6 +37,32 @@ func signature(n *sitter.Node, src []byte) string {
 		s = strings.ToValidUTF8(s[:maxSignature], "") + "…"
 	}
 	return s
+}
+
+// skipDecorations returns where a definition's head starts once leading
+// annotations, decorators and attributes are passed over.
+func skipDecorations(n *sitter.Node) uint32 {
+	start := n.StartByte()
+	for i := 0; i < int(n.ChildCount()); i++ {
+		c := n.Child(i)
+		switch c.Type() {
+		case "modifiers":
+			for j := 0; j < int(c.ChildCount()); j++ {
+				m := c.Child(j)
+				if t := m.Type(); t != "annotation" && t != "marker_annotation" {
+					return m.StartByte()
+				}
+			}
+			continue
+		case "decorator", "attribute_item", "annotation", "marker_annotation":
+			continue
+		}
+		if i == 0 {
+			return start
+		}
+		return c.StartByte()
+	}
+	return start
 }
 
 func indexByte(b []byte, c byte) int {
@@ -70,9 +96,15 @@ func precedingComments(n *sitter.Node, src []byte, lines *lineIndex) string {
 		n = parent
 	}
 	var parts []string
-	line := lines.position(int(n.StartByte())).Line
+	// The comment must touch what follows it: the definition or the first
+	// decorator above it.
+	line := lines.position(int(prev.NextSibling().StartByte())).Line
 	for ; prev != nil && isComment(prev); prev = prev.PrevSibling() {
-		if lines.position(int(prev.EndByte())).Line < line-1 {
+		end := int(prev.EndByte())
+		if end > int(prev.StartByte()) && src[end-1] == '\n' {
+			end-- // Rust's line comments include their newline
+		}
+		if lines.position(end).Line < line-1 {
 			break
 		}
 		parts = append(parts, string(src[prev.StartByte():prev.EndByte()]))

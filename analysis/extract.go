@@ -6,6 +6,7 @@ import (
 	"path"
 	"sort"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 
 	sitter "github.com/smacker/go-tree-sitter"
@@ -215,15 +216,12 @@ func buildSymbols(defs []definition, module string, src []byte, lines *lineIndex
 		parentLocal := ""
 		if d.owner != "" {
 			// A method declared apart from its type (Go receivers, Rust impl
-			// blocks): its parent is the type when this file defines it.
+			// blocks): its parent is the type when this file defines it,
+			// before or after the method.
 			s.Kind = KindMethod
 			parentLocal = d.owner
-			for j := range out {
-				if out[j].Name == d.owner && out[j].Kind.IsType() {
-					s.Parent = out[j].Index
-					parentLocal = local[j]
-					break
-				}
+			if j := ownerIndex(defs, d.owner); j >= 0 {
+				s.Parent = -2 - j // resolved below, once every symbol exists
 			}
 		} else if len(stack) > 0 {
 			top := stack[len(stack)-1]
@@ -243,7 +241,29 @@ func buildSymbols(defs []definition, module string, src []byte, lines *lineIndex
 		out = append(out, s)
 		stack = append(stack, len(out)-1)
 	}
+	for i := range out {
+		if out[i].Parent <= -2 {
+			owner := defs[-2-out[i].Parent]
+			out[i].Parent = 0
+			for j := range out {
+				if out[j].Range.Start.Offset == int(owner.start) && out[j].Range.End.Offset == int(owner.end) && out[j].Name == owner.name {
+					out[i].Parent = out[j].Index
+					break
+				}
+			}
+		}
+	}
 	return out
+}
+
+// ownerIndex returns the index in defs of the type named owner, or -1.
+func ownerIndex(defs []definition, owner string) int {
+	for j, d := range defs {
+		if d.name == owner && d.kind.IsType() {
+			return j
+		}
+	}
+	return -1
 }
 
 // attachRefs gives each reference the innermost symbol that contains it and,
@@ -314,8 +334,12 @@ func moduleFromPath(p string) string {
 	stem := strings.TrimSuffix(base, path.Ext(base))
 	switch stem {
 	case "index", "__init__", "mod", "lib", "main", "__main__":
-		if dir := path.Base(path.Dir(p)); dir != "." && dir != "/" {
-			return dir
+		dir := path.Dir(p)
+		if path.Base(dir) == "src" {
+			dir = path.Dir(dir) // a crate or package: tools/userctl/src/main.rs
+		}
+		if base := path.Base(dir); base != "." && base != "/" {
+			return base
 		}
 	}
 	return stem
@@ -344,7 +368,7 @@ func textOf(src []byte) func(*sitter.Node) string {
 func lastIdentifier(s string) string {
 	s = strings.TrimSpace(s)
 	for {
-		s = strings.TrimRight(s, "!? \t\r\n")
+		s = strings.TrimRight(s, "!?.: \t\r\n")
 		if s == "" {
 			return ""
 		}
@@ -385,12 +409,27 @@ func lastIdentifier(s string) string {
 	}); i >= 0 {
 		s = s[i+1:]
 	}
-	return strings.TrimLeft(s, "*&$")
+	s = strings.TrimLeft(s, "*&$")
+	if !isIdentifier(s) {
+		return ""
+	}
+	return s
 }
 
-// cleanImport strips quotes from an import path.
+// isIdentifier reports whether s is a plain identifier (letters, digits,
+// underscores, $), as opposed to a literal or an expression.
+func isIdentifier(s string) bool {
+	for i, r := range s {
+		if !(unicode.IsLetter(r) || r == '_' || r == '$' || i > 0 && unicode.IsDigit(r)) {
+			return false
+		}
+	}
+	return s != ""
+}
+
+// cleanImport strips quotes from an import path and joins it on one line.
 func cleanImport(s string) string {
-	return strings.Trim(strings.TrimSpace(s), "\"'`")
+	return strings.Join(strings.Fields(strings.Trim(strings.TrimSpace(s), "\"'`")), " ")
 }
 
 // countErrors counts ERROR and MISSING nodes under n.
