@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"runtime"
 	"runtime/pprof"
 	"sort"
 	"syscall"
@@ -32,6 +33,8 @@ type benchReport struct {
 	CallersP50ms float64 `json:"callers_p50_ms"`
 	CallersP95ms float64 `json:"callers_p95_ms"`
 	Samples      int     `json:"samples"`
+	BaselineSecs float64 `json:"bare_parse_seconds"`
+	Ratio        float64 `json:"cold_index_to_bare_parse"`
 }
 
 func newBenchCmd(g *globalFlags) *cobra.Command {
@@ -72,7 +75,15 @@ from this command.`,
 				return err
 			}
 			defer ix.Close()
+			if workers <= 0 {
+				workers = runtime.NumCPU()
+			}
 			rep := benchReport{Root: root, Samples: samples, Workers: workers}
+			_, _, base, err := analysis.ParseBaseline(ctx, root, workers)
+			if err != nil {
+				return err
+			}
+			rep.BaselineSecs = base.Seconds()
 			cold, err := updateWithProgress(ctx, cmd, ix)
 			if err != nil {
 				return err
@@ -81,6 +92,7 @@ from this command.`,
 			rep.Files, rep.Symbols, rep.Edges = cold.Files, cold.Symbols, cold.Edges
 			rep.MB = float64(cold.Bytes) / 1e6
 			rep.MBPerSecond = rep.MB / cold.Seconds
+			rep.Ratio = cold.Seconds / rep.BaselineSecs
 			warm, err := ix.Update(ctx, nil)
 			if err != nil {
 				return err
@@ -113,7 +125,8 @@ from this command.`,
 			w := cmd.OutOrStdout()
 			fmt.Fprintf(w, "root            %s\n", rep.Root)
 			fmt.Fprintf(w, "corpus          %d files, %.1f MB, %d symbols, %d edges\n", rep.Files, rep.MB, rep.Symbols, rep.Edges)
-			fmt.Fprintf(w, "cold index      %.2f s (%.1f MB/s)\n", rep.ColdSeconds, rep.MBPerSecond)
+			fmt.Fprintf(w, "bare parse      %.2f s (%d workers, tree-sitter only)\n", rep.BaselineSecs, rep.Workers)
+			fmt.Fprintf(w, "cold index      %.2f s (%.1f MB/s, %.2f× bare parse)\n", rep.ColdSeconds, rep.MBPerSecond, rep.Ratio)
 			fmt.Fprintf(w, "warm index      %.3f s\n", rep.WarmSeconds)
 			fmt.Fprintf(w, "peak RSS        %.0f MB\n", rep.PeakRSSMB)
 			fmt.Fprintf(w, "symbol lookup   p50 %.2f ms  p95 %.2f ms  (%d samples)\n", rep.SymbolP50ms, rep.SymbolP95ms, len(symbolTimes))

@@ -1,6 +1,8 @@
 package analysis
 
 import (
+	"bytes"
+	"sort"
 	"strings"
 
 	sitter "github.com/smacker/go-tree-sitter"
@@ -74,70 +76,79 @@ func indexByte(b []byte, c byte) int {
 	return -1
 }
 
-// precedingComments returns the comments directly above a definition, with
-// no blank line between them and the definition. Decorators and attributes
-// between the comments and the definition are passed over, and when the
-// definition is wrapped (export statements, decorated definitions, Go type
-// declarations) the comments above the wrapper count.
-func precedingComments(n *sitter.Node, src []byte, lines *lineIndex) string {
-	var prev *sitter.Node
-	for {
-		prev = n.PrevSibling()
-		for prev != nil && isDecoration(prev) {
-			prev = prev.PrevSibling()
-		}
-		if prev != nil && isComment(prev) {
+// span is a byte range of a file.
+type span struct{ start, end uint32 }
+
+// docComment returns the comments directly above a definition that starts
+// at offset def: a run of comments on consecutive lines, the last one on
+// the line above the definition, or above its decorators and attributes
+// (@Override, #[derive(…)], @cache) and leading keywords (export, type,
+// pub). comments are sorted by start. It works on the text alone, which
+// is much cheaper than walking siblings in the syntax tree.
+func docComment(src []byte, comments []span, def int) string {
+	i := sort.Search(len(comments), func(i int) bool { return int(comments[i].end) > def }) - 1
+	if i < 0 || !startsLine(src, int(comments[i].start)) || !isDocGap(src[commentEnd(src, comments[i]):def]) {
+		return ""
+	}
+	first := i
+	for first > 0 {
+		prev := comments[first-1]
+		gap := src[commentEnd(src, prev):comments[first].start]
+		if bytes.Count(gap, []byte("\n")) != 1 || len(bytes.TrimSpace(gap)) != 0 || !startsLine(src, int(prev.start)) {
 			break
 		}
-		parent := n.Parent()
-		if prev != nil || parent == nil || !isWrapper(parent) {
-			return ""
-		}
-		n = parent
+		first--
 	}
-	var parts []string
-	// The comment must touch what follows it: the definition or the first
-	// decorator above it.
-	line := lines.position(int(prev.NextSibling().StartByte())).Line
-	for ; prev != nil && isComment(prev); prev = prev.PrevSibling() {
-		end := int(prev.EndByte())
-		if end > int(prev.StartByte()) && src[end-1] == '\n' {
-			end-- // Rust's line comments include their newline
-		}
-		if lines.position(end).Line < line-1 {
-			break
-		}
-		parts = append(parts, string(src[prev.StartByte():prev.EndByte()]))
-		line = lines.position(int(prev.StartByte())).Line
-	}
-	for i, j := 0, len(parts)-1; i < j; i, j = i+1, j-1 {
-		parts[i], parts[j] = parts[j], parts[i]
+	parts := make([]string, 0, i-first+1)
+	for _, c := range comments[first : i+1] {
+		parts = append(parts, string(src[c.start:c.end]))
 	}
 	return strings.Join(parts, "\n")
 }
 
-func isComment(n *sitter.Node) bool {
-	return strings.Contains(n.Type(), "comment")
+// commentEnd returns where a comment ends, before the newline that Rust's
+// line comments include.
+func commentEnd(src []byte, c span) uint32 {
+	if c.end > c.start && src[c.end-1] == '\n' {
+		return c.end - 1
+	}
+	return c.end
 }
 
-// isWrapper reports whether a node wraps a definition without being one:
-// comments above the wrapper document the definition inside.
-func isWrapper(n *sitter.Node) bool {
-	switch n.Type() {
-	case "decorated_definition", "export_statement", "type_declaration", "const_declaration", "var_declaration", "lexical_declaration", "variable_declarator", "ambient_declaration":
-		return true
+// startsLine reports whether only blanks precede offset on its line.
+func startsLine(src []byte, offset int) bool {
+	for i := offset - 1; i >= 0 && src[i] != '\n'; i-- {
+		if src[i] != ' ' && src[i] != '\t' {
+			return false
+		}
 	}
-	return false
+	return true
 }
 
-// isDecoration reports whether a sibling before a definition belongs to it
-// (decorators, attributes, keywords), so that comments above it still count.
-func isDecoration(n *sitter.Node) bool {
-	switch n.Type() {
-	case "decorator", "attribute_item", "type", "export", "declare", "const", "let", "var", "modifiers", "annotation", "marker_annotation":
-		return true
+// isDocGap reports whether the text between a comment and a definition
+// keeps the comment attached: the comment ends its line, every line in
+// between is a decorator or attribute, and the definition's own line holds
+// only leading keywords before it.
+func isDocGap(gap []byte) bool {
+	lines := bytes.Split(gap, []byte("\n"))
+	if len(lines) < 2 || len(bytes.TrimSpace(lines[0])) != 0 {
+		return false
 	}
-	return !n.IsNamed()
+	for _, l := range lines[1 : len(lines)-1] {
+		l = bytes.TrimSpace(l)
+		if !(bytes.HasPrefix(l, []byte("@")) || bytes.HasPrefix(l, []byte("#["))) {
+			return false
+		}
+	}
+	for _, w := range strings.Fields(string(lines[len(lines)-1])) {
+		switch w {
+		case "export", "default", "declare", "type", "abstract", "public", "private", "protected",
+			"static", "async", "pub", "const", "let", "var", "final", "unsafe", "extern":
+		default:
+			return false
+		}
+	}
+	return true
 }
 
 // cleanDoc strips comment markers and docstring quotes and joins the lines.
@@ -177,4 +188,8 @@ func cleanDoc(raw string) string {
 		lines = lines[:len(lines)-1]
 	}
 	return strings.ToValidUTF8(strings.Join(lines, "\n"), "\uFFFD")
+}
+
+func isComment(n *sitter.Node) bool {
+	return strings.Contains(n.Type(), "comment")
 }

@@ -74,9 +74,10 @@ func (p *Parser) ExtractTree(lang *Language, filePath string, src []byte, tree *
 	root := tree.RootNode()
 
 	var (
-		module string
-		defs   []definition
-		refs   []pendingRef
+		module   string
+		defs     []definition
+		refs     []pendingRef
+		comments []span
 	)
 	p.cursor.Exec(lang.tags, root)
 	for {
@@ -93,6 +94,8 @@ func (p *Parser) ExtractTree(lang *Language, filePath string, src []byte, tree *
 		for _, c := range m.Captures {
 			capture := lang.captureNames[c.Index]
 			switch capture {
+			case "comment":
+				comments = append(comments, span{c.Node.StartByte(), c.Node.EndByte()})
 			case "name":
 				name, nameNode = text(c.Node), c.Node
 			case "owner":
@@ -157,7 +160,8 @@ func (p *Parser) ExtractTree(lang *Language, filePath string, src []byte, tree *
 		Name: module, QualifiedName: module, Module: module,
 		Range: lines.rangeOf(0, uint32(len(src))),
 	})
-	g.Symbols = append(g.Symbols, buildSymbols(defs, module, src, lines, text)...)
+	sort.Slice(comments, func(i, j int) bool { return comments[i].start < comments[j].start })
+	g.Symbols = append(g.Symbols, buildSymbols(defs, module, src, lines, comments)...)
 	g.Refs = attachRefs(g.Symbols, refs)
 	return g
 }
@@ -183,7 +187,7 @@ type pendingRef struct {
 // buildSymbols orders definitions, drops duplicates found by several
 // patterns, and assigns parents, kinds and qualified names. The returned
 // symbols are numbered from 1 (0 is the module).
-func buildSymbols(defs []definition, module string, src []byte, lines *lineIndex, text func(*sitter.Node) string) []Symbol {
+func buildSymbols(defs []definition, module string, src []byte, lines *lineIndex, comments []span) []Symbol {
 	sort.SliceStable(defs, func(i, j int) bool {
 		if defs[i].start != defs[j].start {
 			return defs[i].start < defs[j].start
@@ -211,7 +215,7 @@ func buildSymbols(defs []definition, module string, src []byte, lines *lineIndex
 			Doc:       cleanDoc(d.doc),
 		}
 		if s.Doc == "" {
-			s.Doc = cleanDoc(precedingComments(d.node, src, lines))
+			s.Doc = cleanDoc(docComment(src, comments, int(d.start)))
 		}
 		parentLocal := ""
 		if d.owner != "" {

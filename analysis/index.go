@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"runtime/debug"
 	"sort"
 	"sync"
 	"time"
@@ -178,19 +179,37 @@ func (ix *Index) Update(ctx context.Context, progress func(Progress)) (*Summary,
 		sum.Deleted = len(gone)
 	}
 
+	bulk := len(known) == 0 && len(todo) > bulkThreshold
+	if bulk {
+		if err := ix.Store.DropIndexes(ctx); err != nil {
+			return nil, err
+		}
+		defer ix.Store.CreateIndexes(context.WithoutCancel(ctx))
+		// Parsing allocates much short-lived memory; collect less often.
+		defer debug.SetGCPercent(debug.SetGCPercent(400))
+	}
 	if err := ix.parseAll(ctx, todo, known, sum, progress); err != nil {
 		return nil, err
+	}
+	if bulk {
+		if err := ix.Store.CreateIndexes(ctx); err != nil {
+			return nil, err
+		}
 	}
 	if len(sum.Problems) > maxProblems {
 		sum.Problems = sum.Problems[:maxProblems]
 	}
-	sum.Stats, err = ix.Store.Stats(ctx)
+	sum.Stats, err = ix.Store.cachedStats(ctx, sum.Parsed > 0 || sum.Deleted > 0 || sum.Unchanged != len(found.files))
 	if err != nil {
 		return nil, err
 	}
 	sum.Seconds = time.Since(start).Seconds()
 	return sum, nil
 }
+
+// bulkThreshold is the number of files above which a first build drops
+// the secondary indexes and creates them at the end.
+const bulkThreshold = 2000
 
 // batchFiles and batchDelay bound how much parsed work waits before it is
 // committed.

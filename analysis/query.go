@@ -8,6 +8,7 @@ import (
 	"path"
 	"sort"
 	"strings"
+	"unicode/utf8"
 )
 
 // SymbolInfo is a stored symbol with the file that defines it.
@@ -209,7 +210,15 @@ func (s *Store) Symbols(ctx context.Context, query string, limit int) ([]SymbolM
 			return nil, err
 		}
 	}
-	if err := add(MatchSubstring, `instr(n.lname, ?) > 1`, q); err != nil {
+	// Substrings of three characters or more come from the trigram index;
+	// shorter ones need a scan.
+	substring := `instr(n.lname, ?) > 1`
+	args := []any{q}
+	if utf8.RuneCountInString(q) >= 3 {
+		substring = `n.id IN (SELECT rowid FROM name_trigrams WHERE name_trigrams MATCH ?) AND ` + substring
+		args = []any{`"` + strings.ReplaceAll(q, `"`, `""`) + `"`, q}
+	}
+	if err := add(MatchSubstring, substring, args...); err != nil {
 		return nil, err
 	}
 	return out, nil
@@ -275,8 +284,11 @@ type edgeRow struct {
 }
 
 func (s *Store) queryEdges(ctx context.Context, where string, args ...any) ([]edgeRow, error) {
-	rows, err := s.db.QueryContext(ctx, `SELECT `+symbolColumns+`, e.kind, e.dst_name, e.qualifier, e.subject, e.line, e.col
-		FROM edges e JOIN nodes n ON n.id = e.src JOIN files f ON f.id = e.file_id WHERE `+where, args...)
+	// The source's signature and doc are left out: edge queries can return
+	// thousands of rows and their callers do not show them.
+	rows, err := s.db.QueryContext(ctx, `SELECT n.id, coalesce(n.parent, 0), n.kind, n.name, n.qualified_name, n.module, f.path, f.language,
+		n.start_line, n.start_col, n.start_byte, n.end_line, n.end_col, n.end_byte, e.kind, e.dst_name, e.qualifier, e.subject, e.line, e.col
+		FROM edges e JOIN nodes n ON n.id = e.src JOIN files f ON f.id = n.file_id WHERE `+where, args...)
 	if err != nil {
 		return nil, err
 	}
@@ -288,7 +300,7 @@ func (s *Store) queryEdges(ctx context.Context, where string, args ...any) ([]ed
 		var s SymbolInfo
 		err := rows.Scan(&s.ID, &s.Parent, &kind, &s.Name, &s.QualifiedName, &s.Module, &s.Path, &s.Language,
 			&s.Range.Start.Line, &s.Range.Start.Column, &s.Range.Start.Offset,
-			&s.Range.End.Line, &s.Range.End.Column, &s.Range.End.Offset, &s.Signature, &s.Doc,
+			&s.Range.End.Line, &s.Range.End.Column, &s.Range.End.Offset,
 			&e.kind, &e.name, &e.qualifier, &e.subject, &e.line, &e.col)
 		if err != nil {
 			return nil, err
@@ -321,9 +333,10 @@ func (s *Store) Callers(ctx context.Context, def SymbolInfo) ([]CallSite, error)
 	if err != nil {
 		return nil, fmt.Errorf("callers of %s: %w", def.QualifiedName, err)
 	}
+	res := newResolver(cands)
 	var out []CallSite
 	for _, e := range edges {
-		best := resolve(e, cands)
+		best := res.resolve(e)
 		for _, b := range best {
 			if b.ID == def.ID {
 				callee := def
@@ -345,18 +358,20 @@ func (s *Store) Callees(ctx context.Context, def SymbolInfo) ([]CallSite, error)
 	if err != nil {
 		return nil, fmt.Errorf("callees of %s: %w", def.QualifiedName, err)
 	}
-	candsByName := map[string][]SymbolInfo{}
+	resolvers := map[string]*resolver{}
 	var out []CallSite
 	for _, e := range edges {
-		cands, ok := candsByName[e.name]
+		res, ok := resolvers[e.name]
 		if !ok {
-			if cands, err = s.definitionsNamed(ctx, e.name); err != nil {
+			cands, err := s.definitionsNamed(ctx, e.name)
+			if err != nil {
 				return nil, fmt.Errorf("callees of %s: %w", def.QualifiedName, err)
 			}
-			candsByName[e.name] = cands
+			res = newResolver(cands)
+			resolvers[e.name] = res
 		}
 		site := CallSite{Caller: e.source, Name: e.name, Qualifier: e.qualifier, Path: e.source.Path, Line: e.line, Column: e.col}
-		best := resolve(e, cands)
+		best := res.resolve(e)
 		if len(best) == 0 {
 			out = append(out, site)
 			continue
@@ -368,82 +383,6 @@ func (s *Store) Callees(ctx context.Context, def SymbolInfo) ([]CallSite, error)
 		}
 	}
 	return out, nil
-}
-
-// languageFamily groups languages that call each other directly.
-func languageFamily(lang string) string {
-	switch lang {
-	case "javascript", "typescript", "tsx":
-		return "js"
-	}
-	return lang
-}
-
-// resolve picks the definitions a call (or base-type reference) most likely
-// reaches among the definitions of its name, without type information:
-// same language family only; a qualifier naming the candidate's package,
-// module or owner type wins; self/this calls prefer the caller's own type;
-// unqualified calls prefer the caller's file, then its directory (a Go
-// package). All candidates with the best score are returned.
-func resolve(e edgeRow, cands []SymbolInfo) []SymbolInfo {
-	var best []SymbolInfo
-	bestScore := 0
-	family := languageFamily(e.source.Language)
-	dir := path.Dir(e.source.Path)
-	for _, c := range cands {
-		if languageFamily(c.Language) != family {
-			continue
-		}
-		if e.kind == EdgeCalls && !c.Kind.IsCallable() || e.kind != EdgeCalls && e.kind != EdgeImports && !c.Kind.IsType() {
-			continue
-		}
-		score := 1
-		owner := c.Owner()
-		q := e.qualifier
-		switch {
-		case q == "":
-			if c.Path == e.source.Path {
-				score += 3
-			} else if path.Dir(c.Path) == dir {
-				score += 2
-			}
-		case strings.EqualFold(q, c.Module) || owner != "" && strings.EqualFold(q, owner):
-			score += 4
-		case isSelf(q):
-			if owner != "" && owner == callerOwner(e.source) {
-				score += 4
-			}
-		case owner != "" && (containsFold(owner, q) || containsFold(q, owner)):
-			score += 2
-		}
-		switch {
-		case score > bestScore:
-			best, bestScore = []SymbolInfo{c}, score
-		case score == bestScore:
-			best = append(best, c)
-		}
-	}
-	return best
-}
-
-func isSelf(q string) bool {
-	switch q {
-	case "self", "this", "cls", "Self", "super":
-		return true
-	}
-	return false
-}
-
-// callerOwner returns the type whose method is calling.
-func callerOwner(s SymbolInfo) string {
-	if s.Kind.IsType() {
-		return s.Name
-	}
-	return s.Owner()
-}
-
-func containsFold(s, sub string) bool {
-	return len(sub) >= 3 && strings.Contains(strings.ToLower(s), strings.ToLower(sub))
 }
 
 // Relation is a symbol related to another through an edge, found at a
@@ -570,7 +509,7 @@ func (s *Store) baseTypes(ctx context.Context, sym SymbolInfo) ([]Relation, erro
 		if err != nil {
 			return nil, err
 		}
-		best := resolve(e, cands)
+		best := newResolver(cands).resolve(e)
 		if len(best) == 0 {
 			out = append(out, Relation{Via: e.kind, Name: e.name, Line: e.line})
 		}
@@ -595,9 +534,10 @@ func (s *Store) derivedTypes(ctx context.Context, sym SymbolInfo) ([]Relation, e
 	if err != nil {
 		return nil, err
 	}
+	res := newResolver(cands)
 	var out []Relation
 	for _, e := range edges {
-		if !containsID(resolve(e, cands), sym.ID) {
+		if !containsID(res.resolve(e), sym.ID) {
 			continue
 		}
 		if e.subject == "" {
@@ -797,12 +737,40 @@ func (s *Store) Stats(ctx context.Context) (Stats, error) {
 	rows.Close()
 	var refs, contains int
 	err = s.db.QueryRowContext(ctx, `SELECT (SELECT count(*) FROM nodes), (SELECT count(*) FROM edges), (SELECT count(*) FROM nodes WHERE parent IS NOT NULL),
-		(SELECT count(*) FROM edges e WHERE e.kind = 'calls' AND NOT EXISTS (SELECT 1 FROM nodes n WHERE n.lname = lower(e.dst_name) AND n.name = e.dst_name))`).
+		(SELECT count(*) FROM edges WHERE kind = 'calls' AND dst_name NOT IN (SELECT name FROM nodes))`).
 		Scan(&st.Symbols, &refs, &contains, &st.Unresolved)
 	if err != nil && err != sql.ErrNoRows {
 		return st, fmt.Errorf("index stats: %w", err)
 	}
 	st.Edges = refs + contains
+	return st, nil
+}
+
+// statsKey is the meta key under which the last computed Stats are kept.
+const statsKey = "stats"
+
+// cachedStats returns the Stats saved by the last update that changed the
+// index, computing and saving them when there are none.
+func (s *Store) cachedStats(ctx context.Context, changed bool) (Stats, error) {
+	var st Stats
+	if !changed {
+		var raw string
+		err := s.db.QueryRowContext(ctx, `SELECT value FROM meta WHERE key = ?`, statsKey).Scan(&raw)
+		if err == nil && json.Unmarshal([]byte(raw), &st) == nil {
+			return st, nil
+		}
+	}
+	st, err := s.Stats(ctx)
+	if err != nil {
+		return st, err
+	}
+	raw, err := json.Marshal(st)
+	if err != nil {
+		return st, err
+	}
+	if _, err := s.db.ExecContext(ctx, `INSERT OR REPLACE INTO meta(key, value) VALUES(?, ?)`, statsKey, string(raw)); err != nil {
+		return st, fmt.Errorf("save index stats: %w", err)
+	}
 	return st, nil
 }
 

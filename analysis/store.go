@@ -12,6 +12,7 @@ import (
 
 	"github.com/ncruces/go-sqlite3"
 	"github.com/ncruces/go-sqlite3/driver"
+	"github.com/ncruces/go-sqlite3/ext/fts5"
 )
 
 // migrations are the schema versions of the index database, applied in
@@ -42,13 +43,8 @@ var migrations = []string{
 		signature TEXT NOT NULL,
 		doc TEXT NOT NULL
 	);
-	CREATE INDEX nodes_file ON nodes(file_id);
-	CREATE INDEX nodes_lname ON nodes(lname);
-	CREATE INDEX nodes_qname ON nodes(qualified_name);
-	CREATE INDEX nodes_initials ON nodes(initials);
 	CREATE TABLE edges(
 		id INTEGER PRIMARY KEY,
-		file_id INTEGER NOT NULL,
 		src INTEGER NOT NULL,
 		kind TEXT NOT NULL,
 		dst_name TEXT NOT NULL,
@@ -56,11 +52,23 @@ var migrations = []string{
 		subject TEXT NOT NULL,
 		line INTEGER NOT NULL, col INTEGER NOT NULL
 	);
-	CREATE INDEX edges_file ON edges(file_id);
-	CREATE INDEX edges_dst ON edges(dst_name, kind);
-	CREATE INDEX edges_src ON edges(src);
-	CREATE INDEX edges_subject ON edges(subject) WHERE subject != '';`,
+	CREATE VIRTUAL TABLE name_trigrams USING fts5(lname, content='', contentless_delete=1, tokenize='trigram');` + secondaryIndexes,
 }
+
+// secondaryIndexes are the indexes of the graph tables. A first build of
+// an empty index drops them and creates them once at the end, which is
+// cheaper than maintaining them row by row.
+const secondaryIndexes = `
+	CREATE INDEX IF NOT EXISTS nodes_file ON nodes(file_id);
+	CREATE INDEX IF NOT EXISTS nodes_lname ON nodes(lname);
+	CREATE INDEX IF NOT EXISTS nodes_initials ON nodes(initials);
+	CREATE INDEX IF NOT EXISTS edges_dst ON edges(dst_name, kind);
+	CREATE INDEX IF NOT EXISTS edges_src ON edges(src);
+	CREATE INDEX IF NOT EXISTS edges_subject ON edges(subject) WHERE subject != '';`
+
+const dropSecondaryIndexes = `
+	DROP INDEX IF EXISTS nodes_file; DROP INDEX IF EXISTS nodes_lname; DROP INDEX IF EXISTS nodes_initials;
+	DROP INDEX IF EXISTS edges_dst; DROP INDEX IF EXISTS edges_src; DROP INDEX IF EXISTS edges_subject;`
 
 // Store is the SQLite database of one workspace's code graph. Many readers
 // may query it while one writer indexes (WAL mode), from this process or
@@ -79,6 +87,9 @@ func OpenStore(ctx context.Context, path string) (*Store, error) {
 		return nil, fmt.Errorf("open index %s: %w", path, err)
 	}
 	db, err := driver.Open("file:"+filepath.ToSlash(path)+"?_txlock=immediate", func(c *sqlite3.Conn) error {
+		if err := fts5.Register(c); err != nil {
+			return err
+		}
 		return c.Exec(`PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL; PRAGMA busy_timeout=10000; PRAGMA cache_size=-32000; PRAGMA temp_store=MEMORY;`)
 	})
 	if err != nil {
@@ -173,6 +184,23 @@ func (s *Store) FileStates(ctx context.Context) (map[string]FileState, error) {
 		out[p] = st
 	}
 	return out, rows.Err()
+}
+
+// DropIndexes removes the secondary indexes before a bulk load;
+// CreateIndexes puts them back.
+func (s *Store) DropIndexes(ctx context.Context) error {
+	if _, err := s.db.ExecContext(ctx, dropSecondaryIndexes); err != nil {
+		return fmt.Errorf("drop indexes: %w", err)
+	}
+	return nil
+}
+
+// CreateIndexes creates the secondary indexes that are missing.
+func (s *Store) CreateIndexes(ctx context.Context) error {
+	if _, err := s.db.ExecContext(ctx, secondaryIndexes); err != nil {
+		return fmt.Errorf("create indexes: %w", err)
+	}
+	return nil
 }
 
 // Write runs fn in one write transaction, committed when fn returns nil.
@@ -298,7 +326,10 @@ func (w *Writer) fileID(path string) (int64, bool, error) {
 }
 
 func (w *Writer) clearFile(id int64) error {
-	if err := w.exec(`DELETE FROM edges WHERE file_id = ?`, id); err != nil {
+	if err := w.exec(`DELETE FROM edges WHERE src IN (SELECT id FROM nodes WHERE file_id = ?)`, id); err != nil {
+		return err
+	}
+	if err := w.exec(`DELETE FROM name_trigrams WHERE rowid IN (SELECT id FROM nodes WHERE file_id = ?)`, id); err != nil {
 		return err
 	}
 	return w.exec(`DELETE FROM nodes WHERE file_id = ?`, id)
@@ -341,10 +372,13 @@ func (w *Writer) ReplaceFile(st FileState, g *FileGraph) error {
 			return fmt.Errorf("replace %s: %w", g.Path, err)
 		}
 		ids[i] = w.conn.LastInsertRowID()
+		if err := w.exec(`INSERT INTO name_trigrams(rowid, lname) VALUES(?, ?)`, ids[i], foldName(s.Name)); err != nil {
+			return fmt.Errorf("replace %s: %w", g.Path, err)
+		}
 	}
 	for _, r := range g.Refs {
-		err := w.exec(`INSERT INTO edges(file_id, src, kind, dst_name, qualifier, subject, line, col) VALUES(?, ?, ?, ?, ?, ?, ?, ?)`,
-			id, ids[r.Source], string(r.Kind), r.Name, r.Qualifier, r.Subject, r.Range.Start.Line, r.Range.Start.Column)
+		err := w.exec(`INSERT INTO edges(src, kind, dst_name, qualifier, subject, line, col) VALUES(?, ?, ?, ?, ?, ?, ?)`,
+			ids[r.Source], string(r.Kind), r.Name, r.Qualifier, r.Subject, r.Range.Start.Line, r.Range.Start.Column)
 		if err != nil {
 			return fmt.Errorf("replace %s: %w", g.Path, err)
 		}

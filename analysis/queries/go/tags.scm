@@ -69,3 +69,6 @@
 
 (import_spec
   path: (interpreted_string_literal) @name) @reference.import
+
+; Comments, for the doc comments above definitions.
+(comment) @comment

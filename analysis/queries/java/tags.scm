@@ -93,3 +93,7 @@
 ; Imports: the imported name (com.x.Y, or the package com.x of com.x.*).
 (import_declaration
   [(identifier) (scoped_identifier)] @name) @reference.import
+
+; Comments, for the doc comments above definitions.
+(line_comment) @comment
+(block_comment) @comment

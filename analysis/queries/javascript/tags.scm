@@ -171,3 +171,6 @@
         function: (identifier)
         arguments: (arguments . (string) @name .)) @reference.import)
   ])
+
+; Comments, for the doc comments above definitions.
+(comment) @comment

@@ -73,3 +73,6 @@
     (dotted_name)
     (relative_import)
   ] @name) @reference.import
+
+; Comments, for the doc comments above definitions.
+(comment) @comment

@@ -150,3 +150,7 @@
 
 (extern_crate_declaration
   name: (identifier) @name) @reference.import
+
+; Comments, for the doc comments above definitions.
+(line_comment) @comment
+(block_comment) @comment

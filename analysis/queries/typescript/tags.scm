@@ -207,3 +207,6 @@
     (call_expression
       function: (identifier)
       arguments: (arguments . (string) @name .)) @reference.import))
+
+; Comments, for the doc comments above definitions.
+(comment) @comment
