@@ -24,7 +24,7 @@ type indexFlags struct {
 }
 
 func (f *indexFlags) register(cmd *cobra.Command) {
-	cmd.Flags().StringSliceVar(&f.exclude, "exclude", nil, "directory or file names and globs to skip (default: "+strings.Join(analysis.DefaultExclude, ",")+")")
+	cmd.Flags().StringSliceVar(&f.exclude, "exclude", nil, "directory or file names and globs to skip (default: "+strings.Join(analysis.DefaultExclude(), ",")+")")
 	cmd.Flags().Int64Var(&f.maxSize, "max-file-size", analysis.DefaultMaxFileSize, "skip files larger than this many bytes")
 }
 

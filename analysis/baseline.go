@@ -11,7 +11,7 @@ import (
 // same number of workers and one reused parser each, and extracts nothing:
 // the bare tree-sitter cost that indexing is measured against.
 func ParseBaseline(ctx context.Context, root string, workers int) (files int, bytes int64, d time.Duration, err error) {
-	ix := &Index{root: root, opts: Options{Exclude: DefaultExclude, MaxFileSize: DefaultMaxFileSize, Workers: workers}, langs: NewLanguages()}
+	ix := &Index{root: root, opts: Options{Exclude: DefaultExclude(), MaxFileSize: DefaultMaxFileSize, Workers: workers}, langs: NewLanguages()}
 	w := &walker{root: root, exclude: ix.opts.Exclude, maxSize: ix.opts.MaxFileSize, langs: ix.langs}
 	found, err := w.walk(ctx)
 	if err != nil {

@@ -60,7 +60,7 @@ func Open(ctx context.Context, opts Options) (*Index, error) {
 		return nil, fmt.Errorf("open index: %s is not a directory", root)
 	}
 	if opts.Exclude == nil {
-		opts.Exclude = DefaultExclude
+		opts.Exclude = DefaultExclude()
 	}
 	if opts.MaxFileSize <= 0 {
 		opts.MaxFileSize = DefaultMaxFileSize

@@ -486,7 +486,7 @@ func (s *Store) walk(ctx context.Context, def SymbolInfo, depth int, next func(c
 	return out, nil
 }
 
-var inheritanceKinds = `('inherits', 'implements', 'embeds')`
+const inheritanceKinds = `('inherits', 'implements', 'embeds')`
 
 // baseTypes returns the types sym directly extends, implements or embeds.
 func (s *Store) baseTypes(ctx context.Context, sym SymbolInfo) ([]Relation, error) {

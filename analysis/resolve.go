@@ -97,7 +97,7 @@ func (r *resolver) pick(k resolveKey) []SymbolInfo {
 		if k.types && !c.sym.Kind.IsType() || !k.types && !c.sym.Kind.IsCallable() {
 			continue
 		}
-		if q == "" && c.sym.Kind == KindMethod && !implicitReceiver[k.family] {
+		if q == "" && c.sym.Kind == KindMethod && !implicitReceiver(k.family) {
 			continue // Go's string(b) is not a call to some type's string method
 		}
 		score := 1
@@ -127,9 +127,11 @@ func (r *resolver) pick(k resolveKey) []SymbolInfo {
 	return best
 }
 
-// implicitReceiver lists the language families where a method can be
+// implicitReceiver reports whether, in a language family, a method can be
 // called by its bare name from another method of its class.
-var implicitReceiver = map[string]bool{"java": true}
+func implicitReceiver(family string) bool {
+	return family == "java"
+}
 
 func isSelf(q string) bool {
 	switch q {

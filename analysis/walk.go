@@ -27,11 +27,14 @@ const (
 	SkipLanguage   = "unsupported_language"
 )
 
-// DefaultExclude lists the directories skipped unless configured otherwise:
-// version control, dependencies, virtual environments and build output.
-var DefaultExclude = []string{
-	".git", ".hg", ".svn", ".bzr", "node_modules", "vendor", "__pycache__",
-	".venv", "venv", ".tox", ".mypy_cache", ".pytest_cache", "target", "dist", ".next", ".gradle",
+// DefaultExclude returns the directories skipped unless configured
+// otherwise: version control, dependencies, virtual environments and build
+// output.
+func DefaultExclude() []string {
+	return []string{
+		".git", ".hg", ".svn", ".bzr", "node_modules", "vendor", "__pycache__",
+		".venv", "venv", ".tox", ".mypy_cache", ".pytest_cache", "target", "dist", ".next", ".gradle",
+	}
 }
 
 // DefaultMaxFileSize is the size above which files are not indexed.
