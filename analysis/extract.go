@@ -148,7 +148,7 @@ func (p *Parser) ExtractTree(lang *Language, filePath string, src []byte, tree *
 		}
 	}
 	if module == "" {
-		module = moduleFromPath(filePath)
+		module = strings.ToValidUTF8(moduleFromPath(filePath), "\uFFFD")
 	}
 
 	g := &FileGraph{Path: filePath, Language: lang.Name}

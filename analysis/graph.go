@@ -71,6 +71,8 @@ type Symbol struct {
 	// of a file is always at index 0.
 	Index int
 	// Parent is the index of the enclosing symbol, or -1 for the module.
+	// Symbols are ordered by position, so a method declared before its type
+	// (Go receivers, Rust impl blocks) has a parent after it.
 	Parent        int
 	Kind          Kind
 	Name          string

@@ -52,6 +52,10 @@ func Open(ctx context.Context, opts Options) (*Index, error) {
 	if err != nil {
 		return nil, fmt.Errorf("open index: %w", err)
 	}
+	// The walk does not follow links, so a linked root is resolved first.
+	if resolved, err := filepath.EvalSymlinks(root); err == nil {
+		root = resolved
+	}
 	info, err := os.Stat(root)
 	if err != nil {
 		return nil, fmt.Errorf("open index: %w", err)

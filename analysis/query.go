@@ -666,7 +666,13 @@ func importReaches(from, lang, name, target string) bool {
 	if len(segs) == 0 {
 		return false
 	}
-	return hasSuffixSegs(strings.Split(noExt, "/"), segs) || hasSuffixSegs(strings.Split(path.Dir(target), "/"), segs)
+	// users.repo reaches users/repo.py and com.example.users reaches
+	// …/com/example/users/X.java (the import ends the path); Go's
+	// example.com/app/internal/db reaches internal/db/db.go (the package
+	// directory ends the import, which starts with the module path).
+	file, dir := strings.Split(noExt, "/"), strings.Split(path.Dir(target), "/")
+	return hasSuffixSegs(file, segs) || hasSuffixSegs(dir, segs) ||
+		lang == "go" && path.Dir(target) != "." && hasSuffixSegs(segs, dir)
 }
 
 func isIndexFile(p string) bool {

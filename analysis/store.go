@@ -141,11 +141,7 @@ func (s *Store) migrate(ctx context.Context) error {
 }
 
 func isCorrupt(err error) bool {
-	var e *sqlite3.Error
-	if errors.As(err, &e) {
-		return e.Code() == sqlite3.CORRUPT || e.Code() == sqlite3.NOTADB
-	}
-	return false
+	return errors.Is(err, sqlite3.CORRUPT) || errors.Is(err, sqlite3.NOTADB)
 }
 
 // Path returns the database file's path.
@@ -357,9 +353,12 @@ func (w *Writer) ReplaceFile(st FileState, g *FileGraph) error {
 		return fmt.Errorf("replace %s: %w", g.Path, err)
 	}
 	ids := make([]int64, len(g.Symbols))
+	var forward []int // symbols whose parent comes after them
 	for i, s := range g.Symbols {
 		var parent any
-		if s.Parent >= 0 {
+		if s.Parent >= i {
+			forward = append(forward, i)
+		} else if s.Parent >= 0 {
 			parent = ids[s.Parent]
 		}
 		err := w.exec(`INSERT INTO nodes(file_id, parent, kind, name, lname, initials, qualified_name, module,
@@ -373,6 +372,11 @@ func (w *Writer) ReplaceFile(st FileState, g *FileGraph) error {
 		}
 		ids[i] = w.conn.LastInsertRowID()
 		if err := w.exec(`INSERT INTO name_trigrams(rowid, lname) VALUES(?, ?)`, ids[i], foldName(s.Name)); err != nil {
+			return fmt.Errorf("replace %s: %w", g.Path, err)
+		}
+	}
+	for _, i := range forward {
+		if err := w.exec(`UPDATE nodes SET parent = ? WHERE id = ?`, ids[g.Symbols[i].Parent], ids[i]); err != nil {
 			return fmt.Errorf("replace %s: %w", g.Path, err)
 		}
 	}
