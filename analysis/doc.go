@@ -128,19 +128,26 @@ func startsLine(src []byte, offset int) bool {
 // isDocGap reports whether the text between a comment and a definition
 // keeps the comment attached: the comment ends its line, every line in
 // between is a decorator or attribute, and the definition's own line holds
-// only leading keywords before it.
+// only leading keywords before it. It stops at the first line that breaks
+// the rule, so a long gap costs little.
 func isDocGap(gap []byte) bool {
-	lines := bytes.Split(gap, []byte("\n"))
-	if len(lines) < 2 || len(bytes.TrimSpace(lines[0])) != 0 {
+	nl := bytes.IndexByte(gap, '\n')
+	if nl < 0 || len(bytes.TrimSpace(gap[:nl])) != 0 {
 		return false
 	}
-	for _, l := range lines[1 : len(lines)-1] {
-		l = bytes.TrimSpace(l)
+	rest := gap[nl+1:]
+	for {
+		nl := bytes.IndexByte(rest, '\n')
+		if nl < 0 {
+			break
+		}
+		l := bytes.TrimSpace(rest[:nl])
 		if !(bytes.HasPrefix(l, []byte("@")) || bytes.HasPrefix(l, []byte("#["))) {
 			return false
 		}
+		rest = rest[nl+1:]
 	}
-	for _, w := range strings.Fields(string(lines[len(lines)-1])) {
+	for _, w := range strings.Fields(string(rest)) {
 		switch w {
 		case "export", "default", "declare", "type", "abstract", "public", "private", "protected",
 			"static", "async", "pub", "const", "let", "var", "final", "unsafe", "extern":

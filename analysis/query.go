@@ -1,11 +1,13 @@
 package analysis
 
 import (
+	"cmp"
 	"context"
 	"database/sql"
 	"encoding/json"
 	"fmt"
 	"path"
+	"slices"
 	"sort"
 	"strings"
 	"unicode/utf8"
@@ -325,7 +327,14 @@ func (s *Store) definitionsNamed(ctx context.Context, name string) ([]SymbolInfo
 
 // Callers returns the calls that reach def.
 func (s *Store) Callers(ctx context.Context, def SymbolInfo) ([]CallSite, error) {
-	edges, err := s.queryEdges(ctx, `e.dst_name = ? AND e.kind = 'calls' ORDER BY f.path, e.line, e.col`, def.Name)
+	// What resolution would drop anyway is not fetched: calls from other
+	// language families, and bare calls where a method needs a receiver
+	// (Go's append(…) never calls some type's append method).
+	where := `e.dst_name = ? AND e.kind = 'calls' AND f.language IN (` + familyLanguages(def.Language) + `)`
+	if def.Kind == KindMethod && !implicitReceiver(languageFamily(def.Language)) {
+		where += ` AND e.qualifier != ''`
+	}
+	edges, err := s.queryEdges(ctx, where, def.Name)
 	if err != nil {
 		return nil, fmt.Errorf("callers of %s: %w", def.QualifiedName, err)
 	}
@@ -347,6 +356,11 @@ func (s *Store) Callers(ctx context.Context, def SymbolInfo) ([]CallSite, error)
 			}
 		}
 	}
+	// Sorted here rather than in SQL: most rows of a common name are
+	// dropped by resolution.
+	slices.SortFunc(out, func(a, b CallSite) int {
+		return cmp.Or(strings.Compare(a.Path, b.Path), cmp.Compare(a.Line, b.Line), cmp.Compare(a.Column, b.Column))
+	})
 	return out, nil
 }
 
@@ -743,7 +757,8 @@ func (s *Store) Stats(ctx context.Context) (Stats, error) {
 	rows.Close()
 	var refs, contains int
 	err = s.db.QueryRowContext(ctx, `SELECT (SELECT count(*) FROM nodes), (SELECT count(*) FROM edges), (SELECT count(*) FROM nodes WHERE parent IS NOT NULL),
-		(SELECT count(*) FROM edges WHERE kind = 'calls' AND dst_name NOT IN (SELECT name FROM nodes))`).
+		(SELECT coalesce(sum(c), 0) FROM (SELECT dst_name, count(*) c FROM edges WHERE kind = 'calls' GROUP BY dst_name) g
+			WHERE NOT EXISTS (SELECT 1 FROM nodes n WHERE n.lname = lower(g.dst_name) AND n.name = g.dst_name))`).
 		Scan(&st.Symbols, &refs, &contains, &st.Unresolved)
 	if err != nil && err != sql.ErrNoRows {
 		return st, fmt.Errorf("index stats: %w", err)

@@ -14,6 +14,15 @@ func languageFamily(lang string) string {
 	return lang
 }
 
+// familyLanguages lists, as SQL string literals, the languages of the
+// family of lang.
+func familyLanguages(lang string) string {
+	if languageFamily(lang) == "js" {
+		return `'javascript', 'typescript', 'tsx'`
+	}
+	return "'" + strings.ReplaceAll(lang, "'", "''") + "'"
+}
+
 // resolver picks the definitions a reference most likely reaches among the
 // definitions of its name, without type information. For a reference from
 // a file in language family F:

@@ -380,11 +380,22 @@ func (w *Writer) ReplaceFile(st FileState, g *FileGraph) error {
 			return fmt.Errorf("replace %s: %w", g.Path, err)
 		}
 	}
+	// Edges are most of the rows: bind them directly, without the generic
+	// exec's map lookup and boxing.
+	ins, err := w.stmt(`INSERT INTO edges(src, kind, dst_name, qualifier, subject, line, col) VALUES(?, ?, ?, ?, ?, ?, ?)`)
+	if err != nil {
+		return fmt.Errorf("replace %s: %w", g.Path, err)
+	}
 	for _, r := range g.Refs {
-		err := w.exec(`INSERT INTO edges(src, kind, dst_name, qualifier, subject, line, col) VALUES(?, ?, ?, ?, ?, ?, ?)`,
-			ids[r.Source], string(r.Kind), r.Name, r.Qualifier, r.Subject, r.Range.Start.Line, r.Range.Start.Column)
-		if err != nil {
-			return fmt.Errorf("replace %s: %w", g.Path, err)
+		ins.BindInt64(1, ids[r.Source])
+		ins.BindText(2, string(r.Kind))
+		ins.BindText(3, r.Name)
+		ins.BindText(4, r.Qualifier)
+		ins.BindText(5, r.Subject)
+		ins.BindInt(6, r.Range.Start.Line)
+		ins.BindInt(7, r.Range.Start.Column)
+		if err := ins.Exec(); err != nil {
+			return fmt.Errorf("replace %s: insert edge: %w", g.Path, err)
 		}
 	}
 	return nil

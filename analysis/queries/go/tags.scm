@@ -70,5 +70,9 @@
 (import_spec
   path: (interpreted_string_literal) @name) @reference.import
 
-; Comments, for the doc comments above definitions.
-(comment) @comment
+; Comments where doc comments can be: at top level, in grouped type
+; declarations and in interfaces (comments inside function bodies document
+; no definition and are many).
+(source_file (comment) @comment)
+(type_declaration (comment) @comment)
+(interface_type (comment) @comment)
