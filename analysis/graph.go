@@ -51,8 +51,9 @@ const (
 	EdgeImports    EdgeKind = "imports"
 )
 
-// Position is a place in a file: a 0-based line and a 0-based column counted
-// in bytes of that line, plus the byte offset from the start of the file.
+// Position is a place in a file: a 0-based line, a 0-based column counted
+// in UTF-16 code units (as in the Language Server Protocol), and the byte
+// offset from the start of the file.
 type Position struct {
 	Line   int `json:"line"`
 	Column int `json:"column"`

@@ -1,0 +1,205 @@
+package analysis
+
+import (
+	"context"
+	"encoding/json"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"unicode/utf8"
+)
+
+func TestLineIndexOffsets(t *testing.T) {
+	src := []byte("a😀b\r\nxyz\n\nlast")
+	li := newLineIndex(src)
+	tests := []struct {
+		line, col, want int
+	}{
+		{0, 0, 0},
+		{0, 1, 1},  // before the emoji
+		{0, 2, 1},  // inside the surrogate pair: rounded to its start
+		{0, 3, 5},  // after the emoji (4 bytes, 2 UTF-16 units)
+		{0, 4, 6},  // end of line, before \r\n
+		{0, 99, 6}, // past the end of the line
+		{1, 2, 10},
+		{2, 0, 12},
+		{3, 4, 17},
+		{3, 9, 17},
+		{9, 0, 17}, // past the last line
+		{-1, 0, 0},
+	}
+	for _, tt := range tests {
+		if got := li.offset(tt.line, tt.col); got != tt.want {
+			t.Errorf("offset(%d, %d) = %d, want %d", tt.line, tt.col, got, tt.want)
+		}
+	}
+	if p := li.position(5); p.Line != 0 || p.Column != 3 {
+		t.Errorf("position(5) = %+v, want line 0 column 3", p)
+	}
+	if p := li.position(len(src)); p.Line != 3 || p.Column != 4 {
+		t.Errorf("position(end) = %+v, want line 3 column 4", p)
+	}
+}
+
+// TestDocumentEditsMatchFreshParse applies random edit sequences to each
+// sample file and checks, after every batch, that the incrementally
+// reparsed document's graph equals the graph of a fresh parse of the same
+// text, ranges included.
+func TestDocumentEditsMatchFreshParse(t *testing.T) {
+	langs := NewLanguages()
+	files := sampleFiles(t, langs)
+	p := NewParser()
+	defer p.Close()
+	fresh := NewParser()
+	defer fresh.Close()
+	ctx := context.Background()
+	for _, name := range Names() {
+		for _, file := range files[name] {
+			t.Run(filepath.Base(file), func(t *testing.T) {
+				src, err := os.ReadFile(file)
+				if err != nil {
+					t.Fatal(err)
+				}
+				lang, _ := langs.ByName(name)
+				r := rand.New(rand.NewPCG(uint64(len(src)), 7))
+				doc, err := p.OpenDocument(ctx, lang, "f", 1, src)
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer doc.Close()
+				for step := 0; step < 40; step++ {
+					edits := randomEdits(r, doc.Text())
+					if err := doc.Apply(ctx, p, int32(step+2), edits); err != nil {
+						t.Fatal(err)
+					}
+					want, err := fresh.Extract(ctx, lang, "f", doc.Text())
+					if err != nil {
+						t.Fatal(err)
+					}
+					if g, w := graphJSON(t, doc.Graph()), graphJSON(t, want); g != w {
+						t.Fatalf("step %d (%d edits): incremental graph differs from a fresh parse:\n%s\ntext:\n%s", step, len(edits), firstDiff(w, g), doc.Text())
+					}
+					checkTreePoints(t, doc)
+				}
+			})
+		}
+	}
+}
+
+// checkTreePoints checks that the rows and byte columns tree-sitter keeps
+// for the top-level nodes agree with the text after incremental edits (the
+// binding's Tree.Edit passes a wrong new end point; the reparse must still
+// leave positions right).
+func checkTreePoints(t *testing.T, doc *Document) {
+	t.Helper()
+	root := doc.tree.RootNode()
+	for i := 0; i < int(root.NamedChildCount()); i++ {
+		n := root.NamedChild(i)
+		want := point(doc.lines, int(n.StartByte()))
+		if got := n.StartPoint(); got != want {
+			t.Fatalf("node %s at byte %d: tree-sitter point %+v, want %+v", n.Type(), n.StartByte(), got, want)
+		}
+	}
+}
+
+func graphJSON(t *testing.T, g *FileGraph) string {
+	t.Helper()
+	b, err := json.MarshalIndent(g, "", " ")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+// fragments are pieces of code and text that random edits insert.
+var fragments = []string{
+	"x", "\n", "\r\n", "}", "{", "(", ")", " ", "\t", "😀", "é", "// c\n", "# c\n",
+	"func added() { helper() }\n", "def added(self):\n    return self.run()\n",
+	"function added() { return helper(); }\n", "fn added() { helper(); }\n",
+	"void added() { helper(); }\n", "class Added extends Base {}\n", "Renamed", "\"", "'",
+}
+
+// randomEdits returns one to three edits at random places of text, in the
+// editor's coordinates (lines and UTF-16 columns), applied in order.
+func randomEdits(r *rand.Rand, text []byte) []TextEdit {
+	var edits []TextEdit
+	cur := text
+	for n := 1 + r.IntN(3); n > 0; n-- {
+		li := newLineIndex(cur)
+		a := randomOffset(r, cur)
+		b := a
+		if r.IntN(2) == 0 {
+			b = min(len(cur), a+r.IntN(40))
+			for b < len(cur) && !utf8.RuneStart(cur[b]) {
+				b++
+			}
+		}
+		insert := ""
+		if r.IntN(4) != 0 {
+			insert = fragments[r.IntN(len(fragments))]
+		}
+		if r.IntN(10) == 0 && a > 0 {
+			// Sometimes a position past the end of the line: clamped.
+			pa := li.position(a)
+			edits = append(edits, TextEdit{Range: &EditRange{pa.Line, pa.Column + 1000, pa.Line, pa.Column + 1000}, Text: insert})
+			cur = applyByOffset(cur, li.offset(pa.Line, pa.Column+1000), li.offset(pa.Line, pa.Column+1000), insert)
+			continue
+		}
+		pa, pb := li.position(a), li.position(b)
+		edits = append(edits, TextEdit{Range: &EditRange{pa.Line, pa.Column, pb.Line, pb.Column}, Text: insert})
+		cur = applyByOffset(cur, a, b, insert)
+	}
+	return edits
+}
+
+// randomOffset picks an offset at a character boundary, often at the end.
+func randomOffset(r *rand.Rand, text []byte) int {
+	if len(text) == 0 || r.IntN(8) == 0 {
+		return len(text)
+	}
+	o := r.IntN(len(text))
+	for o > 0 && !utf8.RuneStart(text[o]) {
+		o--
+	}
+	// Never split a \r\n: editors do not place positions between them.
+	if o > 0 && text[o] == '\n' && text[o-1] == '\r' {
+		o--
+	}
+	return o
+}
+
+func applyByOffset(text []byte, a, b int, insert string) []byte {
+	return []byte(string(text[:a]) + insert + string(text[b:]))
+}
+
+func TestDocumentFullReplaceAndClamp(t *testing.T) {
+	langs := NewLanguages()
+	lang, _ := langs.ByName("go")
+	p := NewParser()
+	defer p.Close()
+	ctx := context.Background()
+	doc, err := p.OpenDocument(ctx, lang, "a.go", 1, []byte("package a\n\nfunc A() {}\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer doc.Close()
+	err = doc.Apply(ctx, p, 2, []TextEdit{
+		{Text: "package a\n\nfunc B() {}\n"},
+		{Range: &EditRange{99, 0, 99, 0}, Text: "func C() { B() }\n"},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if doc.Version != 2 {
+		t.Errorf("version %d, want 2", doc.Version)
+	}
+	var names []string
+	for _, s := range doc.Graph().Symbols[1:] {
+		names = append(names, s.Name)
+	}
+	if got := strings.Join(names, ","); got != "B,C" {
+		t.Errorf("symbols %s, want B,C", got)
+	}
+}
