@@ -1,10 +1,8 @@
 package main
 
 import (
-	"context"
 	"fmt"
 	"io"
-	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -29,9 +27,9 @@ func newGraphCmd(g *globalFlags) *cobra.Command {
 	cmd.PersistentFlags().StringSliceVar(&f.exclude, "exclude", nil, "directory or file names and globs to skip when refreshing")
 	cmd.PersistentFlags().Int64Var(&f.maxSize, "max-file-size", analysis.DefaultMaxFileSize, "skip files larger than this many bytes when refreshing")
 
-	perDef := func(use, short string, defaultDepth int, run func(ctx context.Context, ix *analysis.Index, def analysis.SymbolInfo) (any, func(io.Writer), error)) *cobra.Command {
+	perDef := func(op, short string, defaultDepth int) *cobra.Command {
 		c := &cobra.Command{
-			Use:   use + " SYMBOL",
+			Use:   op + " SYMBOL",
 			Short: short,
 			Args:  cobra.ExactArgs(1),
 			RunE: func(cmd *cobra.Command, args []string) error {
@@ -40,41 +38,14 @@ func newGraphCmd(g *globalFlags) *cobra.Command {
 					return err
 				}
 				defer ix.Close()
-				defs, err := ix.Lookup(cmd.Context(), args[0])
+				a, err := ix.Ask(cmd.Context(), op, args[0], f.depth)
 				if err != nil {
-					return err
-				}
-				if len(defs) == 0 {
-					return notFound(cmd.Context(), ix, args[0])
-				}
-				type result struct {
-					Definition analysis.SymbolInfo `json:"definition"`
-					Result     any                 `json:"result"`
-				}
-				var results []result
-				var printers []func(io.Writer)
-				for _, def := range defs {
-					v, p, err := run(cmd.Context(), ix, def)
-					if err != nil {
-						return err
-					}
-					results = append(results, result{def, v})
-					printers = append(printers, p)
+					return fmt.Errorf("%w in %s", err, ix.Root())
 				}
 				if g.json {
-					return writeJSON(cmd.OutOrStdout(), map[string]any{"symbol": args[0], "definitions": results})
+					return writeJSON(cmd.OutOrStdout(), a)
 				}
-				w := cmd.OutOrStdout()
-				for i, def := range defs {
-					if i > 0 {
-						fmt.Fprintln(w)
-					}
-					if len(defs) > 1 {
-						fmt.Fprintf(w, "[%d/%d] ", i+1, len(defs))
-					}
-					fmt.Fprintf(w, "%s %s  %s\n", def.Kind, def.QualifiedName, location(def.Path, def.Range.Start.Line+1))
-					printers[i](w)
-				}
+				printAnswer(cmd.OutOrStdout(), a)
 				return nil
 			},
 		}
@@ -85,28 +56,10 @@ func newGraphCmd(g *globalFlags) *cobra.Command {
 	}
 
 	cmd.AddCommand(
-		perDef("callers", "List the calls that reach a symbol", 0, func(ctx context.Context, ix *analysis.Index, def analysis.SymbolInfo) (any, func(io.Writer), error) {
-			sites, err := ix.Callers(ctx, def)
-			return nonNil(sites), func(w io.Writer) { printSites(w, sites, true) }, err
-		}),
-		perDef("callees", "List the calls a symbol makes", 0, func(ctx context.Context, ix *analysis.Index, def analysis.SymbolInfo) (any, func(io.Writer), error) {
-			sites, err := ix.Callees(ctx, def)
-			return nonNil(sites), func(w io.Writer) { printSites(w, sites, false) }, err
-		}),
-		perDef("inheritance", "Show what a type extends, implements or embeds, and what extends it", 1, func(ctx context.Context, ix *analysis.Index, def analysis.SymbolInfo) (any, func(io.Writer), error) {
-			bases, derived, err := ix.Inheritance(ctx, def, f.depth)
-			v := map[string]any{"bases": nonNil(bases), "derived": nonNil(derived)}
-			return v, func(w io.Writer) {
-				fmt.Fprintln(w, "  bases:")
-				printRelations(w, bases, "    ")
-				fmt.Fprintln(w, "  derived:")
-				printRelations(w, derived, "    ")
-			}, err
-		}),
-		perDef("blast-radius", "List what a change to a symbol may affect: callers and derived types, transitively", 3, func(ctx context.Context, ix *analysis.Index, def analysis.SymbolInfo) (any, func(io.Writer), error) {
-			rels, err := ix.BlastRadius(ctx, def, f.depth)
-			return nonNil(rels), func(w io.Writer) { printRelations(w, rels, "  ") }, err
-		}),
+		perDef(analysis.OpCallers, "List the calls that reach a symbol", 0),
+		perDef(analysis.OpCallees, "List the calls a symbol makes", 0),
+		perDef(analysis.OpInheritance, "Show what a type extends, implements or embeds, and what extends it", 1),
+		perDef(analysis.OpBlastRadius, "List what a change to a symbol may affect: callers and derived types, transitively", 3),
 		newImportsCmd(g, f),
 		newSymbolsCmd(g, f),
 	)
@@ -127,19 +80,6 @@ func openGraph(cmd *cobra.Command, g *globalFlags, f *graphFlags) (*analysis.Ind
 		}
 	}
 	return ix, nil
-}
-
-// notFound reports a symbol that has no definition, with close names.
-func notFound(ctx context.Context, ix *analysis.Index, symbol string) error {
-	matches, err := ix.Symbols(ctx, symbol, 5)
-	if err != nil || len(matches) == 0 {
-		return fmt.Errorf("no symbol named %q in %s", symbol, ix.Root())
-	}
-	var names []string
-	for _, m := range matches {
-		names = append(names, m.QualifiedName)
-	}
-	return fmt.Errorf("no symbol named %q in %s; did you mean %s?", symbol, ix.Root(), strings.Join(names, ", "))
 }
 
 func newImportsCmd(g *globalFlags, f *graphFlags) *cobra.Command {
@@ -209,6 +149,31 @@ func newSymbolsCmd(g *globalFlags, f *graphFlags) *cobra.Command {
 	}
 	c.Flags().IntVar(&f.limit, "limit", 50, "most symbols to list")
 	return c
+}
+
+// printAnswer prints a graph answer, one block per definition.
+func printAnswer(w io.Writer, a *analysis.Answer) {
+	for i, d := range a.Definitions {
+		def := d.Definition
+		if i > 0 {
+			fmt.Fprintln(w)
+		}
+		if len(a.Definitions) > 1 {
+			fmt.Fprintf(w, "[%d/%d] ", i+1, len(a.Definitions))
+		}
+		fmt.Fprintf(w, "%s %s  %s\n", def.Kind, def.QualifiedName, location(def.Path, def.Range.Start.Line+1))
+		switch r := d.Result.(type) {
+		case []analysis.CallSite:
+			printSites(w, r, a.Operation == analysis.OpCallers)
+		case *analysis.InheritanceResult:
+			fmt.Fprintln(w, "  bases:")
+			printRelations(w, r.Bases, "    ")
+			fmt.Fprintln(w, "  derived:")
+			printRelations(w, r.Derived, "    ")
+		case []analysis.Relation:
+			printRelations(w, r, "  ")
+		}
+	}
 }
 
 func printSites(w io.Writer, sites []analysis.CallSite, callers bool) {

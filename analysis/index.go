@@ -11,6 +11,7 @@ import (
 	"runtime/debug"
 	"sort"
 	"sync"
+	"sync/atomic"
 	"time"
 	"unicode/utf8"
 
@@ -42,6 +43,9 @@ type Index struct {
 	langs *Languages
 	// Rebuilt is set when the database was unreadable and was recreated.
 	Rebuilt bool
+	// dirty is set when files were written outside Update (open
+	// documents), so that the next summary counts afresh.
+	dirty atomic.Bool
 }
 
 // Open opens the index of a workspace, creating the database if needed. A
@@ -138,6 +142,18 @@ type fileResult struct {
 // became excluded lose their symbols and edges. Changes are committed in
 // batches, so readers see progress while it runs. progress may be nil.
 func (ix *Index) Update(ctx context.Context, progress func(Progress)) (*Summary, error) {
+	return ix.UpdateExcept(ctx, nil, progress)
+}
+
+// UpdateExcept is Update leaving alone the files for which keep returns
+// true (documents open in an editor, whose text is not the file's): they
+// are neither parsed from disk nor removed. keep may be nil, and is asked
+// again just before each write, so a file opened meanwhile is not
+// overwritten.
+func (ix *Index) UpdateExcept(ctx context.Context, keep func(rel string) bool, progress func(Progress)) (*Summary, error) {
+	if keep == nil {
+		keep = func(string) bool { return false }
+	}
 	start := time.Now()
 	w := &walker{root: ix.root, exclude: ix.opts.Exclude, maxSize: ix.opts.MaxFileSize, langs: ix.langs}
 	found, err := w.walk(ctx)
@@ -154,6 +170,9 @@ func (ix *Index) Update(ctx context.Context, progress func(Progress)) (*Summary,
 	present := make(map[string]bool, len(found.files))
 	for _, c := range found.files {
 		present[c.rel] = true
+		if keep(c.rel) {
+			continue
+		}
 		if old, ok := known[c.rel]; ok && old.Size == c.st.Size && old.Mtime == c.st.Mtime {
 			sum.Unchanged++
 			continue
@@ -163,7 +182,7 @@ func (ix *Index) Update(ctx context.Context, progress func(Progress)) (*Summary,
 	}
 	var gone []string
 	for p := range known {
-		if !present[p] {
+		if !present[p] && !keep(p) {
 			gone = append(gone, p)
 		}
 	}
@@ -171,6 +190,9 @@ func (ix *Index) Update(ctx context.Context, progress func(Progress)) (*Summary,
 	if len(gone) > 0 {
 		err := ix.Store.Write(ctx, func(wr *Writer) error {
 			for _, p := range gone {
+				if keep(p) {
+					continue
+				}
 				if err := wr.DeleteFile(p); err != nil {
 					return err
 				}
@@ -192,7 +214,7 @@ func (ix *Index) Update(ctx context.Context, progress func(Progress)) (*Summary,
 		// Parsing allocates much short-lived memory; collect less often.
 		defer debug.SetGCPercent(debug.SetGCPercent(400))
 	}
-	if err := ix.parseAll(ctx, todo, known, sum, progress); err != nil {
+	if err := ix.parseAll(ctx, todo, known, keep, sum, progress); err != nil {
 		return nil, err
 	}
 	if bulk {
@@ -203,7 +225,7 @@ func (ix *Index) Update(ctx context.Context, progress func(Progress)) (*Summary,
 	if len(sum.Problems) > maxProblems {
 		sum.Problems = sum.Problems[:maxProblems]
 	}
-	sum.Stats, err = ix.Store.cachedStats(ctx, sum.Parsed > 0 || sum.Deleted > 0 || sum.Unchanged != len(found.files))
+	sum.Stats, err = ix.Store.cachedStats(ctx, sum.Parsed > 0 || sum.Deleted > 0 || sum.Unchanged != len(found.files) || ix.dirty.Swap(false))
 	if err != nil {
 		return nil, err
 	}
@@ -224,7 +246,7 @@ const (
 
 // parseAll reads and parses files on all workers and writes their graphs in
 // batches from this goroutine.
-func (ix *Index) parseAll(ctx context.Context, todo []candidate, known map[string]FileState, sum *Summary, progress func(Progress)) error {
+func (ix *Index) parseAll(ctx context.Context, todo []candidate, known map[string]FileState, keep func(string) bool, sum *Summary, progress func(Progress)) error {
 	if len(todo) == 0 {
 		return nil
 	}
@@ -273,6 +295,7 @@ func (ix *Index) parseAll(ctx context.Context, todo []candidate, known map[strin
 			for _, r := range batch {
 				var err error
 				switch {
+				case keep(r.c.rel):
 				case r.skip != "":
 					err = w.DeleteFile(r.c.rel)
 				case r.graph == nil:
