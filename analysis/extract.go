@@ -63,6 +63,8 @@ type definition struct {
 	node       *sitter.Node
 	start, end uint32
 	name       string
+	nameStart  uint32
+	nameEnd    uint32
 	owner      string
 	doc        string
 }
@@ -124,7 +126,8 @@ func (p *Parser) ExtractTree(lang *Language, filePath string, src []byte, tree *
 			defs = append(defs, definition{
 				kind: Kind(strings.TrimPrefix(role, "definition.")), node: main,
 				start: main.StartByte(), end: main.EndByte(),
-				name: name, owner: owner, doc: doc,
+				name: name, nameStart: nameNode.StartByte(), nameEnd: nameNode.EndByte(),
+				owner: owner, doc: doc,
 			})
 		default:
 			kind := referenceKind(role)
@@ -158,7 +161,7 @@ func (p *Parser) ExtractTree(lang *Language, filePath string, src []byte, tree *
 	g.Symbols = append(g.Symbols, Symbol{
 		Index: 0, Parent: -1, Kind: KindModule,
 		Name: module, QualifiedName: module, Module: module,
-		Range: lines.rangeOf(0, uint32(len(src))),
+		Range: lines.rangeOf(0, uint32(len(src))), NameRange: lines.rangeOf(0, 0),
 	})
 	sort.Slice(comments, func(i, j int) bool { return comments[i].start < comments[j].start })
 	g.Symbols = append(g.Symbols, buildSymbols(defs, module, src, lines, comments)...)
@@ -211,6 +214,7 @@ func buildSymbols(defs []definition, module string, src []byte, lines *lineIndex
 			Name:      d.name,
 			Module:    module,
 			Range:     lines.rangeOf(d.start, d.end),
+			NameRange: lines.rangeOf(d.nameStart, d.nameEnd),
 			Signature: signature(d.node, src),
 			Doc:       cleanDoc(d.doc),
 		}

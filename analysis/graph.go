@@ -81,7 +81,9 @@ type Symbol struct {
 	// Module is the name of the file's module or package (Go package name,
 	// Java package, otherwise derived from the path).
 	Module    string
-	Range     Range
+	Range Range
+	// NameRange is the span of the symbol's name in its definition.
+	NameRange Range
 	Signature string
 	Doc       string
 }

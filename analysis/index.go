@@ -46,6 +46,23 @@ type Index struct {
 	// dirty is set when files were written outside Update (open
 	// documents), so that the next summary counts afresh.
 	dirty atomic.Bool
+
+	optsMu sync.Mutex // guards opts.Exclude and opts.MaxFileSize
+}
+
+// Configure changes what the next Update indexes: excluded names and globs
+// (nil means DefaultExclude) and the file size cap (≤ 0 means the
+// default).
+func (ix *Index) Configure(exclude []string, maxFileSize int64) {
+	ix.optsMu.Lock()
+	defer ix.optsMu.Unlock()
+	if exclude == nil {
+		exclude = DefaultExclude()
+	}
+	if maxFileSize <= 0 {
+		maxFileSize = DefaultMaxFileSize
+	}
+	ix.opts.Exclude, ix.opts.MaxFileSize = exclude, maxFileSize
 }
 
 // Open opens the index of a workspace, creating the database if needed. A
@@ -155,7 +172,10 @@ func (ix *Index) UpdateExcept(ctx context.Context, keep func(rel string) bool, p
 		keep = func(string) bool { return false }
 	}
 	start := time.Now()
+	ix.optsMu.Lock()
 	w := &walker{root: ix.root, exclude: ix.opts.Exclude, maxSize: ix.opts.MaxFileSize, langs: ix.langs}
+	maxSize := ix.opts.MaxFileSize
+	ix.optsMu.Unlock()
 	found, err := w.walk(ctx)
 	if err != nil {
 		return nil, err
@@ -214,7 +234,7 @@ func (ix *Index) UpdateExcept(ctx context.Context, keep func(rel string) bool, p
 		// Parsing allocates much short-lived memory; collect less often.
 		defer debug.SetGCPercent(debug.SetGCPercent(400))
 	}
-	if err := ix.parseAll(ctx, todo, known, keep, sum, progress); err != nil {
+	if err := ix.parseAll(ctx, todo, known, keep, maxSize, sum, progress); err != nil {
 		return nil, err
 	}
 	if bulk {
@@ -246,7 +266,7 @@ const (
 
 // parseAll reads and parses files on all workers and writes their graphs in
 // batches from this goroutine.
-func (ix *Index) parseAll(ctx context.Context, todo []candidate, known map[string]FileState, keep func(string) bool, sum *Summary, progress func(Progress)) error {
+func (ix *Index) parseAll(ctx context.Context, todo []candidate, known map[string]FileState, keep func(string) bool, maxSize int64, sum *Summary, progress func(Progress)) error {
 	if len(todo) == 0 {
 		return nil
 	}
@@ -264,7 +284,7 @@ func (ix *Index) parseAll(ctx context.Context, todo []candidate, known map[strin
 			defer p.Close()
 			for c := range jobs {
 				select {
-				case results <- ix.processFile(ctx, p, c):
+				case results <- processFile(ctx, p, c, maxSize):
 				case <-ctx.Done():
 					return
 				}
@@ -349,7 +369,7 @@ func (ix *Index) parseAll(ctx context.Context, todo []candidate, known map[strin
 }
 
 // processFile reads one file and parses it unless its content is unchanged.
-func (ix *Index) processFile(ctx context.Context, p *Parser, c candidate) fileResult {
+func processFile(ctx context.Context, p *Parser, c candidate, maxSize int64) fileResult {
 	res := fileResult{c: c, st: c.st}
 	src, err := os.ReadFile(c.abs)
 	if err != nil {
@@ -357,8 +377,8 @@ func (ix *Index) processFile(ctx context.Context, p *Parser, c candidate) fileRe
 		return res
 	}
 	res.st.Size = int64(len(src))
-	if res.st.Size > ix.opts.MaxFileSize {
-		res.skip, res.detail = SkipTooLarge, fmt.Sprintf("%d bytes, cap %d", res.st.Size, ix.opts.MaxFileSize)
+	if res.st.Size > maxSize {
+		res.skip, res.detail = SkipTooLarge, fmt.Sprintf("%d bytes, cap %d", res.st.Size, maxSize)
 		return res
 	}
 	if isBinary(src) {

@@ -200,3 +200,9 @@ func Names() []string {
 	}
 	return names
 }
+
+// Supports reports whether a file's extension is of a supported language.
+func (ls *Languages) Supports(p string) bool {
+	l, err := ls.ForPath(p)
+	return err == nil && l != nil
+}

@@ -24,6 +24,7 @@ type SymbolInfo struct {
 	Path          string `json:"path"`
 	Language      string `json:"language"`
 	Range         Range  `json:"-"`
+	NameRange     Range  `json:"-"`
 	Signature     string `json:"signature,omitempty"`
 	Doc           string `json:"doc,omitempty"`
 }
@@ -53,14 +54,16 @@ func (s SymbolInfo) Owner() string {
 }
 
 const symbolColumns = `n.id, coalesce(n.parent, 0), n.kind, n.name, n.qualified_name, n.module, f.path, f.language,
-	n.start_line, n.start_col, n.start_byte, n.end_line, n.end_col, n.end_byte, n.signature, n.doc`
+	n.start_line, n.start_col, n.start_byte, n.end_line, n.end_col, n.end_byte, n.signature, n.doc,
+	n.name_line, n.name_col, n.name_end_line, n.name_end_col`
 
 func scanSymbol(rows interface{ Scan(...any) error }) (SymbolInfo, error) {
 	var s SymbolInfo
 	var kind string
 	err := rows.Scan(&s.ID, &s.Parent, &kind, &s.Name, &s.QualifiedName, &s.Module, &s.Path, &s.Language,
 		&s.Range.Start.Line, &s.Range.Start.Column, &s.Range.Start.Offset,
-		&s.Range.End.Line, &s.Range.End.Column, &s.Range.End.Offset, &s.Signature, &s.Doc)
+		&s.Range.End.Line, &s.Range.End.Column, &s.Range.End.Offset, &s.Signature, &s.Doc,
+		&s.NameRange.Start.Line, &s.NameRange.Start.Column, &s.NameRange.End.Line, &s.NameRange.End.Column)
 	s.Kind = Kind(kind)
 	return s, err
 }
@@ -289,7 +292,8 @@ func (s *Store) queryEdges(ctx context.Context, where string, args ...any) ([]ed
 	// The source's signature and doc are left out: edge queries can return
 	// thousands of rows and their callers do not show them.
 	rows, err := s.db.QueryContext(ctx, `SELECT n.id, coalesce(n.parent, 0), n.kind, n.name, n.qualified_name, n.module, f.path, f.language,
-		n.start_line, n.start_col, n.start_byte, n.end_line, n.end_col, n.end_byte, e.kind, e.dst_name, e.qualifier, e.subject, e.line, e.col
+		n.start_line, n.start_col, n.start_byte, n.end_line, n.end_col, n.end_byte,
+		n.name_line, n.name_col, n.name_end_line, n.name_end_col, e.kind, e.dst_name, e.qualifier, e.subject, e.line, e.col
 		FROM edges e JOIN nodes n ON n.id = e.src JOIN files f ON f.id = n.file_id WHERE `+where, args...)
 	if err != nil {
 		return nil, err
@@ -303,6 +307,7 @@ func (s *Store) queryEdges(ctx context.Context, where string, args ...any) ([]ed
 		err := rows.Scan(&s.ID, &s.Parent, &kind, &s.Name, &s.QualifiedName, &s.Module, &s.Path, &s.Language,
 			&s.Range.Start.Line, &s.Range.Start.Column, &s.Range.Start.Offset,
 			&s.Range.End.Line, &s.Range.End.Column, &s.Range.End.Offset,
+			&s.NameRange.Start.Line, &s.NameRange.Start.Column, &s.NameRange.End.Line, &s.NameRange.End.Column,
 			&e.kind, &e.name, &e.qualifier, &e.subject, &e.line, &e.col)
 		if err != nil {
 			return nil, err
@@ -811,4 +816,40 @@ func (s *Store) SampleSymbols(ctx context.Context, n int, r interface{ IntN(int)
 		out = append(out, syms...)
 	}
 	return out, nil
+}
+
+// SymbolsInFile returns the symbols of an indexed file in source order,
+// the module first.
+func (s *Store) SymbolsInFile(ctx context.Context, path string) ([]SymbolInfo, error) {
+	syms, err := s.querySymbols(ctx, `f.path = ? ORDER BY n.start_byte, n.end_byte DESC`, path)
+	if err != nil {
+		return nil, fmt.Errorf("symbols of %s: %w", path, err)
+	}
+	return syms, nil
+}
+
+// FindSymbol returns the symbol of a file with a qualified name, the one
+// starting nearest to line (0-based) when there are several, or false.
+func (s *Store) FindSymbol(ctx context.Context, path, qualifiedName string, line int) (SymbolInfo, bool, error) {
+	syms, err := s.querySymbols(ctx, `f.path = ? AND n.qualified_name = ?`, path, qualifiedName)
+	if err != nil {
+		return SymbolInfo{}, false, fmt.Errorf("find %s in %s: %w", qualifiedName, path, err)
+	}
+	if len(syms) == 0 {
+		return SymbolInfo{}, false, nil
+	}
+	best := syms[0]
+	for _, c := range syms[1:] {
+		if abs(c.Range.Start.Line-line) < abs(best.Range.Start.Line-line) {
+			best = c
+		}
+	}
+	return best, true, nil
+}
+
+func abs(x int) int {
+	if x < 0 {
+		return -x
+	}
+	return x
 }

@@ -53,6 +53,11 @@ var migrations = []string{
 		line INTEGER NOT NULL, col INTEGER NOT NULL
 	);
 	CREATE VIRTUAL TABLE name_trigrams USING fts5(lname, content='', contentless_delete=1, tokenize='trigram');` + secondaryIndexes,
+	// The span of each symbol's name, for editors to select.
+	`ALTER TABLE nodes ADD COLUMN name_line INTEGER NOT NULL DEFAULT 0;
+	ALTER TABLE nodes ADD COLUMN name_col INTEGER NOT NULL DEFAULT 0;
+	ALTER TABLE nodes ADD COLUMN name_end_line INTEGER NOT NULL DEFAULT 0;
+	ALTER TABLE nodes ADD COLUMN name_end_col INTEGER NOT NULL DEFAULT 0;`,
 }
 
 // secondaryIndexes are the indexes of the graph tables. A first build of
@@ -362,11 +367,13 @@ func (w *Writer) ReplaceFile(st FileState, g *FileGraph) error {
 			parent = ids[s.Parent]
 		}
 		err := w.exec(`INSERT INTO nodes(file_id, parent, kind, name, lname, initials, qualified_name, module,
-			start_line, start_col, start_byte, end_line, end_col, end_byte, signature, doc)
-			VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+			start_line, start_col, start_byte, end_line, end_col, end_byte, signature, doc,
+			name_line, name_col, name_end_line, name_end_col)
+			VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 			id, parent, string(s.Kind), s.Name, foldName(s.Name), initials(s.Name), s.QualifiedName, s.Module,
 			s.Range.Start.Line, s.Range.Start.Column, s.Range.Start.Offset,
-			s.Range.End.Line, s.Range.End.Column, s.Range.End.Offset, s.Signature, s.Doc)
+			s.Range.End.Line, s.Range.End.Column, s.Range.End.Offset, s.Signature, s.Doc,
+			s.NameRange.Start.Line, s.NameRange.Start.Column, s.NameRange.End.Line, s.NameRange.End.Column)
 		if err != nil {
 			return fmt.Errorf("replace %s: %w", g.Path, err)
 		}

@@ -87,6 +87,9 @@ func (w *Workspace) Open(ctx context.Context, rel string, version int32, text []
 	}
 	w.mu.Lock()
 	defer w.mu.Unlock()
+	if w.closed {
+		return fmt.Errorf("open %s: workspace is shut down", rel)
+	}
 	doc, err := w.parser.OpenDocument(ctx, lang, rel, version, text)
 	if err != nil {
 		return fmt.Errorf("open %s: %w", rel, err)
@@ -119,20 +122,19 @@ func (w *Workspace) Change(ctx context.Context, rel string, version int32, edits
 	return nil
 }
 
-// Close stops tracking a document: the file returns to its content on disk.
-func (w *Workspace) Close(ctx context.Context, rel string) error {
+// Close stops tracking a document. The file returns to its content on
+// disk with the next Refresh, which the caller runs when it suits it.
+func (w *Workspace) Close(rel string) error {
 	w.mu.Lock()
+	defer w.mu.Unlock()
 	doc := w.docs[rel]
 	if doc == nil {
-		w.mu.Unlock()
 		return fmt.Errorf("close %s: %w", rel, ErrNotOpen)
 	}
 	doc.Close()
 	delete(w.docs, rel)
 	delete(w.pending, rel)
-	w.mu.Unlock()
-	_, err := w.Refresh(ctx, nil)
-	return err
+	return nil
 }
 
 // Refresh brings the index up to date with the files on disk, leaving the
@@ -233,4 +235,73 @@ func (w *Workspace) Shutdown(ctx context.Context) error {
 	w.docs = map[string]*Document{}
 	w.parser.Close()
 	return err
+}
+
+// FileSymbols returns the symbols of a file as the editor sees it: from the
+// open document when it is open, else from the index; in source order, the
+// module first. For an open document, IDs and parents number the symbols
+// of this answer only.
+func (w *Workspace) FileSymbols(ctx context.Context, rel string) ([]SymbolInfo, error) {
+	if _, g, _, ok := w.Snapshot(rel); ok {
+		out := make([]SymbolInfo, len(g.Symbols))
+		for i, s := range g.Symbols {
+			out[i] = SymbolInfo{
+				ID: int64(i + 1), Parent: int64(s.Parent + 1), Kind: s.Kind, Name: s.Name,
+				QualifiedName: s.QualifiedName, Module: s.Module, Path: g.Path, Language: g.Language,
+				Range: s.Range, NameRange: s.NameRange, Signature: s.Signature, Doc: s.Doc,
+			}
+		}
+		return out, nil
+	}
+	return w.ix.SymbolsInFile(ctx, rel)
+}
+
+// OutlineNode is a symbol with the symbols it contains.
+type OutlineNode struct {
+	Symbol   SymbolInfo
+	Children []*OutlineNode
+}
+
+// Outline nests a file's symbols (as FileSymbols returns them) under their
+// parents; the module's children are the roots.
+func Outline(syms []SymbolInfo) []*OutlineNode {
+	nodes := make(map[int64]*OutlineNode, len(syms))
+	for _, s := range syms {
+		nodes[s.ID] = &OutlineNode{Symbol: s}
+	}
+	var roots []*OutlineNode
+	for _, s := range syms {
+		if s.Kind == KindModule {
+			continue
+		}
+		n := nodes[s.ID]
+		if p := nodes[s.Parent]; p != nil && p.Symbol.Kind != KindModule {
+			p.Children = append(p.Children, n)
+		} else {
+			roots = append(roots, n)
+		}
+	}
+	return roots
+}
+
+// SymbolAt returns the innermost symbol of a file containing a position
+// (0-based line, UTF-16 column), other than the module, or false.
+func SymbolAt(syms []SymbolInfo, line, col int) (SymbolInfo, bool) {
+	var best SymbolInfo
+	found := false
+	for _, s := range syms {
+		if s.Kind == KindModule || !contains(s.Range, line, col) {
+			continue
+		}
+		if !found || s.Range.Start.Offset >= best.Range.Start.Offset && s.Range.End.Offset <= best.Range.End.Offset {
+			best, found = s, true
+		}
+	}
+	return best, found
+}
+
+func contains(r Range, line, col int) bool {
+	after := line > r.Start.Line || line == r.Start.Line && col >= r.Start.Column
+	before := line < r.End.Line || line == r.End.Line && col <= r.End.Column
+	return after && before
 }

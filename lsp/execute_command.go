@@ -1,0 +1,131 @@
+package lsp
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+
+	"go.lsp.dev/jsonrpc2"
+	"go.lsp.dev/protocol"
+
+	"github.com/anchorage-dev/anchorage/analysis"
+)
+
+// Commands the server executes; each returns JSON that editors render.
+const (
+	cmdCallers     = "anchorage.callers"
+	cmdCallees     = "anchorage.callees"
+	cmdBlastRadius = "anchorage.blastRadius"
+	cmdInheritance = "anchorage.inheritance"
+	cmdIndexStatus = "anchorage.index.status"
+)
+
+// graphCommands maps graph commands to the graph operations they answer.
+func graphCommands() map[string]string {
+	return map[string]string{
+		cmdCallers:     analysis.OpCallers,
+		cmdCallees:     analysis.OpCallees,
+		cmdBlastRadius: analysis.OpBlastRadius,
+		cmdInheritance: analysis.OpInheritance,
+	}
+}
+
+// commandNames lists the commands advertised in initialize.
+func commandNames() []string {
+	return []string{cmdCallers, cmdCallees, cmdBlastRadius, cmdInheritance, cmdIndexStatus}
+}
+
+// symbolArgs are the arguments of the graph commands: either one object
+// {"symbol": "Repo.Find", "depth": 2} or positional ["Repo.Find", 2].
+type symbolArgs struct {
+	Symbol string `json:"symbol"`
+	Depth  int    `json:"depth"`
+}
+
+func decodeSymbolArgs(args []any) (symbolArgs, error) {
+	var a symbolArgs
+	if len(args) == 0 {
+		return a, errors.New("missing argument: the symbol")
+	}
+	switch v := args[0].(type) {
+	case string:
+		a.Symbol = v
+		if len(args) > 1 {
+			d, ok := args[1].(float64)
+			if !ok {
+				return a, fmt.Errorf("depth must be a number, not %v", args[1])
+			}
+			a.Depth = int(d)
+		}
+	default:
+		raw, _ := json.Marshal(v)
+		if err := json.Unmarshal(raw, &a); err != nil {
+			return a, fmt.Errorf("arguments: %w", err)
+		}
+	}
+	if a.Symbol == "" {
+		return a, errors.New("missing argument: the symbol")
+	}
+	return a, nil
+}
+
+func (s *Server) executeCommand(ctx context.Context, p *protocol.ExecuteCommandParams) (any, error) {
+	if p.Command == cmdIndexStatus {
+		return s.indexStatus(ctx)
+	}
+	op, ok := graphCommands()[p.Command]
+	if !ok {
+		return nil, jsonrpc2.Errorf(jsonrpc2.InvalidParams, "unknown command %q", p.Command)
+	}
+	args, err := decodeSymbolArgs(p.Arguments)
+	if err != nil {
+		return nil, jsonrpc2.Errorf(jsonrpc2.InvalidParams, "%s: %v", p.Command, err)
+	}
+	answer := &analysis.Answer{Symbol: args.Symbol, Operation: op, Definitions: []analysis.DefinitionAnswer{}}
+	var notFound error
+	for _, f := range sortedFolders(s.snapshotFolders()) {
+		if err := f.ws.Flush(ctx); err != nil {
+			return nil, err
+		}
+		a, err := f.ws.Index().Ask(ctx, op, args.Symbol, args.Depth)
+		var nf *analysis.ErrNoSymbol
+		if errors.As(err, &nf) {
+			notFound = err
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		answer.Definitions = append(answer.Definitions, a.Definitions...)
+	}
+	if len(answer.Definitions) == 0 && notFound != nil {
+		return nil, jsonrpc2.Errorf(jsonrpc2.InvalidParams, "%v", notFound)
+	}
+	return answer, nil
+}
+
+// folderStatus is one folder in anchorage.index.status.
+type folderStatus struct {
+	Root     string `json:"root"`
+	Indexing bool   `json:"indexing"`
+	Done     int64  `json:"done"`
+	Total    int64  `json:"total"`
+	Database string `json:"database"`
+	analysis.Stats
+}
+
+func (s *Server) indexStatus(ctx context.Context) (any, error) {
+	out := []folderStatus{}
+	for _, f := range sortedFolders(s.snapshotFolders()) {
+		st, err := f.ws.Index().Stats(ctx)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, folderStatus{
+			Root: f.root(), Indexing: f.indexing.Load(), Done: f.done.Load(), Total: f.total.Load(),
+			Database: f.ws.Index().Path(), Stats: st,
+		})
+	}
+	return map[string]any{"folders": out}, nil
+}

@@ -1,0 +1,268 @@
+package lsp
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+	"sync/atomic"
+
+	"go.lsp.dev/jsonrpc2"
+	"go.lsp.dev/protocol"
+	"go.lsp.dev/uri"
+	"go.uber.org/zap"
+
+	"github.com/anchorage-dev/anchorage/analysis"
+	"github.com/anchorage-dev/anchorage/state"
+)
+
+// Settings are what the editor can configure, through initializationOptions,
+// workspace/configuration (section "anchorage") and didChangeConfiguration.
+type Settings struct {
+	// ExcludedDirectories replaces the default excluded names and globs.
+	ExcludedDirectories []string `json:"excludedDirectories,omitempty"`
+	// MaxFileSize is the size in bytes above which files are skipped.
+	MaxFileSize int64 `json:"maxFileSize,omitempty"`
+	// DataDir relocates all of Anchorage's state (takes effect for folders
+	// opened afterwards).
+	DataDir string `json:"dataDir,omitempty"`
+	// LogLevel is debug, info, warn or error.
+	LogLevel string `json:"logLevel,omitempty"`
+}
+
+// merge overrides s with the fields set in o.
+func (s Settings) merge(o Settings) Settings {
+	if o.ExcludedDirectories != nil {
+		s.ExcludedDirectories = o.ExcludedDirectories
+	}
+	if o.MaxFileSize > 0 {
+		s.MaxFileSize = o.MaxFileSize
+	}
+	if o.DataDir != "" {
+		s.DataDir = o.DataDir
+	}
+	if o.LogLevel != "" {
+		s.LogLevel = o.LogLevel
+	}
+	return s
+}
+
+// decodeSettings reads settings sent as {"anchorage": {...}} or {...}.
+func decodeSettings(raw any) (Settings, error) {
+	var s Settings
+	if raw == nil {
+		return s, nil
+	}
+	b, err := json.Marshal(raw)
+	if err != nil {
+		return s, err
+	}
+	var wrapped struct {
+		Anchorage *Settings `json:"anchorage"`
+	}
+	if err := json.Unmarshal(b, &wrapped); err == nil && wrapped.Anchorage != nil {
+		return *wrapped.Anchorage, nil
+	}
+	if err := json.Unmarshal(b, &s); err != nil {
+		return s, fmt.Errorf("settings: %w", err)
+	}
+	return s, nil
+}
+
+// folder is one workspace folder with its index and open documents.
+type folder struct {
+	name string
+	uri  protocol.DocumentURI
+	ws   *analysis.Workspace
+
+	indexMu  sync.Mutex // one index update at a time
+	indexing atomic.Bool
+	done     atomic.Int64
+	total    atomic.Int64
+	last     atomic.Pointer[analysis.Summary]
+}
+
+func (f *folder) root() string { return f.ws.Index().Root() }
+
+func (f *folder) close(ctx context.Context) {
+	f.ws.Shutdown(ctx)
+	f.ws.Index().Close()
+}
+
+// openFolder opens the index of a workspace folder.
+func (s *Server) openFolder(ctx context.Context, name string, u protocol.DocumentURI) (*folder, error) {
+	root := uri.URI(u).Filename()
+	s.mu.Lock()
+	settings := s.settings
+	dataDir := s.opts.DataDir
+	s.mu.Unlock()
+	if settings.DataDir != "" {
+		dataDir = settings.DataDir
+	}
+	dirs, err := state.Resolve(dataDir)
+	if err != nil {
+		return nil, err
+	}
+	abs, err := filepath.Abs(root)
+	if err != nil {
+		return nil, err
+	}
+	if resolved, err := filepath.EvalSymlinks(abs); err == nil {
+		abs = resolved
+	}
+	ix, err := analysis.Open(ctx, analysis.Options{
+		Root: abs, DBPath: dirs.IndexPath(abs),
+		Exclude: settings.ExcludedDirectories, MaxFileSize: settings.MaxFileSize,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("open workspace folder %s: %w", root, err)
+	}
+	if ix.Rebuilt {
+		s.warn("the index of %s was unreadable and is being rebuilt", abs)
+	}
+	if name == "" {
+		name = filepath.Base(abs)
+	}
+	return &folder{name: name, uri: u, ws: analysis.NewWorkspace(ix)}, nil
+}
+
+func (s *Server) initialize(ctx context.Context, p *protocol.InitializeParams) (*protocol.InitializeResult, error) {
+	s.mu.Lock()
+	if s.state != stateNew {
+		s.mu.Unlock()
+		return nil, jsonrpc2.NewError(jsonrpc2.InvalidRequest, "initialize was already sent")
+	}
+	s.caps = p.Capabilities
+	s.mu.Unlock()
+
+	settings, err := decodeSettings(p.InitializationOptions)
+	if err != nil {
+		return nil, jsonrpc2.Errorf(jsonrpc2.InvalidParams, "initializationOptions: %v", err)
+	}
+	s.mu.Lock()
+	s.settings = s.settings.merge(settings)
+	s.mu.Unlock()
+	s.setLevel(settings.LogLevel)
+
+	roots := p.WorkspaceFolders
+	if len(roots) == 0 {
+		switch {
+		case p.RootURI != "":
+			roots = []protocol.WorkspaceFolder{{URI: string(p.RootURI)}}
+		case p.RootPath != "":
+			roots = []protocol.WorkspaceFolder{{URI: string(uri.File(p.RootPath))}}
+		}
+	}
+	var folders []*folder
+	for _, r := range roots {
+		f, err := s.openFolder(ctx, r.Name, protocol.DocumentURI(r.URI))
+		if err != nil {
+			for _, f := range folders {
+				f.close(ctx)
+			}
+			return nil, jsonrpc2.Errorf(jsonrpc2.InternalError, "%v", err)
+		}
+		folders = append(folders, f)
+	}
+	s.mu.Lock()
+	s.folders = folders
+	s.state = stateInitialized
+	s.mu.Unlock()
+	s.watchClient(p.ProcessID)
+
+	return &protocol.InitializeResult{
+		Capabilities: protocol.ServerCapabilities{
+			TextDocumentSync: &protocol.TextDocumentSyncOptions{
+				OpenClose: true,
+				Change:    protocol.TextDocumentSyncKindIncremental,
+				Save:      &protocol.SaveOptions{},
+			},
+			WorkspaceSymbolProvider: true,
+			DocumentSymbolProvider:  true,
+			FoldingRangeProvider:    true,
+			CallHierarchyProvider:   true,
+			ExecuteCommandProvider:  &protocol.ExecuteCommandOptions{Commands: commandNames()},
+			Workspace: &protocol.ServerCapabilitiesWorkspace{
+				WorkspaceFolders: &protocol.ServerCapabilitiesWorkspaceFolders{
+					Supported:           true,
+					ChangeNotifications: true,
+				},
+			},
+		},
+		ServerInfo: &protocol.ServerInfo{Name: "anchorage", Version: s.opts.Version},
+	}, nil
+}
+
+func (s *Server) initialized(ctx context.Context, _ *protocol.InitializedParams) error {
+	s.pullConfiguration(ctx)
+	s.registerWatchers(ctx)
+	for _, f := range s.snapshotFolders() {
+		s.indexFolder(f, "Indexing "+f.name)
+	}
+	return nil
+}
+
+func (s *Server) shutdown(ctx context.Context, _ *struct{}) (any, error) {
+	s.mu.Lock()
+	s.state = stateShutdown
+	folders := s.folders
+	s.mu.Unlock()
+	for _, f := range folders {
+		if err := f.ws.Flush(ctx); err != nil {
+			s.log.Warn("flush on shutdown", zap.Error(err))
+		}
+	}
+	return nil, nil
+}
+
+// snapshotFolders returns the current folders.
+func (s *Server) snapshotFolders() []*folder {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]*folder(nil), s.folders...)
+}
+
+// folderFor returns the folder holding a document and the document's path
+// relative to it. The innermost folder wins when folders nest.
+func (s *Server) folderFor(u protocol.DocumentURI) (*folder, string, error) {
+	if !strings.HasPrefix(string(u), "file:") {
+		return nil, "", fmt.Errorf("%s: only file: URIs are supported", u)
+	}
+	path := uri.URI(u).Filename()
+	var best *folder
+	var bestRel string
+	for _, f := range s.snapshotFolders() {
+		rel, err := f.ws.Rel(path)
+		if err != nil {
+			// The root may be a resolved symlink: try the folder's URI.
+			rel, err = relTo(uri.URI(f.uri).Filename(), path)
+			if err != nil {
+				continue
+			}
+		}
+		if best == nil || len(f.root()) > len(best.root()) {
+			best, bestRel = f, rel
+		}
+	}
+	if best == nil {
+		return nil, "", fmt.Errorf("%s: %w", path, analysis.ErrOutsideRoot)
+	}
+	return best, bestRel, nil
+}
+
+func relTo(root, path string) (string, error) {
+	rel, err := filepath.Rel(root, path)
+	if err != nil || rel == "." || strings.HasPrefix(rel, "..") {
+		return "", analysis.ErrOutsideRoot
+	}
+	return filepath.ToSlash(rel), nil
+}
+
+// sortedFolders returns folders by root, for stable answers.
+func sortedFolders(fs []*folder) []*folder {
+	sort.Slice(fs, func(i, j int) bool { return fs[i].root() < fs[j].root() })
+	return fs
+}

@@ -1,0 +1,109 @@
+package lsp
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"time"
+
+	"go.lsp.dev/protocol"
+	"go.uber.org/zap"
+)
+
+// progress reports long work to the editor with work done progress
+// ($/progress begin, report, end), when the editor supports it; otherwise
+// it does nothing. The token is created without holding up the work: what
+// happens before the editor accepts it is summed up in the first report.
+type progress struct {
+	s     *Server
+	ctx   context.Context
+	title string
+
+	mu    sync.Mutex
+	token *protocol.ProgressToken // set once the editor accepted it
+	ended bool
+	last  time.Time
+	pct   uint32
+	done  int
+	total int
+}
+
+// startProgress begins reporting work under a title.
+func (s *Server) startProgress(ctx context.Context, title string) *progress {
+	p := &progress{s: s, ctx: ctx, title: title}
+	s.mu.Lock()
+	supported := s.caps.Window != nil && s.caps.Window.WorkDoneProgress
+	s.mu.Unlock()
+	if !supported {
+		return p
+	}
+	go func() {
+		token := protocol.NewProgressToken(fmt.Sprintf("anchorage-%d", time.Now().UnixNano()))
+		cctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+		defer cancel()
+		if err := s.client.WorkDoneProgressCreate(cctx, &protocol.WorkDoneProgressCreateParams{Token: *token}); err != nil {
+			s.log.Debug("window/workDoneProgress/create failed", zap.Error(err))
+			return
+		}
+		p.mu.Lock()
+		defer p.mu.Unlock()
+		if p.ended {
+			return
+		}
+		p.token = token
+		p.send(&protocol.WorkDoneProgressBegin{Kind: protocol.WorkDoneProgressKindBegin, Title: title, Percentage: 0})
+		if p.total > 0 {
+			p.sendReport()
+		}
+	}()
+	return p
+}
+
+// report records the files done and sends the share, at most every 100 ms.
+func (p *progress) report(done, total int) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.done, p.total = done, total
+	if p.token == nil || total == 0 {
+		return
+	}
+	pct := uint32(done * 100 / total)
+	if done != total && (time.Since(p.last) < 100*time.Millisecond || pct == p.pct) {
+		return
+	}
+	p.sendReport()
+}
+
+func (p *progress) sendReport() {
+	p.last, p.pct = time.Now(), uint32(p.done*100/p.total)
+	p.send(&protocol.WorkDoneProgressReport{
+		Kind: protocol.WorkDoneProgressKindReport, Percentage: p.pct,
+		Message: fmt.Sprintf("%d/%d files", p.done, p.total),
+	})
+}
+
+// end sends the end of the work with a closing message.
+func (p *progress) end(message string) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.ended = true
+	if p.token == nil {
+		return
+	}
+	p.send(&protocol.WorkDoneProgressEnd{Kind: protocol.WorkDoneProgressKindEnd, Message: message})
+	p.token = nil
+}
+
+// send writes one $/progress notification; p.mu is held.
+func (p *progress) send(value any) {
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(p.ctx), 5*time.Second)
+	defer cancel()
+	if err := p.s.client.Progress(ctx, &protocol.ProgressParams{Token: *p.token, Value: value}); err != nil {
+		p.s.log.Debug("$/progress failed", zap.Error(err))
+	}
+}
+
+func (s *Server) workDoneProgressCancel(ctx context.Context, p *protocol.WorkDoneProgressCancelParams) error {
+	s.log.Info("the editor asked to cancel progress; indexing goes on in the background", zap.Any("token", p.Token))
+	return nil
+}

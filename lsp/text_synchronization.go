@@ -1,0 +1,68 @@
+package lsp
+
+import (
+	"context"
+	"errors"
+
+	"go.lsp.dev/protocol"
+	"go.uber.org/zap"
+
+	"github.com/anchorage-dev/anchorage/analysis"
+)
+
+func (s *Server) didOpen(ctx context.Context, p *protocol.DidOpenTextDocumentParams) error {
+	f, rel, err := s.folderFor(p.TextDocument.URI)
+	if err != nil {
+		// Outside every workspace folder: never read, never indexed.
+		s.log.Info("document outside the workspace ignored", zap.String("uri", string(p.TextDocument.URI)))
+		return nil
+	}
+	err = f.ws.Open(ctx, rel, p.TextDocument.Version, []byte(p.TextDocument.Text))
+	if errors.Is(err, analysis.ErrUnsupported) {
+		return nil
+	}
+	return err
+}
+
+func (s *Server) didChange(ctx context.Context, p *protocol.DidChangeTextDocumentParams) error {
+	f, rel, err := s.folderFor(p.TextDocument.URI)
+	if err != nil {
+		return nil
+	}
+	edits := make([]analysis.TextEdit, len(p.ContentChanges))
+	for i, c := range p.ContentChanges {
+		edits[i].Text = c.Text
+		if c.Range != (protocol.Range{}) || c.RangeLength != 0 {
+			edits[i].Range = &analysis.EditRange{
+				StartLine: int(c.Range.Start.Line), StartColumn: int(c.Range.Start.Character),
+				EndLine: int(c.Range.End.Line), EndColumn: int(c.Range.End.Character),
+			}
+		}
+	}
+	err = f.ws.Change(ctx, rel, p.TextDocument.Version, edits)
+	if errors.Is(err, analysis.ErrNotOpen) && !f.ws.Index().Languages().Supports(rel) {
+		return nil // a document in no supported language was never opened
+	}
+	return err
+}
+
+func (s *Server) didClose(ctx context.Context, p *protocol.DidCloseTextDocumentParams) error {
+	f, rel, err := s.folderFor(p.TextDocument.URI)
+	if err != nil || !f.ws.IsOpen(rel) {
+		return nil
+	}
+	if err := f.ws.Close(rel); err != nil {
+		return err
+	}
+	// The file returns to its content on disk.
+	s.refreshFolder(f)
+	return nil
+}
+
+func (s *Server) didSave(ctx context.Context, p *protocol.DidSaveTextDocumentParams) error {
+	f, _, err := s.folderFor(p.TextDocument.URI)
+	if err != nil {
+		return nil
+	}
+	return f.ws.Flush(ctx)
+}
