@@ -80,8 +80,8 @@ type Symbol struct {
 	QualifiedName string
 	// Module is the name of the file's module or package (Go package name,
 	// Java package, otherwise derived from the path).
-	Module    string
-	Range Range
+	Module string
+	Range  Range
 	// NameRange is the span of the symbol's name in its definition.
 	NameRange Range
 	Signature string
