@@ -3,6 +3,9 @@ package analysis
 import (
 	"context"
 	"fmt"
+	"sort"
+
+	"github.com/cespare/xxhash/v2"
 
 	sitter "github.com/smacker/go-tree-sitter"
 )
@@ -19,10 +22,14 @@ type Document struct {
 	// Version is the editor's version of the text.
 	Version int32
 
-	text  []byte
-	lines *lineIndex
-	tree  *sitter.Tree
-	graph *FileGraph
+	text   []byte
+	lines  *lineIndex
+	tree   *sitter.Tree
+	graph  *FileGraph
+	chunks []chunk // what the query found in each top-level node
+	// queried counts the top-level nodes the last extraction queried (all
+	// of them, -1, after a full extraction).
+	queried int
 }
 
 // TextEdit replaces the text between two positions (0-based lines, UTF-16
@@ -41,7 +48,7 @@ type EditRange struct {
 // OpenDocument parses text as the content of an open document.
 func (p *Parser) OpenDocument(ctx context.Context, lang *Language, path string, version int32, text []byte) (*Document, error) {
 	d := &Document{Path: path, Language: lang, Version: version}
-	if err := d.reparse(ctx, p, text, nil); err != nil {
+	if err := d.reparse(ctx, p, text, newLineIndex(text), nil); err != nil {
 		return nil, err
 	}
 	return d, nil
@@ -101,7 +108,7 @@ func (d *Document) Apply(ctx context.Context, p *Parser, version int32, edits []
 	}
 	// Edits are never dropped half-way: the parse runs to the end even if
 	// the request that brought them is cancelled.
-	if err := d.reparse(context.WithoutCancel(ctx), p, text, tree); err != nil {
+	if err := d.reparse(context.WithoutCancel(ctx), p, text, lines, tree); err != nil {
 		return err
 	}
 	d.Version = version
@@ -109,13 +116,15 @@ func (d *Document) Apply(ctx context.Context, p *Parser, version int32, edits []
 }
 
 // reparse parses text, reusing old when it carries the edits made since it
-// was parsed, and extracts the graph.
-func (d *Document) reparse(ctx context.Context, p *Parser, text []byte, old *sitter.Tree) error {
+// was parsed, and extracts the graph: after an incremental parse, only the
+// top-level nodes whose text changed are queried again.
+func (d *Document) reparse(ctx context.Context, p *Parser, text []byte, lines *lineIndex, old *sitter.Tree) error {
 	tree, err := p.Parse(ctx, d.Language, text, old)
 	if err != nil {
 		return fmt.Errorf("parse %s: %w", d.Path, err)
 	}
-	if old != nil && tree.RootNode().HasError() {
+	incremental := old != nil
+	if incremental && tree.RootNode().HasError() {
 		// Error recovery can come out differently when parts of the old
 		// tree are reused; a text with syntax errors is parsed afresh so
 		// that the graph always equals that of a fresh parse.
@@ -123,6 +132,7 @@ func (d *Document) reparse(ctx context.Context, p *Parser, text []byte, old *sit
 		if tree, err = p.Parse(ctx, d.Language, text, nil); err != nil {
 			return fmt.Errorf("parse %s: %w", d.Path, err)
 		}
+		incremental = false
 	}
 	if old != nil && old != tree {
 		old.Close()
@@ -130,9 +140,131 @@ func (d *Document) reparse(ctx context.Context, p *Parser, text []byte, old *sit
 	if d.tree != nil && d.tree != old && d.tree != tree {
 		d.tree.Close()
 	}
-	d.text, d.tree, d.lines = text, tree, newLineIndex(text)
-	d.graph = p.ExtractTree(d.Language, d.Path, text, tree)
+	root := tree.RootNode()
+	var raw rawGraph
+	if incremental && d.chunks != nil {
+		raw, d.chunks, d.queried = p.queryChanged(d.Language, text, root, d.chunks)
+	} else {
+		raw, d.queried = p.query(d.Language, text, root, nil), -1
+		d.chunks = splitChunks(text, raw, topLevel(root))
+	}
+	d.text, d.tree, d.lines = text, tree, lines
+	d.graph = assemble(d.Language, d.Path, text, lines, root, raw)
 	return nil
+}
+
+// chunk is what the query found in one top-level node of a document,
+// kept to be reused while the node's text stays the same. Offsets in raw
+// are relative to start, so a chunk that moves is reused as it is.
+type chunk struct {
+	start, end uint32
+	hash       uint64
+	raw        rawGraph
+}
+
+// topLevel returns the spans of the root's children.
+func topLevel(root *sitter.Node) []span {
+	var out []span
+	c := sitter.NewTreeCursor(root)
+	defer c.Close()
+	if !c.GoToFirstChild() {
+		return nil
+	}
+	for {
+		n := c.CurrentNode()
+		out = append(out, span{n.StartByte(), n.EndByte()})
+		if !c.GoToNextSibling() {
+			return out
+		}
+	}
+}
+
+// splitChunks distributes what a query of the whole file found among its
+// top-level nodes. It returns nil, so that the next edit queries the whole
+// file again, when something lies outside every top-level node.
+func splitChunks(text []byte, raw rawGraph, spans []span) []chunk {
+	parts := make([]rawGraph, len(spans))
+	find := func(off uint32) *rawGraph {
+		i := sort.Search(len(spans), func(i int) bool { return spans[i].end > off })
+		if i < len(spans) && spans[i].start <= off {
+			return &parts[i]
+		}
+		return nil
+	}
+	for _, x := range raw.defs {
+		r := find(x.start)
+		if r == nil {
+			return nil
+		}
+		r.defs = append(r.defs, x)
+	}
+	for _, x := range raw.refs {
+		r := find(x.at)
+		if r == nil {
+			return nil
+		}
+		r.refs = append(r.refs, x)
+	}
+	for _, x := range raw.comments {
+		r := find(x.start)
+		if r == nil {
+			return nil
+		}
+		r.comments = append(r.comments, x)
+	}
+	if raw.module != "" {
+		r := find(raw.moduleAt)
+		if r == nil {
+			return nil
+		}
+		r.module, r.moduleAt = raw.module, raw.moduleAt
+	}
+	chunks := make([]chunk, len(spans))
+	for i, sp := range spans {
+		chunks[i] = chunk{start: sp.start, end: sp.end, hash: xxhash.Sum64(text[sp.start:sp.end])}
+		chunks[i].raw.addShifted(&parts[i], -int64(sp.start))
+	}
+	return chunks
+}
+
+// queryChanged extracts a reparsed document: top-level nodes whose text is
+// that of a chunk of the previous extraction reuse its findings; the
+// others are queried. It returns the findings, the new chunks and how many
+// nodes were queried.
+func (p *Parser) queryChanged(lang *Language, text []byte, root *sitter.Node, old []chunk) (rawGraph, []chunk, int) {
+	type key struct {
+		hash uint64
+		size uint32
+	}
+	reusable := make(map[key]*chunk, len(old))
+	for i := range old {
+		reusable[key{old[i].hash, old[i].end - old[i].start}] = &old[i]
+	}
+	var raw rawGraph
+	queried := 0
+	chunks := make([]chunk, 0, len(old)+1)
+	c := sitter.NewTreeCursor(root)
+	defer c.Close()
+	if c.GoToFirstChild() {
+		for {
+			n := c.CurrentNode()
+			st, en := n.StartByte(), n.EndByte()
+			ch := chunk{start: st, end: en, hash: xxhash.Sum64(text[st:en])}
+			if prev := reusable[key{ch.hash, en - st}]; prev != nil {
+				ch.raw = prev.raw
+			} else {
+				found := p.query(lang, text, root, n)
+				ch.raw.addShifted(&found, -int64(st))
+				queried++
+			}
+			chunks = append(chunks, ch)
+			raw.addShifted(&ch.raw, int64(st))
+			if !c.GoToNextSibling() {
+				break
+			}
+		}
+	}
+	return raw, chunks, queried
 }
 
 // point returns tree-sitter's point (row, byte column) of an offset.

@@ -203,3 +203,55 @@ func TestDocumentFullReplaceAndClamp(t *testing.T) {
 		t.Errorf("symbols %s, want B,C", got)
 	}
 }
+
+// TestDocumentIncrementalExtraction checks that a valid edit inside one
+// function queries only that function again, and that the result still
+// equals a fresh parse.
+func TestDocumentIncrementalExtraction(t *testing.T) {
+	src, err := os.ReadFile(filepath.Join("..", "testdata", "sampleapp", "users", "service.go"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	lang, _ := NewLanguages().ByName("go")
+	p := NewParser()
+	defer p.Close()
+	ctx := context.Background()
+	doc, err := p.OpenDocument(ctx, lang, "users/service.go", 1, src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer doc.Close()
+	// Insert a call at the start of GetUser's body, then a new line before
+	// Rename: both shift what follows.
+	li := newLineIndex(src)
+	body := strings.Index(string(src), "id = strings.TrimSpace(id)")
+	pos := li.position(body)
+	edits := [][]TextEdit{
+		{{Range: &EditRange{pos.Line, pos.Column, pos.Line, pos.Column}, Text: "audit(id)\n\t"}},
+		{{Range: &EditRange{0, 0, 0, 0}, Text: "// Package users.\n"}},
+	}
+	for i, e := range edits {
+		if err := doc.Apply(ctx, p, int32(i+2), e); err != nil {
+			t.Fatal(err)
+		}
+		if doc.queried < 0 || doc.queried > 2 {
+			t.Errorf("edit %d queried %d top-level nodes, want at most 2", i, doc.queried)
+		}
+		want, err := p.Extract(ctx, lang, "users/service.go", doc.Text())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if g, w := graphJSON(t, doc.Graph()), graphJSON(t, want); g != w {
+			t.Fatalf("edit %d: incremental graph differs from a fresh parse:\n%s", i, firstDiff(w, g))
+		}
+	}
+	var calls []string
+	for _, r := range doc.Graph().Refs {
+		if r.Kind == EdgeCalls && doc.Graph().Symbols[r.Source].Name == "GetUser" {
+			calls = append(calls, r.Name)
+		}
+	}
+	if !strings.Contains(strings.Join(calls, ","), "audit") {
+		t.Errorf("calls from GetUser = %v, want audit among them", calls)
+	}
+}

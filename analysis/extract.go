@@ -57,30 +57,75 @@ func (p *Parser) Extract(ctx context.Context, lang *Language, path string, src [
 	return p.ExtractTree(lang, path, src, tree), nil
 }
 
-// definition is a definition match before parents are assigned.
+// definition is a definition match before parents are assigned. Offsets
+// are absolute byte offsets in the file.
 type definition struct {
 	kind       Kind
-	node       *sitter.Node
 	start, end uint32
 	name       string
 	nameStart  uint32
 	nameEnd    uint32
 	owner      string
 	doc        string
+	signature  string
+}
+
+// pendingRef is a reference before its source symbol is known.
+type pendingRef struct {
+	at         uint32 // where the referring node starts
+	start, end uint32 // the span reported for the reference
+	ref        Ref    // without Source and Range
+}
+
+// rawGraph is what the query finds in (part of) a file, before symbols are
+// numbered and nested: everything in it is positioned by byte offsets, so
+// the part of an unchanged piece of text can be reused after an edit
+// elsewhere, shifted (see Document.Apply).
+type rawGraph struct {
+	module   string
+	moduleAt uint32 // where the node naming the module starts
+	defs     []definition
+	refs     []pendingRef
+	comments []span
+}
+
+// addShifted appends o to r with every offset of o moved by delta.
+func (r *rawGraph) addShifted(o *rawGraph, delta int64) {
+	d := func(x uint32) uint32 { return uint32(int64(x) + delta) }
+	if r.module == "" && o.module != "" {
+		r.module, r.moduleAt = o.module, d(o.moduleAt)
+	}
+	for _, x := range o.defs {
+		x.start, x.end, x.nameStart, x.nameEnd = d(x.start), d(x.end), d(x.nameStart), d(x.nameEnd)
+		r.defs = append(r.defs, x)
+	}
+	for _, x := range o.refs {
+		x.at, x.start, x.end = d(x.at), d(x.start), d(x.end)
+		r.refs = append(r.refs, x)
+	}
+	for _, x := range o.comments {
+		r.comments = append(r.comments, span{d(x.start), d(x.end)})
+	}
 }
 
 // ExtractTree returns the graph of a file from its syntax tree.
 func (p *Parser) ExtractTree(lang *Language, filePath string, src []byte, tree *sitter.Tree) *FileGraph {
-	text := textOf(src)
-	lines := newLineIndex(src)
 	root := tree.RootNode()
+	raw := p.query(lang, src, root, nil)
+	return assemble(lang, filePath, src, newLineIndex(src), root, raw)
+}
 
-	var (
-		module   string
-		defs     []definition
-		refs     []pendingRef
-		comments []span
-	)
+// query runs the language's tags query over root, or only over the part of
+// it that within spans (a top-level node), and returns what it found.
+func (p *Parser) query(lang *Language, src []byte, root, within *sitter.Node) rawGraph {
+	text := textOf(src)
+	var raw rawGraph
+	lo, hi := uint32(0), uint32(len(src))
+	if within != nil {
+		lo, hi = within.StartByte(), within.EndByte()
+		p.cursor.SetPointRange(within.StartPoint(), within.EndPoint())
+		defer p.cursor.SetPointRange(sitter.Point{}, sitter.Point{Row: ^uint32(0), Column: ^uint32(0)})
+	}
 	p.cursor.Exec(lang.tags, root)
 	for {
 		m, ok := p.cursor.NextMatch()
@@ -97,7 +142,9 @@ func (p *Parser) ExtractTree(lang *Language, filePath string, src []byte, tree *
 			capture := lang.captureNames[c.Index]
 			switch capture {
 			case "comment":
-				comments = append(comments, span{c.Node.StartByte(), c.Node.EndByte()})
+				if st := c.Node.StartByte(); st >= lo && st < hi {
+					raw.comments = append(raw.comments, span{st, c.Node.EndByte()})
+				}
 			case "name":
 				name, nameNode = text(c.Node), c.Node
 			case "owner":
@@ -117,17 +164,20 @@ func (p *Parser) ExtractTree(lang *Language, filePath string, src []byte, tree *
 		if main == nil || name == "" || !lang.accepts(m, text) {
 			continue
 		}
+		if st := main.StartByte(); within != nil && (st < lo || st >= hi) {
+			continue // belongs to another top-level node
+		}
 		switch {
 		case role == "definition.module":
-			if module == "" {
-				module = name
+			if raw.module == "" {
+				raw.module, raw.moduleAt = name, main.StartByte()
 			}
 		case strings.HasPrefix(role, "definition."):
-			defs = append(defs, definition{
-				kind: Kind(strings.TrimPrefix(role, "definition.")), node: main,
+			raw.defs = append(raw.defs, definition{
+				kind:  Kind(strings.TrimPrefix(role, "definition.")),
 				start: main.StartByte(), end: main.EndByte(),
 				name: name, nameStart: nameNode.StartByte(), nameEnd: nameNode.EndByte(),
-				owner: owner, doc: doc,
+				owner: owner, doc: doc, signature: signature(main, src),
 			})
 		default:
 			kind := referenceKind(role)
@@ -141,19 +191,21 @@ func (p *Parser) ExtractTree(lang *Language, filePath string, src []byte, tree *
 			if kind == EdgeImports {
 				name = cleanImport(name)
 			}
-			refs = append(refs, pendingRef{
-				at: main.StartByte(),
-				ref: Ref{
-					Kind: kind, Name: name, Qualifier: qual, Subject: subject,
-					Range: lines.rangeOf(at.StartByte(), at.EndByte()),
-				},
+			raw.refs = append(raw.refs, pendingRef{
+				at: main.StartByte(), start: at.StartByte(), end: at.EndByte(),
+				ref: Ref{Kind: kind, Name: name, Qualifier: qual, Subject: subject},
 			})
 		}
 	}
+	return raw
+}
+
+// assemble numbers, nests and positions what the query found in a file.
+func assemble(lang *Language, filePath string, src []byte, lines *lineIndex, root *sitter.Node, raw rawGraph) *FileGraph {
+	module := raw.module
 	if module == "" {
 		module = strings.ToValidUTF8(moduleFromPath(filePath), "\uFFFD")
 	}
-
 	g := &FileGraph{Path: filePath, Language: lang.Name}
 	if root.HasError() {
 		g.ParseErrors = countErrors(root)
@@ -163,9 +215,10 @@ func (p *Parser) ExtractTree(lang *Language, filePath string, src []byte, tree *
 		Name: module, QualifiedName: module, Module: module,
 		Range: lines.rangeOf(0, uint32(len(src))), NameRange: lines.rangeOf(0, 0),
 	})
+	comments := raw.comments
 	sort.Slice(comments, func(i, j int) bool { return comments[i].start < comments[j].start })
-	g.Symbols = append(g.Symbols, buildSymbols(defs, module, src, lines, comments)...)
-	g.Refs = attachRefs(g.Symbols, refs)
+	g.Symbols = append(g.Symbols, buildSymbols(raw.defs, module, src, lines, comments)...)
+	g.Refs = attachRefs(g.Symbols, raw.refs, lines)
 	return g
 }
 
@@ -179,12 +232,6 @@ func (l *Language) accepts(m *sitter.QueryMatch, text func(*sitter.Node) string)
 		}
 	}
 	return true
-}
-
-// pendingRef is a reference before its source symbol is known.
-type pendingRef struct {
-	at  uint32
-	ref Ref
 }
 
 // buildSymbols orders definitions, drops duplicates found by several
@@ -215,7 +262,7 @@ func buildSymbols(defs []definition, module string, src []byte, lines *lineIndex
 			Module:    module,
 			Range:     lines.rangeOf(d.start, d.end),
 			NameRange: lines.rangeOf(d.nameStart, d.nameEnd),
-			Signature: signature(d.node, src),
+			Signature: d.signature,
 			Doc:       cleanDoc(d.doc),
 		}
 		if s.Doc == "" {
@@ -277,7 +324,7 @@ func ownerIndex(defs []definition, owner string) int {
 // attachRefs gives each reference the innermost symbol that contains it and,
 // for references with a subject (impl Trait for Type), the subject's symbol
 // when the file defines it. Symbols are sorted by start, outer before inner.
-func attachRefs(symbols []Symbol, refs []pendingRef) []Ref {
+func attachRefs(symbols []Symbol, refs []pendingRef, lines *lineIndex) []Ref {
 	sort.SliceStable(refs, func(i, j int) bool { return refs[i].at < refs[j].at })
 	out := make([]Ref, 0, len(refs))
 	var stack []int // open symbols, innermost last
@@ -295,6 +342,7 @@ func attachRefs(symbols []Symbol, refs []pendingRef) []Ref {
 			stack = stack[:len(stack)-1]
 		}
 		r := pr.ref
+		r.Range = lines.rangeOf(pr.start, pr.end)
 		r.Source = 0
 		if len(stack) > 0 {
 			r.Source = stack[len(stack)-1]

@@ -5,7 +5,10 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
+	"strings"
 	"testing"
+	"time"
 )
 
 // benchFile is a large real Go file present on every machine with Go.
@@ -49,4 +52,45 @@ func BenchmarkExtract(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
+}
+
+// BenchmarkDocumentEdit measures a one-character edit in a function of
+// net/http/server.go: the edit, the incremental reparse and the graph
+// update of the open document (the editor's keystroke path).
+func BenchmarkDocumentEdit(b *testing.B) {
+	lang, src := loadBenchFile(b)
+	p := NewParser()
+	defer p.Close()
+	ctx := context.Background()
+	doc, err := p.OpenDocument(ctx, lang, "net/http/server.go", 1, src)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer doc.Close()
+	// Type in an identifier of conn.serve's body (the text stays valid Go).
+	fn := strings.Index(string(src), "func (c *conn) serve(ctx context.Context) {")
+	at := strings.Index(string(src[fn:]), "remoteAddr")
+	if fn < 0 || at < 0 {
+		b.Skip("net/http/server.go has no conn.serve using remoteAddr")
+	}
+	pos := newLineIndex(src).position(fn + at + len("remote"))
+	line, col := pos.Line, pos.Column
+	version := int32(1)
+	var durations []time.Duration
+	for b.Loop() {
+		version++
+		start := time.Now()
+		// Type a character, then delete it: two edits, as two keystrokes.
+		if err := doc.Apply(ctx, p, version, []TextEdit{{Range: &EditRange{line, col, line, col}, Text: "x"}}); err != nil {
+			b.Fatal(err)
+		}
+		version++
+		if err := doc.Apply(ctx, p, version, []TextEdit{{Range: &EditRange{line, col, line, col + 1}, Text: ""}}); err != nil {
+			b.Fatal(err)
+		}
+		durations = append(durations, time.Since(start)/2)
+	}
+	slices.Sort(durations)
+	b.ReportMetric(float64(durations[len(durations)*99/100].Microseconds())/1000, "p99-ms/edit")
+	b.ReportMetric(float64(durations[len(durations)/2].Microseconds())/1000, "p50-ms/edit")
 }
