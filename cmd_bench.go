@@ -18,27 +18,32 @@ import (
 
 // benchReport holds the figures of anchorage bench.
 type benchReport struct {
-	Root         string  `json:"root"`
-	Files        int     `json:"files"`
-	Symbols      int     `json:"symbols"`
-	Edges        int     `json:"edges"`
-	MB           float64 `json:"mb_parsed"`
-	ColdSeconds  float64 `json:"cold_index_seconds"`
-	MBPerSecond  float64 `json:"cold_mb_per_second"`
-	WarmSeconds  float64 `json:"warm_index_seconds"`
-	PeakRSSMB    float64 `json:"peak_rss_mb"`
-	Workers      int     `json:"workers"`
-	SymbolP50ms  float64 `json:"symbol_lookup_p50_ms"`
-	SymbolP95ms  float64 `json:"symbol_lookup_p95_ms"`
-	CallersP50ms float64 `json:"callers_p50_ms"`
-	CallersP95ms float64 `json:"callers_p95_ms"`
-	Samples      int     `json:"samples"`
-	BaselineSecs float64 `json:"bare_parse_seconds"`
-	Ratio        float64 `json:"cold_index_to_bare_parse"`
+	Root         string     `json:"root"`
+	Files        int        `json:"files"`
+	Symbols      int        `json:"symbols"`
+	Edges        int        `json:"edges"`
+	MB           float64    `json:"mb_parsed"`
+	ColdSeconds  float64    `json:"cold_index_seconds"`
+	MBPerSecond  float64    `json:"cold_mb_per_second"`
+	WarmSeconds  float64    `json:"warm_index_seconds"`
+	PeakRSSMB    float64    `json:"peak_rss_mb"`
+	Workers      int        `json:"workers"`
+	SymbolP50ms  float64    `json:"symbol_lookup_p50_ms"`
+	SymbolP95ms  float64    `json:"symbol_lookup_p95_ms"`
+	CallersP50ms float64    `json:"callers_p50_ms"`
+	CallersP95ms float64    `json:"callers_p95_ms"`
+	Samples      int        `json:"samples"`
+	BaselineSecs float64    `json:"bare_parse_seconds"`
+	Ratio        float64    `json:"cold_index_to_bare_parse"`
+	EditFile     string     `json:"edit_file,omitempty"`
+	EditP50ms    float64    `json:"edit_p50_ms"`
+	EditP99ms    float64    `json:"edit_p99_ms"`
+	LSP          *lspReport `json:"lsp,omitempty"`
 }
 
 func newBenchCmd(g *globalFlags) *cobra.Command {
 	var samples, workers int
+	var withLSP bool
 	var cpuProfile string
 	cmd := &cobra.Command{
 		Use:   "bench",
@@ -118,7 +123,20 @@ from this command.`,
 			}
 			rep.SymbolP50ms, rep.SymbolP95ms = percentiles(symbolTimes)
 			rep.CallersP50ms, rep.CallersP95ms = percentiles(callerTimes)
+			rep.EditFile, rep.EditP50ms, rep.EditP99ms, err = benchEdits(ctx, ix, samples)
+			if err != nil {
+				return err
+			}
 			rep.PeakRSSMB = peakRSSMB()
+			if withLSP {
+				var queries []string
+				for _, s := range names {
+					queries = append(queries, s.Name)
+				}
+				if rep.LSP, err = benchServer(ctx, root, queries); err != nil {
+					return fmt.Errorf("language server: %w", err)
+				}
+			}
 			if g.json {
 				return writeJSON(cmd.OutOrStdout(), rep)
 			}
@@ -131,10 +149,18 @@ from this command.`,
 			fmt.Fprintf(w, "peak RSS        %.0f MB\n", rep.PeakRSSMB)
 			fmt.Fprintf(w, "symbol lookup   p50 %.2f ms  p95 %.2f ms  (%d samples)\n", rep.SymbolP50ms, rep.SymbolP95ms, len(symbolTimes))
 			fmt.Fprintf(w, "callers         p50 %.2f ms  p95 %.2f ms  (%d samples)\n", rep.CallersP50ms, rep.CallersP95ms, len(callerTimes))
+			if rep.EditFile != "" {
+				fmt.Fprintf(w, "keystroke       p50 %.2f ms  p99 %.2f ms  (graph update of open %s)\n", rep.EditP50ms, rep.EditP99ms, rep.EditFile)
+			}
+			if l := rep.LSP; l != nil {
+				fmt.Fprintf(w, "server          first workspace/symbol %.0f ms after start (while indexing: %v), indexed in %.2f s\n", l.FirstSymbolMs, l.FirstSymbolDuring, l.IndexSeconds)
+				fmt.Fprintf(w, "server          workspace/symbol p50 %.2f ms  p95 %.2f ms, peak RSS %.0f MB\n", l.SymbolP50ms, l.SymbolP95ms, l.ServerRSSMB)
+			}
 			return nil
 		},
 	}
 	cmd.Flags().IntVar(&samples, "samples", 500, "number of sampled symbols to query")
+	cmd.Flags().BoolVar(&withLSP, "lsp", false, "also start the language server and measure it over stdio")
 	cmd.Flags().StringVar(&cpuProfile, "cpuprofile", "", "write a CPU profile to this file")
 	cmd.Flags().IntVar(&workers, "workers", 0, "parser workers (default: one per CPU)")
 	return cmd

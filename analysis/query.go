@@ -853,3 +853,16 @@ func abs(x int) int {
 	}
 	return x
 }
+
+// LargestFile returns the largest indexed file of a language, or "".
+func (s *Store) LargestFile(ctx context.Context, language string) (string, error) {
+	var p string
+	err := s.db.QueryRowContext(ctx, `SELECT path FROM files WHERE language = ? ORDER BY size DESC LIMIT 1`, language).Scan(&p)
+	if err == sql.ErrNoRows {
+		return "", nil
+	}
+	if err != nil {
+		return "", fmt.Errorf("largest %s file: %w", language, err)
+	}
+	return p, nil
+}
