@@ -28,8 +28,9 @@ type progress struct {
 	total int
 }
 
-// startProgress begins reporting work under a title.
-func (s *Server) startProgress(ctx context.Context, title string) *progress {
+// startProgress begins reporting work under a title. When cancel is not
+// nil the editor may cancel the work.
+func (s *Server) startProgress(ctx context.Context, title string, cancel context.CancelFunc) *progress {
 	p := &progress{s: s, ctx: ctx, title: title}
 	s.mu.Lock()
 	supported := s.caps.Window != nil && s.caps.Window.WorkDoneProgress
@@ -51,7 +52,12 @@ func (s *Server) startProgress(ctx context.Context, title string) *progress {
 			return
 		}
 		p.token = token
-		p.send(&protocol.WorkDoneProgressBegin{Kind: protocol.WorkDoneProgressKindBegin, Title: title, Percentage: 0})
+		if cancel != nil {
+			s.mu.Lock()
+			s.progressCancels[token.String()] = cancel
+			s.mu.Unlock()
+		}
+		p.send(&protocol.WorkDoneProgressBegin{Kind: protocol.WorkDoneProgressKindBegin, Title: title, Percentage: 0, Cancellable: cancel != nil})
 		if p.total > 0 {
 			p.sendReport()
 		}
@@ -91,6 +97,9 @@ func (p *progress) end(message string) {
 		return
 	}
 	p.send(&protocol.WorkDoneProgressEnd{Kind: protocol.WorkDoneProgressKindEnd, Message: message})
+	p.s.mu.Lock()
+	delete(p.s.progressCancels, p.token.String())
+	p.s.mu.Unlock()
 	p.token = nil
 }
 
@@ -103,7 +112,18 @@ func (p *progress) send(value any) {
 	}
 }
 
+// workDoneProgressCancel cancels the work the editor asked to cancel
+// (indexing: what was indexed so far stays, the rest waits for the next
+// refresh).
 func (s *Server) workDoneProgressCancel(ctx context.Context, p *protocol.WorkDoneProgressCancelParams) error {
-	s.log.Info("the editor asked to cancel progress; indexing goes on in the background", zap.Any("token", p.Token))
+	s.mu.Lock()
+	cancel := s.progressCancels[p.Token.String()]
+	s.mu.Unlock()
+	if cancel == nil {
+		s.log.Debug("cancel for unknown progress", zap.Any("token", p.Token))
+		return nil
+	}
+	s.info("indexing cancelled by the editor")
+	cancel()
 	return nil
 }

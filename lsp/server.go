@@ -58,6 +58,8 @@ type Server struct {
 	settings Settings
 	folders  []*folder
 	requests map[string]context.CancelFunc // in-flight requests by JSON id
+	// progressCancels cancels cancellable work by progress token.
+	progressCancels map[string]context.CancelFunc
 
 	reqHandlers  map[string]handlerFunc
 	noteHandlers map[string]func(context.Context, json.RawMessage) error
@@ -82,7 +84,8 @@ func New(opts Options) *Server {
 	bg, stop := context.WithCancel(context.Background())
 	s := &Server{
 		opts: opts, log: opts.Logger, requests: map[string]context.CancelFunc{},
-		bg: bg, stopBg: stop, exited: make(chan struct{}), exitCode: 1,
+		progressCancels: map[string]context.CancelFunc{},
+		bg:              bg, stopBg: stop, exited: make(chan struct{}), exitCode: 1,
 	}
 	s.reqHandlers = s.requestHandlers()
 	s.noteHandlers = s.notificationHandlers()

@@ -21,7 +21,9 @@ func (s *Server) indexFolder(f *folder, title string) {
 		defer f.indexMu.Unlock()
 		f.indexing.Store(true)
 		defer f.indexing.Store(false)
-		p := s.startProgress(ctx, title)
+		ctx, cancel := context.WithCancel(ctx)
+		defer cancel()
+		p := s.startProgress(ctx, title, cancel)
 		start := time.Now()
 		sum, err := f.ws.Refresh(ctx, func(pr analysis.Progress) {
 			f.done.Store(int64(pr.Done))
@@ -29,10 +31,12 @@ func (s *Server) indexFolder(f *folder, title string) {
 			p.report(pr.Done, pr.Total)
 		})
 		if err != nil {
-			p.end("Indexing failed")
-			if ctx.Err() == nil {
-				s.warn("indexing %s failed: %v", f.root(), err)
+			if ctx.Err() != nil {
+				p.end("Cancelled")
+				return
 			}
+			p.end("Indexing failed")
+			s.warn("indexing %s failed: %v", f.root(), err)
 			return
 		}
 		f.last.Store(sum)
