@@ -123,15 +123,7 @@ func benchEdits(ctx context.Context, ix *analysis.Index, samples int) (string, f
 	if err := ws.Open(ctx, rel, 1, src); err != nil {
 		return "", 0, 0, err
 	}
-	// Type after the first identifier of the middle line that has one.
-	lines := strings.Split(string(src), "\n")
-	line, col := len(lines)/2, 0
-	for ; line < len(lines); line++ {
-		if i := strings.IndexFunc(lines[line], func(r rune) bool { return r >= 'a' && r <= 'z' }); i >= 0 && strings.TrimSpace(lines[line]) != "" && !strings.Contains(lines[line], "\"") {
-			col = i + 1
-			break
-		}
-	}
+	line, col := typingSpot(string(src))
 	var times []time.Duration
 	version := int32(1)
 	for i := 0; i < samples; i++ {
@@ -257,4 +249,35 @@ func (c *rawClient) read(v any) error {
 		return err
 	}
 	return json.Unmarshal(body, v)
+}
+
+// typingSpot returns where, from the middle of a file on, typing a letter
+// keeps the code valid: inside an identifier of four letters or more that
+// is not a keyword, outside strings and comments.
+func typingSpot(src string) (line, col int) {
+	lines := strings.Split(src, "\n")
+	keywords := map[string]bool{
+		"return": true, "func": true, "package": true, "import": true, "struct": true, "interface": true,
+		"range": true, "switch": true, "select": true, "default": true, "continue": true, "break": true,
+		"defer": true, "else": true, "case": true, "chan": true, "const": true, "goto": true, "type": true,
+		"class": true, "def": true, "self": true, "this": true, "function": true, "while": true,
+	}
+	for line = len(lines) / 2; line < len(lines); line++ {
+		l := lines[line]
+		// Columns are UTF-16 units: keep to ASCII lines.
+		if strings.ContainsAny(l, "\"'`#") || strings.Contains(l, "//") || strings.IndexFunc(l, func(r rune) bool { return r > 127 }) >= 0 {
+			continue
+		}
+		for i := 0; i < len(l); {
+			j := i
+			for j < len(l) && (l[j] >= 'a' && l[j] <= 'z' || l[j] >= 'A' && l[j] <= 'Z') {
+				j++
+			}
+			if j-i >= 4 && !keywords[l[i:j]] {
+				return line, i + 2
+			}
+			i = max(j, i+1)
+		}
+	}
+	return len(lines) / 2, 0
 }

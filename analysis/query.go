@@ -772,6 +772,12 @@ func (s *Store) Stats(ctx context.Context) (Stats, error) {
 	return st, nil
 }
 
+// LastStats returns the counts saved by the last update (cheap; they may
+// lag behind an update in progress), or computes them when there are none.
+func (s *Store) LastStats(ctx context.Context) (Stats, error) {
+	return s.cachedStats(ctx, false)
+}
+
 // statsKey is the meta key under which the last computed Stats are kept.
 const statsKey = "stats"
 

@@ -118,7 +118,7 @@ type folderStatus struct {
 func (s *Server) indexStatus(ctx context.Context) (any, error) {
 	out := []folderStatus{}
 	for _, f := range sortedFolders(s.snapshotFolders()) {
-		st, err := f.ws.Index().Stats(ctx)
+		st, err := f.ws.Index().LastStats(ctx)
 		if err != nil {
 			return nil, err
 		}
