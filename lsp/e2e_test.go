@@ -14,7 +14,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -694,6 +693,18 @@ func (d *document) find(t *testing.T, s string, n int) protocol.Range {
 	return protocol.Range{Start: positionAt(d.text, off), End: positionAt(d.text, off+len(s))}
 }
 
+// findIn returns the range of sub within the first occurrence of context.
+func (d *document) findIn(t *testing.T, context, sub string) protocol.Range {
+	t.Helper()
+	r := d.find(t, context, 0)
+	i := strings.Index(context, sub)
+	if i < 0 {
+		t.Fatalf("%q is not in %q", sub, context)
+	}
+	start := offsetAt(d.text, r.Start) + i
+	return protocol.Range{Start: positionAt(d.text, start), End: positionAt(d.text, start+len(sub))}
+}
+
 // pos returns the position of the first occurrence of s.
 func (d *document) pos(t *testing.T, s string) protocol.Position {
 	t.Helper()
@@ -894,29 +905,1063 @@ func wantCode(t *testing.T, what string, err error, want jsonrpc2.Code) {
 	}
 }
 
-// keep the imports used by helpers that only some builds need.
-var (
-	_ = bufio.NewReader
-	_ = fs.ErrNotExist
-	_ = strconv.Itoa
-)
+// knownBug skips a test that shows a known server bug, unless
+// ANCHORAGE_E2E_BUGS=1 asks to run it (and see it fail).
+func knownBug(t *testing.T, description string) {
+	t.Helper()
+	if os.Getenv("ANCHORAGE_E2E_BUGS") != "1" {
+		t.Skip("BUG: " + description)
+	}
+}
 
-func TestE2EExplore(t *testing.T) {
+// ---------------------------------------------------------------------------
+// The raw client: bytes on the server's input, frames read from its output.
+
+type rawClient struct {
+	*lspProc
+	*recorder
+}
+
+func startRaw(t *testing.T) *rawClient {
+	t.Helper()
+	p := startProc(t)
+	c := &rawClient{lspProc: p, recorder: newRecorder()}
+	go c.read(bufio.NewReader(p.stdout))
+	return c
+}
+
+// read parses the server's output into frames until it ends.
+func (c *rawClient) read(r *bufio.Reader) {
+	defer close(c.recorder.closed)
+	for {
+		length := -1
+		for {
+			line, err := r.ReadString('\n')
+			if err != nil {
+				return
+			}
+			line = strings.TrimRight(line, "\r\n")
+			if line == "" {
+				break
+			}
+			name, value, _ := strings.Cut(line, ":")
+			if strings.EqualFold(name, "Content-Length") {
+				length, _ = strconv.Atoi(strings.TrimSpace(value))
+			}
+		}
+		if length < 0 {
+			c.add(frame{Method: "test/badFrame", Params: json.RawMessage(`"no Content-Length"`)})
+			return
+		}
+		body := make([]byte, length)
+		if _, err := io.ReadFull(r, body); err != nil {
+			return
+		}
+		var f frame
+		if err := json.Unmarshal(body, &f); err != nil {
+			f = frame{Method: "test/badFrame", Params: json.RawMessage(strconv.Quote(string(body)))}
+		}
+		c.add(f)
+	}
+}
+
+// send writes raw bytes to the server.
+func (c *rawClient) send(t *testing.T, raw string) {
+	t.Helper()
+	if _, err := io.WriteString(c.stdin, raw); err != nil {
+		t.Fatalf("write to the server: %v", err)
+	}
+}
+
+// sendJSON frames a message and writes it.
+func (c *rawClient) sendJSON(t *testing.T, msg string) {
+	t.Helper()
+	c.send(t, fmt.Sprintf("Content-Length: %d\r\n\r\n%s", len(msg), msg))
+}
+
+// request sends a request with a numeric id.
+func (c *rawClient) request(t *testing.T, id int, method string, params any) {
+	t.Helper()
+	b, err := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": id, "method": method, "params": params})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.sendJSON(t, string(b))
+}
+
+func (c *rawClient) notification(t *testing.T, method string, params any) {
+	t.Helper()
+	b, err := json.Marshal(map[string]any{"jsonrpc": "2.0", "method": method, "params": params})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.sendJSON(t, string(b))
+}
+
+// response waits for the response to id (a JSON id: 7, "x" or null).
+func (c *rawClient) response(t *testing.T, from int, id string) frame {
+	t.Helper()
+	return c.wait(t, from, callTimeout, "the response to id "+id, func(f frame) bool {
+		return f.Method == "" && string(f.ID) == id
+	})
+}
+
+// parseErrorAfter waits for a parse error response (id null).
+func (c *rawClient) parseErrorAfter(t *testing.T, from int) frame {
+	t.Helper()
+	f := c.wait(t, from, callTimeout, "a parse error response", func(f frame) bool {
+		return f.Method == "" && f.Error != nil && (len(f.ID) == 0 || string(f.ID) == "null")
+	})
+	if f.Error.Code != int64(jsonrpc2.ParseError) {
+		t.Fatalf("response with id null: %v, want code %d", f, jsonrpc2.ParseError)
+	}
+	return f
+}
+
+// start initializes the server over root without capabilities and waits
+// for the indexing.
+func (c *rawClient) start(t *testing.T, root string) {
+	t.Helper()
+	from := c.mark()
+	c.request(t, 1000, "initialize", map[string]any{"processId": os.Getpid(), "rootUri": string(uri.File(root)), "capabilities": map[string]any{}})
+	if f := c.response(t, from, "1000"); f.Error != nil {
+		t.Fatalf("initialize: %v", f)
+	}
+	c.notification(t, "initialized", map[string]any{})
+	c.wait(t, from, eventTimeout, "the indexing", isLog(protocol.MessageTypeInfo, "indexed "+root+":"))
+}
+
+// serves checks that the server still answers a request, and returns the
+// symbols it finds for query.
+func (c *rawClient) serves(t *testing.T, id int, query string) []protocol.SymbolInformation {
+	t.Helper()
+	from := c.mark()
+	c.request(t, id, "workspace/symbol", map[string]any{"query": query})
+	f := c.response(t, from, strconv.Itoa(id))
+	if f.Error != nil {
+		t.Fatalf("workspace/symbol %q: %v", query, f)
+	}
+	var syms []protocol.SymbolInformation
+	if err := json.Unmarshal(f.Result, &syms); err != nil {
+		t.Fatalf("workspace/symbol result %s: %v", f.Result, err)
+	}
+	return syms
+}
+
+// ---------------------------------------------------------------------------
+// Sessions.
+
+// TestE2EInitialize checks the capabilities the server advertises and
+// what it does after initialized: work done progress for the indexing,
+// the pull of its settings and the registration of file watchers.
+func TestE2EInitialize(t *testing.T) {
+	t.Parallel()
 	root := sampleApp(t)
 	c := startClient(t)
-	start := time.Now()
+	c.configuration = map[string]any{"logLevel": "info"}
 	res := c.initialize(t, clientOptions{all: true}, root)
-	t.Logf("init %+v", res)
-	c.server.Initialized(callCtx(t), &protocol.InitializedParams{})
-	c.waitIndexed(t, 0, root)
-	t.Logf("indexed after %v", time.Since(start))
-	for _, f := range c.all() {
-		t.Logf("%v", f)
+
+	caps := res.Capabilities
+	checks := []struct {
+		name string
+		ok   bool
+		got  any
+	}{
+		{"textDocumentSync.openClose", caps.TextDocumentSync.OpenClose, caps.TextDocumentSync.OpenClose},
+		{"textDocumentSync.change is incremental", caps.TextDocumentSync.Change == int(protocol.TextDocumentSyncKindIncremental), caps.TextDocumentSync.Change},
+		{"workspaceSymbolProvider", caps.WorkspaceSymbolProvider == true, caps.WorkspaceSymbolProvider},
+		{"documentSymbolProvider", caps.DocumentSymbolProvider == true, caps.DocumentSymbolProvider},
+		{"foldingRangeProvider", caps.FoldingRangeProvider == true, caps.FoldingRangeProvider},
+		{"callHierarchyProvider", caps.CallHierarchyProvider == true, caps.CallHierarchyProvider},
+		{"workspace.workspaceFolders.supported", caps.Workspace.WorkspaceFolders.Supported, caps.Workspace.WorkspaceFolders.Supported},
+		{"workspace.workspaceFolders.changeNotifications", caps.Workspace.WorkspaceFolders.ChangeNotifications == true, caps.Workspace.WorkspaceFolders.ChangeNotifications},
+		{"serverInfo.name", res.ServerInfo.Name == "anchorage", res.ServerInfo.Name},
 	}
-	u := fileURI(root, "users/repo.go")
-	ds := c.documentSymbols(t, u)
-	b, _ := json.MarshalIndent(ds, "", " ")
-	t.Logf("%s", b)
-	t.Logf("%s", describe(c.symbols(t, "FindByID")))
-	t.Logf("%s", describe(c.symbols(t, "FBI")))
+	for _, ch := range checks {
+		if !ch.ok {
+			t.Errorf("initialize: %s = %v", ch.name, ch.got)
+		}
+	}
+	if caps.ExecuteCommandProvider == nil {
+		t.Fatal("initialize: no executeCommandProvider")
+	}
+	wantCommands := []string{"anchorage.callers", "anchorage.callees", "anchorage.blastRadius", "anchorage.inheritance", "anchorage.index.status"}
+	for _, cmd := range wantCommands {
+		if !slices.Contains(caps.ExecuteCommandProvider.Commands, cmd) {
+			t.Errorf("executeCommandProvider.commands = %v, want %s among them", caps.ExecuteCommandProvider.Commands, cmd)
+		}
+	}
+
+	from := c.mark()
+	if err := c.server.Initialized(callCtx(t), &protocol.InitializedParams{}); err != nil {
+		t.Fatal(err)
+	}
+
+	t.Run("configuration pulled", func(t *testing.T) {
+		f := c.wait(t, from, eventTimeout, "workspace/configuration", func(f frame) bool { return f.Method == "workspace/configuration" && f.isCall })
+		var p protocol.ConfigurationParams
+		if err := json.Unmarshal(f.Params, &p); err != nil || len(p.Items) != 1 || p.Items[0].Section != "anchorage" {
+			t.Errorf("workspace/configuration %s, want one item of section anchorage", f.Params)
+		}
+	})
+
+	t.Run("watched files registered", func(t *testing.T) {
+		f := c.wait(t, from, eventTimeout, "client/registerCapability", func(f frame) bool { return f.Method == "client/registerCapability" && f.isCall })
+		var p struct {
+			Registrations []struct {
+				ID              string `json:"id"`
+				Method          string `json:"method"`
+				RegisterOptions struct {
+					Watchers []struct {
+						GlobPattern string `json:"globPattern"`
+					} `json:"watchers"`
+				} `json:"registerOptions"`
+			} `json:"registrations"`
+		}
+		if err := json.Unmarshal(f.Params, &p); err != nil {
+			t.Fatal(err)
+		}
+		if len(p.Registrations) != 1 || p.Registrations[0].Method != "workspace/didChangeWatchedFiles" || p.Registrations[0].ID == "" ||
+			len(p.Registrations[0].RegisterOptions.Watchers) == 0 || p.Registrations[0].RegisterOptions.Watchers[0].GlobPattern == "" {
+			t.Errorf("client/registerCapability %s, want one registration of workspace/didChangeWatchedFiles with watchers", f.Params)
+		}
+	})
+
+	t.Run("indexing progress", func(t *testing.T) {
+		create := c.wait(t, from, eventTimeout, "window/workDoneProgress/create", func(f frame) bool {
+			return f.Method == "window/workDoneProgress/create" && f.isCall
+		})
+		var cp struct {
+			Token json.RawMessage `json:"token"`
+		}
+		if err := json.Unmarshal(create.Params, &cp); err != nil || len(cp.Token) == 0 {
+			t.Fatalf("window/workDoneProgress/create %s: no token", create.Params)
+		}
+		token := string(cp.Token)
+		type value struct {
+			Kind       string  `json:"kind"`
+			Title      string  `json:"title"`
+			Message    string  `json:"message"`
+			Percentage *uint32 `json:"percentage"`
+		}
+		progressOf := func(f frame) (value, bool) {
+			var p struct {
+				Token json.RawMessage `json:"token"`
+				Value value           `json:"value"`
+			}
+			if f.Method != "$/progress" || json.Unmarshal(f.Params, &p) != nil || string(p.Token) != token {
+				return value{}, false
+			}
+			return p.Value, true
+		}
+		c.wait(t, from, eventTimeout, "the end of the indexing progress", func(f frame) bool {
+			v, ok := progressOf(f)
+			return ok && v.Kind == "end"
+		})
+		var kinds []string
+		var values []value
+		for _, f := range c.all()[from:] {
+			if v, ok := progressOf(f); ok {
+				kinds = append(kinds, v.Kind)
+				values = append(values, v)
+			}
+		}
+		if len(kinds) < 3 || kinds[0] != "begin" || kinds[len(kinds)-1] != "end" {
+			t.Fatalf("progress %v, want begin, report(s), end", kinds)
+		}
+		for _, k := range kinds[1 : len(kinds)-1] {
+			if k != "report" {
+				t.Fatalf("progress %v, want begin, report(s), end", kinds)
+			}
+		}
+		if !strings.Contains(values[0].Title, "Indexing") {
+			t.Errorf("progress begin title %q, want Indexing…", values[0].Title)
+		}
+		last := uint32(0)
+		for _, v := range values[1 : len(values)-1] {
+			if v.Percentage == nil || *v.Percentage < last || *v.Percentage > 100 {
+				t.Errorf("report percentages %+v: want rising, at most 100", values)
+				break
+			}
+			last = *v.Percentage
+		}
+		if final := values[len(values)-2]; final.Percentage == nil || *final.Percentage != 100 || !strings.Contains(final.Message, "files") {
+			t.Errorf("last report %+v, want 100%% with a count of files", final)
+		}
+		if end := values[len(values)-1]; !strings.Contains(end.Message, "files") || !strings.Contains(end.Message, "symbols") {
+			t.Errorf("progress end message %q, want counts of files and symbols", end.Message)
+		}
+		c.waitIndexed(t, from, root)
+	})
+}
+
+// TestE2EInitializedAnswersClientRequests checks that the server's own
+// requests to the editor during initialized (workspace/configuration,
+// client/registerCapability) get their answers, so that settings apply
+// and indexing starts at once.
+func TestE2EInitializedAnswersClientRequests(t *testing.T) {
+	knownBug(t, "lsp/general.go initialized (via pullConfiguration and registerWatchers in lsp/workspace.go) waits for the editor's answers "+
+		"to workspace/configuration and client/registerCapability inside the notification handler, which runs on jsonrpc2's only read loop "+
+		"(server.go handle runs notifications synchronously), so the answers cannot be read: each request times out after 5s "+
+		"(the server then sends $/cancelRequest for ids 1 and 2), the settings the editor returns are never applied, and every "+
+		"message (and the indexing) waits 10s after initialized")
+	t.Parallel()
+	root := sampleApp(t)
+	c := startClient(t)
+	// The editor's settings exclude the Python worker from the index.
+	c.configuration = map[string]any{"excludedDirectories": []string{"worker"}}
+	c.initialize(t, clientOptions{all: true}, root)
+	from := c.mark()
+	start := time.Now()
+	if err := c.server.Initialized(callCtx(t), &protocol.InitializedParams{}); err != nil {
+		t.Fatal(err)
+	}
+	c.waitIndexed(t, from, root)
+	if d := time.Since(start); d > 3*time.Second {
+		t.Errorf("indexing ended %v after initialized, want well under 3s", d.Round(time.Millisecond))
+	}
+	for _, f := range c.all()[from:] {
+		if f.Method == "$/cancelRequest" {
+			t.Errorf("the server cancelled its own request: %v", f)
+		}
+	}
+	c.noSymbol(t, "fetch_user", "fetch_user", "")
+}
+
+// TestE2EWorkspaceSymbol searches the sample app by exact name and by
+// initials.
+func TestE2EWorkspaceSymbol(t *testing.T) {
+	t.Parallel()
+	root := sampleApp(t)
+	c := startClient(t)
+	c.start(t, clientOptions{}, root)
+	repo := fileURI(root, "users/repo.go")
+	decl := strings.Index(readFile(t, root, "users/repo.go"), "func (r *UserRepository) FindByID")
+	wantPos := positionAt(readFile(t, root, "users/repo.go"), decl)
+
+	tests := []struct {
+		query string
+		first bool // the method is the first answer
+	}{
+		{"FindByID", true},
+		{"findbyid", false},
+		{"FBI", false},
+		{"fbi", false},
+		{"FindBy", false},
+		{"ByID", false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.query, func(t *testing.T) {
+			syms := c.symbols(t, tt.query)
+			got := symbolsIn(syms, "FindByID", repo)
+			if len(got) != 1 {
+				t.Fatalf("want UserRepository.FindByID in %s, got:%s", repo, describe(syms))
+			}
+			s := got[0]
+			if s.Kind != protocol.SymbolKindMethod || s.ContainerName != "UserRepository" {
+				t.Errorf("kind %v, container %q; want Method in UserRepository", s.Kind, s.ContainerName)
+			}
+			if s.Location.Range.Start != wantPos {
+				t.Errorf("starts at %v, want %v", s.Location.Range.Start, wantPos)
+			}
+			if tt.first && (syms[0].Location.URI != repo && syms[0].Name != "FindByID") {
+				t.Errorf("first answer %s, want an exact match", describe(syms[:1]))
+			}
+		})
+	}
+	t.Run("no match", func(t *testing.T) {
+		if syms := c.symbols(t, "NoSuchSymbolAnywhere"); len(syms) != 0 {
+			t.Errorf("got:%s", describe(syms))
+		}
+	})
+	t.Run("empty query", func(t *testing.T) {
+		c.symbols(t, "") // answered, whatever it holds
+	})
+}
+
+// TestE2EIncrementalEdits edits users/repo.go (and users/service.go) in
+// the editor and checks that every answer follows the edits at once.
+func TestE2EIncrementalEdits(t *testing.T) {
+	t.Parallel()
+	root := sampleApp(t)
+	c := startClient(t)
+	c.start(t, clientOptions{}, root)
+	repo, service := fileURI(root, "users/repo.go"), fileURI(root, "users/service.go")
+	d := c.open(t, repo, "go", readFile(t, root, "users/repo.go"))
+	const helper = "// AddedHelper is new.\nfunc AddedHelper(r *UserRepository) error {\n\treturn nil\n}\n\n"
+
+	t.Run("add a function", func(t *testing.T) {
+		d.insertBefore(t, "// Save inserts", helper)
+		s := c.findSymbol(t, "AddedHelper", "AddedHelper", repo)
+		if want := d.pos(t, "func AddedHelper"); s.Location.Range.Start != want {
+			t.Errorf("AddedHelper at %v, want %v", s.Location.Range.Start, want)
+		}
+		if s.Kind != protocol.SymbolKindFunction || s.ContainerName != "users" {
+			t.Errorf("AddedHelper: kind %v in %q, want Function in users", s.Kind, s.ContainerName)
+		}
+	})
+
+	t.Run("rename a method", func(t *testing.T) {
+		d.replace(t, "FindByID(ctx context.Context", "LoadByID(ctx context.Context")
+		s := c.findSymbol(t, "LoadByID", "LoadByID", repo)
+		if want := d.pos(t, "func (r *UserRepository) LoadByID"); s.Location.Range.Start != want || s.Kind != protocol.SymbolKindMethod || s.ContainerName != "UserRepository" {
+			t.Errorf("LoadByID: %s; want a method of UserRepository at %v", describe([]protocol.SymbolInformation{s}), want)
+		}
+		c.noSymbol(t, "FindByID", "FindByID", repo)
+		c.findSymbol(t, "FindByID", "FindByID", fileURI(root, "users/user.go")) // Reader.FindByID stays
+
+		item := c.prepareOne(t, repo, d.pos(t, "ByID(ctx"), "LoadByID")
+		if item.Detail != "UserRepository.LoadByID" || item.Kind != protocol.SymbolKindMethod || item.URI != repo {
+			t.Errorf("item %+v, want method UserRepository.LoadByID in %s", item, repo)
+		}
+		if want := d.find(t, "LoadByID", 0); item.SelectionRange != want {
+			t.Errorf("item selection %v, want %v", item.SelectionRange, want)
+		}
+		// service.go still calls FindByID: nothing calls LoadByID.
+		if in := c.incoming(t, item); len(in) != 0 {
+			t.Errorf("incoming calls of LoadByID: %+v, want none", in)
+		}
+	})
+
+	t.Run("new caller", func(t *testing.T) {
+		d.insertBefore(t, "// Save inserts", "func callsLoad(r *UserRepository) {\n\tr.LoadByID(nil, \"1\")\n\tAddedHelper(r)\n}\n\n")
+		item := c.prepareOne(t, repo, d.pos(t, "callsLoad("), "callsLoad")
+		out := c.outgoing(t, item)
+		got := map[string][]protocol.Range{}
+		for _, o := range out {
+			got[o.To.Detail] = o.FromRanges
+		}
+		want := map[string][]protocol.Range{
+			"UserRepository.LoadByID": {d.findIn(t, "r.LoadByID(nil", "LoadByID")},
+			"users.AddedHelper":       {d.findIn(t, "AddedHelper(r)", "AddedHelper")},
+		}
+		for name, ranges := range want {
+			if !slices.Equal(got[name], ranges) {
+				t.Errorf("outgoing calls of callsLoad to %s: %v, want %v (all: %+v)", name, got[name], ranges, out)
+			}
+		}
+		if len(out) != len(want) {
+			t.Errorf("outgoing calls of callsLoad: %+v, want %d", out, len(want))
+		}
+		load := c.prepareOne(t, repo, d.pos(t, "LoadByID(ctx"), "LoadByID")
+		in := c.incoming(t, load)
+		if want := d.findIn(t, "r.LoadByID(nil", "LoadByID"); len(in) != 1 || in[0].From.Detail != "users.callsLoad" || !slices.Equal(in[0].FromRanges, []protocol.Range{want}) {
+			t.Errorf("incoming calls of LoadByID: %+v, want callsLoad at %v", in, want)
+		}
+	})
+
+	t.Run("caller in another open document", func(t *testing.T) {
+		sd := c.open(t, service, "go", readFile(t, root, "users/service.go"))
+		sd.replace(t, "s.repo.FindByID(", "s.repo.LoadByID(")
+		load := c.prepareOne(t, repo, d.pos(t, "LoadByID(ctx"), "LoadByID")
+		in := c.incoming(t, load)
+		callers := map[string]protocol.Range{}
+		for _, call := range in {
+			if len(call.FromRanges) != 1 {
+				t.Errorf("incoming call from %s: ranges %v, want one", call.From.Detail, call.FromRanges)
+				continue
+			}
+			callers[call.From.Detail] = call.FromRanges[0]
+		}
+		want := sd.findIn(t, "s.repo.LoadByID(", "LoadByID")
+		if got, ok := callers["Service.GetUser"]; !ok || got != want {
+			t.Errorf("incoming calls of LoadByID: %+v, want Service.GetUser at %v", in, want)
+		}
+		if _, ok := callers["users.callsLoad"]; !ok || len(in) != 2 {
+			t.Errorf("incoming calls of LoadByID: %+v, want GetUser and callsLoad", in)
+		}
+	})
+
+	t.Run("delete a function", func(t *testing.T) {
+		stale := c.prepareOne(t, repo, d.pos(t, "callsLoad("), "callsLoad")
+		d.change(t, edit(d.find(t, helper, 0), ""))
+		c.noSymbol(t, "AddedHelper", "AddedHelper", "")
+		// The item from before the edit still works: callsLoad moved up.
+		out := c.outgoing(t, stale)
+		var names []string
+		for _, o := range out {
+			names = append(names, o.To.Detail)
+		}
+		if !slices.Equal(names, []string{"UserRepository.LoadByID"}) {
+			t.Errorf("outgoing calls of callsLoad after AddedHelper was deleted: %v, want [UserRepository.LoadByID]", names)
+		}
+	})
+
+	t.Run("document symbols", func(t *testing.T) {
+		syms := c.documentSymbols(t, repo)
+		all := flatten(syms, "")
+		for _, name := range []string{"UserRepository", "UserRepository/LoadByID", "UserRepository/Save", "NewUserRepository", "callsLoad"} {
+			if _, ok := all[name]; !ok {
+				t.Errorf("outline %v lacks %s", outlineNames(syms), name)
+			}
+		}
+		for _, name := range []string{"UserRepository/FindByID", "FindByID", "AddedHelper"} {
+			if _, ok := all[name]; ok {
+				t.Errorf("outline %v still has %s", outlineNames(syms), name)
+			}
+		}
+		load := all["UserRepository/LoadByID"]
+		if want := d.find(t, "LoadByID", 0); load.SelectionRange != want {
+			t.Errorf("LoadByID selection %v, want %v", load.SelectionRange, want)
+		}
+		if load.Kind != protocol.SymbolKindMethod || !strings.Contains(load.Detail, "LoadByID(ctx context.Context") {
+			t.Errorf("LoadByID: kind %v, detail %q", load.Kind, load.Detail)
+		}
+		for name, s := range all {
+			if !contains(s.Range, s.SelectionRange) {
+				t.Errorf("%s: selection %v outside its range %v", name, s.SelectionRange, s.Range)
+			}
+		}
+		// The outline of the other open document follows its edit too.
+		svc := flatten(c.documentSymbols(t, service), "")
+		if _, ok := svc["Service/GetUser"]; !ok {
+			t.Errorf("service.go outline %v lacks Service/GetUser", slices.Collect(mapKeys(svc)))
+		}
+	})
+
+	t.Run("folding ranges", func(t *testing.T) {
+		folds, err := c.server.FoldingRanges(callCtx(t), &protocol.FoldingRangeParams{TextDocumentPositionParams: protocol.TextDocumentPositionParams{TextDocument: protocol.TextDocumentIdentifier{URI: repo}}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		start := d.pos(t, "func (r *UserRepository) LoadByID").Line
+		end := positionAt(d.text, strings.Index(d.text[offsetAt(d.text, pos(start, 0)):], "\n}\n")+offsetAt(d.text, pos(start, 0))+1).Line
+		found := false
+		for _, f := range folds {
+			if f.StartLine > f.EndLine {
+				t.Errorf("folding range %+v ends before it starts", f)
+			}
+			found = found || f.StartLine == start && f.EndLine == end
+		}
+		if !found {
+			t.Errorf("folding ranges %+v lack LoadByID's lines %d-%d", folds, start, end)
+		}
+	})
+}
+
+func mapKeys[V any](m map[string]V) func(func(string) bool) {
+	return func(yield func(string) bool) {
+		for k := range m {
+			if !yield(k) {
+				return
+			}
+		}
+	}
+}
+
+// contains reports whether inner lies within outer.
+func contains(outer, inner protocol.Range) bool {
+	before := func(a, b protocol.Position) bool {
+		return a.Line < b.Line || a.Line == b.Line && a.Character <= b.Character
+	}
+	return before(outer.Start, inner.Start) && before(inner.End, outer.End)
+}
+
+// outlineSymbol returns the symbol at path (names joined by /) in the
+// outline of u.
+func (c *lspClient) outlineSymbol(t *testing.T, u protocol.DocumentURI, path string) protocol.DocumentSymbol {
+	t.Helper()
+	syms := c.documentSymbols(t, u)
+	s, ok := flatten(syms, "")[path]
+	if !ok {
+		t.Fatalf("the outline of %s has no %s: %v", u, path, outlineNames(syms))
+	}
+	return s
+}
+
+// TestE2EEditEncodings edits a document with CRLF line endings and
+// characters outside the BMP (two UTF-16 units each), and at the very end
+// of the file, and checks the positions of symbols after each edit.
+func TestE2EEditEncodings(t *testing.T) {
+	t.Parallel()
+	root := sampleApp(t)
+	c := startClient(t)
+	c.start(t, clientOptions{}, root)
+	u := fileURI(root, "users/encodings.go") // never saved: only in the editor
+	d := c.open(t, u, "go", "package users\r\n\r\n// First is first.\r\nfunc First() {}\r\n\r\nfunc Second() int {\r\n\treturn 2\r\n}\r\n")
+
+	// check compares the outline's positions of the named functions with
+	// where their names are in the editor's copy.
+	check := func(t *testing.T, names ...string) {
+		t.Helper()
+		all := flatten(c.documentSymbols(t, u), "")
+		for _, name := range names {
+			s, ok := all[name]
+			if !ok {
+				t.Errorf("the outline lacks %s:\n%q", name, d.text)
+				continue
+			}
+			decl := d.pos(t, "func "+name+"(")
+			if s.Range.Start != decl {
+				t.Errorf("%s: range starts at %v, want %v (text %q)", name, s.Range.Start, decl, d.text)
+			}
+			if want := d.findIn(t, "func "+name+"(", name); s.SelectionRange != want {
+				t.Errorf("%s: selection %v, want %v (text %q)", name, s.SelectionRange, want, d.text)
+			}
+		}
+		if len(all) != len(names) {
+			t.Errorf("outline %v, want %v", slices.Sorted(mapKeys(all)), names)
+		}
+	}
+	check(t, "First", "Second")
+
+	steps := []struct {
+		name  string
+		edits []protocol.TextDocumentContentChangeEvent
+		want  []string
+	}{
+		{"emoji before a function on its line", []protocol.TextDocumentContentChangeEvent{edit(rng(3, 0, 3, 0), "/* 😀😀 */ ")}, []string{"First", "Second"}},
+		{"insert between two surrogate pairs", []protocol.TextDocumentContentChangeEvent{edit(rng(3, 5, 3, 5), "é")}, []string{"First", "Second"}},
+		{"range inside a surrogate pair", []protocol.TextDocumentContentChangeEvent{edit(rng(3, 4, 3, 4), "x")}, []string{"First", "Second"}},
+		{"past the end of a CRLF line", []protocol.TextDocumentContentChangeEvent{edit(rng(3, 999, 3, 999), " // 🚀 trailing")}, []string{"First", "Second"}},
+		{"emoji in a name's line, CRLF inserted", []protocol.TextDocumentContentChangeEvent{edit(rng(5, 0, 5, 0), "// 🦀 doc\r\n")}, []string{"First", "Second"}},
+		{"join lines across CRLF", []protocol.TextDocumentContentChangeEvent{edit(rng(4, 0, 5, 0), "")}, []string{"First", "Second"}},
+		{"append at the very end", nil, []string{"First", "Second", "Last"}},
+		{"append past the end without a newline", nil, []string{"First", "Second", "Last", "Final"}},
+		{"several edits in one change", nil, []string{"First", "Second", "Last", "Final", "Both"}},
+	}
+	for _, st := range steps {
+		t.Run(st.name, func(t *testing.T) {
+			edits := st.edits
+			switch st.name {
+			case "append at the very end":
+				end := positionAt(d.text, len(d.text))
+				edits = []protocol.TextDocumentContentChangeEvent{edit(protocol.Range{Start: end, End: end}, "\r\nfunc Last() string { return \"😀\" }\r\n")}
+			case "append past the end without a newline":
+				edits = []protocol.TextDocumentContentChangeEvent{edit(rng(9999, 9999, 9999, 9999), "func 𝔉inal() {}\r\nfunc Final() {}")}
+			case "several edits in one change":
+				// Each edit is in the coordinates the previous one left.
+				edits = []protocol.TextDocumentContentChangeEvent{
+					edit(rng(1, 0, 1, 0), "// 😀\r\n"),
+					edit(rng(0, 13, 0, 13), " // users"),
+					edit(rng(2, 0, 2, 0), "func Both() { First() }\r\n"),
+				}
+			}
+			d.change(t, edits...)
+			if st.name == "append past the end without a newline" {
+				st.want = append(st.want, "𝔉inal")
+			}
+			if st.name == "several edits in one change" {
+				st.want = append(st.want, "𝔉inal")
+			}
+			check(t, st.want...)
+		})
+	}
+	t.Run("workspace symbol positions", func(t *testing.T) {
+		s := c.findSymbol(t, "Last", "Last", u)
+		if want := d.pos(t, "func Last("); s.Location.Range.Start != want {
+			t.Errorf("Last at %v, want %v", s.Location.Range.Start, want)
+		}
+		s = c.findSymbol(t, "Final", "Final", u)
+		if want := d.pos(t, "func Final("); s.Location.Range.Start != want {
+			t.Errorf("Final at %v, want %v", s.Location.Range.Start, want)
+		}
+	})
+	t.Run("call site columns after surrogate pairs", func(t *testing.T) {
+		item := c.prepareOne(t, u, d.findIn(t, "func Both(", "Both").Start, "Both")
+		out := c.outgoing(t, item)
+		if want := d.findIn(t, "{ First() }", "First"); len(out) != 1 || out[0].To.Name != "First" || !slices.Equal(out[0].FromRanges, []protocol.Range{want}) {
+			t.Errorf("outgoing calls of Both: %+v, want First at %v", out, want)
+		}
+	})
+}
+
+// TestE2EInsertAtStartOfFile inserts text at line 0, character 0.
+func TestE2EInsertAtStartOfFile(t *testing.T) {
+	knownBug(t, "lsp/text_synchronization.go didChange treats a content change whose range is 0:0-0:0 (and rangeLength 0 or absent) "+
+		"as a full-document replacement, because protocol.TextDocumentContentChangeEvent.Range is not a pointer and the zero range "+
+		"cannot be told from an absent one: inserting \"// Header.\\n\" at the start of users/repo.go replaces the whole document "+
+		"by that comment, so every symbol of the file disappears (documentSymbol returns [], workspace/symbol no longer finds "+
+		"UserRepository.FindByID); expected: the text is inserted and the symbols move down one line")
+	t.Parallel()
+	root := sampleApp(t)
+	c := startClient(t)
+	c.start(t, clientOptions{}, root)
+	repo := fileURI(root, "users/repo.go")
+	d := c.open(t, repo, "go", readFile(t, root, "users/repo.go"))
+	d.change(t, edit(rng(0, 0, 0, 0), "// Header.\n"))
+	s := c.outlineSymbol(t, repo, "UserRepository/FindByID")
+	if want := d.findIn(t, "func (r *UserRepository) FindByID", "FindByID"); s.SelectionRange != want {
+		t.Errorf("FindByID selection %v, want %v", s.SelectionRange, want)
+	}
+	c.findSymbol(t, "FindByID", "FindByID", repo)
+}
+
+// TestE2EDidClose checks that a closed document returns to its content on
+// disk, and that a document never saved disappears.
+func TestE2EDidClose(t *testing.T) {
+	t.Parallel()
+	root := sampleApp(t)
+	c := startClient(t)
+	c.start(t, clientOptions{}, root)
+	repo := fileURI(root, "users/repo.go")
+
+	t.Run("edited file", func(t *testing.T) {
+		d := c.open(t, repo, "go", readFile(t, root, "users/repo.go"))
+		d.replace(t, "FindByID(ctx context.Context", "EditorByID(ctx context.Context")
+		end := positionAt(d.text, len(d.text))
+		d.change(t, edit(protocol.Range{Start: end, End: end}, "\nfunc EditorOnly() {}\n"))
+		c.findSymbol(t, "EditorOnly", "EditorOnly", repo)
+		c.findSymbol(t, "EditorByID", "EditorByID", repo)
+		c.noSymbol(t, "FindByID", "FindByID", repo)
+		d.close(t)
+		c.symbolGone(t, "EditorOnly", "EditorOnly", repo)
+		c.symbolGone(t, "EditorByID", "EditorByID", repo)
+		c.symbolAppears(t, "FindByID", "FindByID", repo)
+		// documentSymbol now reads the index: the file as on disk.
+		c.outlineSymbol(t, repo, "UserRepository/FindByID")
+	})
+
+	t.Run("never saved", func(t *testing.T) {
+		u := fileURI(root, "users/unsaved.go")
+		d := c.open(t, u, "go", "package users\n\nfunc UnsavedOnly() {}\n")
+		c.findSymbol(t, "UnsavedOnly", "UnsavedOnly", u)
+		d.close(t)
+		c.symbolGone(t, "UnsavedOnly", "UnsavedOnly", "")
+	})
+
+	t.Run("unchanged file", func(t *testing.T) {
+		d := c.open(t, repo, "go", readFile(t, root, "users/repo.go"))
+		c.findSymbol(t, "FindByID", "FindByID", repo)
+		d.close(t)
+		// Give the quiet re-index time to run, then check nothing was lost.
+		c.notify(t, "workspace/didChangeWatchedFiles", &protocol.DidChangeWatchedFilesParams{})
+		c.symbolAppears(t, "FindByID", "FindByID", repo)
+		c.symbolAppears(t, "Save", "Save", repo)
+	})
+
+	t.Run("close twice and close unopened", func(t *testing.T) {
+		d := &document{c: c, uri: fileURI(root, "users/service.go")}
+		d.close(t)
+		d.close(t)
+		c.findSymbol(t, "GetUser", "GetUser", d.uri)
+	})
+}
+
+// TestE2EWatchedFiles changes files on disk and tells the server with
+// workspace/didChangeWatchedFiles.
+func TestE2EWatchedFiles(t *testing.T) {
+	t.Parallel()
+	root := sampleApp(t)
+	c := startClient(t)
+	c.start(t, clientOptions{}, root)
+	path := filepath.Join(root, "users", "extra.go")
+	u := fileURI(root, "users/extra.go")
+	changed := func(typ protocol.FileChangeType, u protocol.DocumentURI) {
+		c.notify(t, "workspace/didChangeWatchedFiles", &protocol.DidChangeWatchedFilesParams{Changes: []*protocol.FileEvent{{Type: typ, URI: uri.URI(u)}}})
+	}
+
+	t.Run("created", func(t *testing.T) {
+		if err := os.WriteFile(path, []byte("package users\n\n// ExtraOnDisk was written outside the editor.\nfunc ExtraOnDisk() int { return 1 }\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		changed(protocol.FileChangeTypeCreated, u)
+		s := c.symbolAppears(t, "ExtraOnDisk", "ExtraOnDisk", u)
+		if s.Location.Range.Start != pos(3, 0) {
+			t.Errorf("ExtraOnDisk at %v, want 3:0", s.Location.Range.Start)
+		}
+	})
+	t.Run("changed", func(t *testing.T) {
+		if err := os.WriteFile(path, []byte("package users\n\nfunc ExtraRenamed() int { return 2 }\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		changed(protocol.FileChangeTypeChanged, u)
+		c.symbolAppears(t, "ExtraRenamed", "ExtraRenamed", u)
+		c.symbolGone(t, "ExtraOnDisk", "ExtraOnDisk", "")
+	})
+	t.Run("deleted", func(t *testing.T) {
+		if err := os.Remove(path); err != nil {
+			t.Fatal(err)
+		}
+		changed(protocol.FileChangeTypeDeleted, u)
+		c.symbolGone(t, "ExtraRenamed", "ExtraRenamed", "")
+	})
+	t.Run("open documents keep the editor's text", func(t *testing.T) {
+		repo := fileURI(root, "users/repo.go")
+		disk := readFile(t, root, "users/repo.go")
+		d := c.open(t, repo, "go", disk)
+		end := positionAt(d.text, len(d.text))
+		d.change(t, edit(protocol.Range{Start: end, End: end}, "\nfunc EditorWins() {}\n"))
+		if err := os.WriteFile(filepath.Join(root, "users", "repo.go"), []byte(disk+"\nfunc DiskOnly() {}\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		// A second file changes with it, to know when the refresh ran.
+		if err := os.WriteFile(path, []byte("package users\n\nfunc RefreshMarker() {}\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		c.notify(t, "workspace/didChangeWatchedFiles", &protocol.DidChangeWatchedFilesParams{Changes: []*protocol.FileEvent{
+			{Type: protocol.FileChangeTypeChanged, URI: uri.URI(repo)},
+			{Type: protocol.FileChangeTypeCreated, URI: uri.URI(u)},
+		}})
+		c.symbolAppears(t, "RefreshMarker", "RefreshMarker", u)
+		c.noSymbol(t, "DiskOnly", "DiskOnly", "")
+		c.findSymbol(t, "EditorWins", "EditorWins", repo)
+		d.close(t)
+		c.symbolAppears(t, "DiskOnly", "DiskOnly", repo)
+		c.symbolGone(t, "EditorWins", "EditorWins", "")
+	})
+	t.Run("outside the workspace", func(t *testing.T) {
+		other := filepath.Join(t.TempDir(), "x.go")
+		changed(protocol.FileChangeTypeCreated, protocol.DocumentURI(uri.File(other)))
+		c.findSymbol(t, "GetUser", "GetUser", fileURI(root, "users/service.go"))
+	})
+}
+
+// positionIn returns the position of the first occurrence of sub in a
+// file's text.
+func positionIn(t *testing.T, text, sub string) protocol.Position {
+	t.Helper()
+	i := strings.Index(text, sub)
+	if i < 0 {
+		t.Fatalf("%q not found", sub)
+	}
+	return positionAt(text, i)
+}
+
+// TestE2ECallHierarchy walks calls around Service.GetUser in the sample
+// app as indexed (no open documents).
+func TestE2ECallHierarchy(t *testing.T) {
+	t.Parallel()
+	root := sampleApp(t)
+	c := startClient(t)
+	c.start(t, clientOptions{}, root)
+	service, repo, handlers := fileURI(root, "users/service.go"), fileURI(root, "users/repo.go"), fileURI(root, "api/handlers.go")
+	serviceText, repoText := readFile(t, root, "users/service.go"), readFile(t, root, "users/repo.go")
+	call := positionIn(t, serviceText, "FindByID(ctx, id)")
+	callRange := protocol.Range{Start: call, End: pos(call.Line, call.Character+8)}
+
+	getUser := c.prepareOne(t, service, positionIn(t, serviceText, "GetUser(ctx context.Context"), "GetUser")
+	t.Run("prepare", func(t *testing.T) {
+		name := positionIn(t, serviceText, "GetUser(ctx context.Context")
+		if getUser.Detail != "Service.GetUser" || getUser.Kind != protocol.SymbolKindMethod || getUser.URI != service ||
+			getUser.SelectionRange != (protocol.Range{Start: name, End: pos(name.Line, name.Character+7)}) ||
+			getUser.Range.Start != positionIn(t, serviceText, "func (s *Service) GetUser") {
+			t.Errorf("item %+v", getUser)
+		}
+		// Inside the body, the innermost symbol is GetUser too.
+		c.prepareOne(t, service, call, "GetUser")
+		// Outside every function: nothing.
+		if items := c.prepare(t, service, pos(0, 0)); len(items) != 0 {
+			t.Errorf("prepareCallHierarchy on the package clause: %s, want none", itemNames(items))
+		}
+	})
+	t.Run("outgoing calls of GetUser", func(t *testing.T) {
+		out := c.outgoing(t, getUser)
+		found := false
+		for _, o := range out {
+			if o.To.Detail == "UserRepository.FindByID" {
+				found = true
+				if o.To.URI != repo || !slices.Equal(o.FromRanges, []protocol.Range{callRange}) {
+					t.Errorf("call to FindByID: %+v, want in %s from %v", o, repo, callRange)
+				}
+			}
+		}
+		if !found {
+			t.Errorf("outgoing calls of GetUser %+v lack UserRepository.FindByID", out)
+		}
+	})
+	t.Run("incoming calls of FindByID", func(t *testing.T) {
+		find := c.prepareOne(t, repo, positionIn(t, repoText, "ByID(ctx"), "FindByID")
+		in := c.incoming(t, find)
+		var got *protocol.CallHierarchyIncomingCall
+		for i := range in {
+			if in[i].From.Detail == "Service.GetUser" {
+				got = &in[i]
+			}
+		}
+		if got == nil {
+			t.Fatalf("incoming calls of FindByID %+v lack Service.GetUser", in)
+		}
+		if got.From.URI != service || !slices.Equal(got.FromRanges, []protocol.Range{callRange}) {
+			t.Errorf("call from GetUser: %+v, want in %s from %v", got, service, callRange)
+		}
+	})
+	t.Run("incoming calls of GetUser", func(t *testing.T) {
+		in := c.incoming(t, getUser)
+		from := map[string]protocol.DocumentURI{}
+		for _, call := range in {
+			from[call.From.Detail] = call.From.URI
+		}
+		if from["Service.Rename"] != service || from["Handler.ServeUser"] != handlers {
+			t.Errorf("incoming calls of GetUser %+v, want Service.Rename and Handler.ServeUser", in)
+		}
+	})
+	t.Run("item without data", func(t *testing.T) {
+		item := getUser
+		item.Data = nil
+		_, err := c.server.IncomingCalls(callCtx(t), &protocol.CallHierarchyIncomingCallsParams{Item: item})
+		wantCode(t, "incomingCalls of an item without data", err, jsonrpc2.InvalidParams)
+	})
+}
+
+// TestE2EExecuteCommand runs the server's commands.
+func TestE2EExecuteCommand(t *testing.T) {
+	t.Parallel()
+	root := sampleApp(t)
+	c := startClient(t)
+	c.start(t, clientOptions{}, root)
+
+	type definition struct {
+		Definition struct {
+			QualifiedName string `json:"qualified_name"`
+			Path          string `json:"path"`
+		} `json:"definition"`
+		Result json.RawMessage `json:"result"`
+	}
+	type answer struct {
+		Symbol      string       `json:"symbol"`
+		Operation   string       `json:"operation"`
+		Definitions []definition `json:"definitions"`
+	}
+	tests := []struct {
+		name    string
+		command string
+		args    []any
+		op      string
+		defs    []string // qualified names of the definitions
+		result  string   // a fragment of the first definition's result
+	}{
+		{"callers by object", "anchorage.callers", []any{map[string]any{"symbol": "UserRepository.FindByID"}}, "callers",
+			[]string{"UserRepository.FindByID"}, `"qualified_name":"Service.GetUser"`},
+		{"callers by name", "anchorage.callers", []any{"FindByID"}, "callers",
+			[]string{"UserRepository.FindByID", "Reader.FindByID"}, `"qualified_name":"Service.GetUser"`},
+		{"callees", "anchorage.callees", []any{"Service.GetUser"}, "callees",
+			[]string{"Service.GetUser"}, `"qualified_name":"UserRepository.FindByID"`},
+		{"blast radius with depth", "anchorage.blastRadius", []any{"UserRepository.FindByID", 2}, "blast-radius",
+			[]string{"UserRepository.FindByID"}, `"qualified_name":"Service.GetUser"`},
+		{"inheritance", "anchorage.inheritance", []any{map[string]any{"symbol": "Admin"}}, "inheritance",
+			[]string{"users.Admin"}, `"qualified_name":"users.Auditable"`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			raw, err := c.command(t, tt.command, tt.args...)
+			if err != nil {
+				t.Fatalf("%s %v: %v", tt.command, tt.args, err)
+			}
+			var a answer
+			if err := json.Unmarshal(raw, &a); err != nil {
+				t.Fatalf("%s: %v in %s", tt.command, err, raw)
+			}
+			if a.Operation != tt.op {
+				t.Errorf("operation %q, want %q", a.Operation, tt.op)
+			}
+			var defs []string
+			for _, d := range a.Definitions {
+				defs = append(defs, d.Definition.QualifiedName)
+			}
+			for _, want := range tt.defs {
+				if !slices.Contains(defs, want) {
+					t.Errorf("definitions %v lack %s", defs, want)
+				}
+			}
+			if len(a.Definitions) == 0 || !strings.Contains(string(a.Definitions[0].Result), tt.result) {
+				t.Errorf("result %s lacks %s", raw, tt.result)
+			}
+		})
+	}
+
+	t.Run("index status", func(t *testing.T) {
+		raw, err := c.command(t, "anchorage.index.status")
+		if err != nil {
+			t.Fatal(err)
+		}
+		var st struct {
+			Folders []struct {
+				Root     string `json:"root"`
+				Indexing bool   `json:"indexing"`
+				Files    int    `json:"files"`
+				Symbols  int    `json:"symbols"`
+				Database string `json:"database"`
+			} `json:"folders"`
+		}
+		if err := json.Unmarshal(raw, &st); err != nil {
+			t.Fatalf("%v in %s", err, raw)
+		}
+		if len(st.Folders) != 1 || st.Folders[0].Root != root || st.Folders[0].Files == 0 || st.Folders[0].Symbols == 0 {
+			t.Fatalf("index status %s, want one folder %s with files and symbols", raw, root)
+		}
+		if !strings.HasPrefix(st.Folders[0].Database, c.dataDir) {
+			t.Errorf("database %s, want it under the data directory %s", st.Folders[0].Database, c.dataDir)
+		}
+	})
+
+	errorTests := []struct {
+		name    string
+		command string
+		args    []any
+	}{
+		{"unknown command", "anchorage.noSuchCommand", nil},
+		{"no arguments", "anchorage.callers", nil},
+		{"empty symbol", "anchorage.callers", []any{map[string]any{"symbol": ""}}},
+		{"depth not a number", "anchorage.blastRadius", []any{"FindByID", "two"}},
+		{"unknown symbol", "anchorage.callers", []any{"NoSuchSymbolAnywhere"}},
+		{"arguments of the wrong shape", "anchorage.callers", []any{[]any{1, 2}}},
+	}
+	for _, tt := range errorTests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := c.command(t, tt.command, tt.args...)
+			wantCode(t, tt.command, err, jsonrpc2.InvalidParams)
+		})
+	}
+}
+
+// TestE2EMultiRoot opens two copies of the sample app as workspace
+// folders, then removes and adds one.
+func TestE2EMultiRoot(t *testing.T) {
+	t.Parallel()
+	a, b := sampleApp(t), sampleApp(t)
+	if err := os.WriteFile(filepath.Join(b, "users", "onlyb.go"), []byte("package users\n\nfunc OnlyInB() {}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	c := startClient(t)
+	c.start(t, clientOptions{}, a, b)
+	repoA, repoB := fileURI(a, "users/repo.go"), fileURI(b, "users/repo.go")
+
+	t.Run("symbols from both", func(t *testing.T) {
+		syms := c.symbols(t, "FindByID")
+		if len(symbolsIn(syms, "FindByID", repoA)) != 1 || len(symbolsIn(syms, "FindByID", repoB)) != 1 {
+			t.Errorf("workspace/symbol FindByID, want it in both folders, got:%s", describe(syms))
+		}
+		c.findSymbol(t, "OnlyInB", "OnlyInB", fileURI(b, "users/onlyb.go"))
+		raw, err := c.command(t, "anchorage.callers", "UserRepository.FindByID")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n := strings.Count(string(raw), `"qualified_name":"UserRepository.FindByID","module"`); n < 2 {
+			t.Errorf("anchorage.callers: %d definitions of UserRepository.FindByID, want one per folder: %s", n, raw)
+		}
+	})
+	t.Run("documents go to their folder", func(t *testing.T) {
+		d := c.open(t, repoB, "go", readFile(t, b, "users/repo.go"))
+		end := positionAt(d.text, len(d.text))
+		d.change(t, edit(protocol.Range{Start: end, End: end}, "\nfunc EditedInB() {}\n"))
+		c.findSymbol(t, "EditedInB", "EditedInB", repoB)
+		d.close(t)
+		c.symbolGone(t, "EditedInB", "EditedInB", "")
+	})
+	t.Run("remove a folder", func(t *testing.T) {
+		c.notify(t, "workspace/didChangeWorkspaceFolders", &protocol.DidChangeWorkspaceFoldersParams{Event: protocol.WorkspaceFoldersChangeEvent{
+			Removed: []protocol.WorkspaceFolder{{URI: string(uri.File(b)), Name: "b"}},
+		}})
+		c.symbolGone(t, "OnlyInB", "OnlyInB", "")
+		syms := c.symbols(t, "FindByID")
+		if len(symbolsIn(syms, "FindByID", repoA)) != 1 || len(symbolsIn(syms, "FindByID", repoB)) != 0 {
+			t.Errorf("workspace/symbol FindByID, want it in %s only, got:%s", a, describe(syms))
+		}
+		raw, err := c.command(t, "anchorage.index.status")
+		if err != nil || strings.Contains(string(raw), b+`"`) {
+			t.Errorf("index status after removing %s: %s, %v", b, raw, err)
+		}
+		// A document of the removed folder is outside the workspace now.
+		c.open(t, fileURI(b, "users/onlyb.go"), "go", "package users\n\nfunc OpenedAfterRemoval() {}\n")
+		c.noSymbol(t, "OpenedAfterRemoval", "OpenedAfterRemoval", "")
+	})
+	t.Run("add it back", func(t *testing.T) {
+		from := c.mark()
+		c.notify(t, "workspace/didChangeWorkspaceFolders", &protocol.DidChangeWorkspaceFoldersParams{Event: protocol.WorkspaceFoldersChangeEvent{
+			Added: []protocol.WorkspaceFolder{{URI: string(uri.File(b)), Name: "b"}},
+		}})
+		c.waitIndexed(t, from, b)
+		c.findSymbol(t, "OnlyInB", "OnlyInB", fileURI(b, "users/onlyb.go"))
+	})
 }

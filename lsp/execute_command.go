@@ -123,7 +123,7 @@ func (s *Server) indexStatus(ctx context.Context) (any, error) {
 			return nil, err
 		}
 		out = append(out, folderStatus{
-			Root: f.root(), Indexing: f.indexing.Load(), Done: f.done.Load(), Total: f.total.Load(),
+			Root: f.root(), Indexing: f.indexing.Load() > 0, Done: f.done.Load(), Total: f.total.Load(),
 			Database: f.ws.Index().Path(), Stats: st,
 		})
 	}

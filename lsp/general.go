@@ -78,8 +78,8 @@ type folder struct {
 	uri  protocol.DocumentURI
 	ws   *analysis.Workspace
 
-	indexMu  sync.Mutex // one index update at a time
-	indexing atomic.Bool
+	indexMu  sync.Mutex   // one index update at a time
+	indexing atomic.Int32 // index updates started and not finished
 	done     atomic.Int64
 	total    atomic.Int64
 	last     atomic.Pointer[analysis.Summary]

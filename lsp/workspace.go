@@ -16,11 +16,11 @@ import (
 // work done progress in the editor. Requests are answered meanwhile from
 // what is indexed so far.
 func (s *Server) indexFolder(f *folder, title string) {
+	f.indexing.Add(1) // counted before it starts, so status never says idle too early
 	s.goBackground(func(ctx context.Context) {
+		defer f.indexing.Add(-1)
 		f.indexMu.Lock()
 		defer f.indexMu.Unlock()
-		f.indexing.Store(true)
-		defer f.indexing.Store(false)
 		ctx, cancel := context.WithCancel(ctx)
 		defer cancel()
 		p := s.startProgress(ctx, title, cancel)
