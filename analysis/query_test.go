@@ -803,3 +803,27 @@ func unrelated() {}
 		}
 	}
 }
+
+// A first build large enough to be a bulk load (indexes and name trigrams
+// made at the end) answers substring searches like any other.
+func TestBulkBuildFindsSubstrings(t *testing.T) {
+	root := t.TempDir()
+	files := map[string]string{}
+	for i := 0; i < bulkThreshold+50; i++ {
+		files[fmt.Sprintf("p%d/f.go", i)] = fmt.Sprintf("package p%d\n\nfunc Func%d() {}\n", i, i)
+	}
+	files["found/t.go"] = "package found\n\nfunc SubstringTarget() {}\n"
+	writeWorkspace(t, root, files)
+	ix := openTestIndex(t, root, nil)
+	sum := mustUpdate(t, ix)
+	if sum.Files != len(files) {
+		t.Fatalf("indexed %d files, want %d", sum.Files, len(files))
+	}
+	matches, err := ix.Symbols(context.Background(), "stringtarg", 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(matches) != 1 || matches[0].Name != "SubstringTarget" || matches[0].Match != MatchSubstring {
+		t.Fatalf("Symbols(stringtarg) = %+v, want SubstringTarget by substring", matches)
+	}
+}

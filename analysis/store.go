@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"unicode"
 
 	"github.com/ncruces/go-sqlite3"
@@ -81,6 +82,9 @@ const dropSecondaryIndexes = `
 type Store struct {
 	db   *sql.DB
 	path string
+	// bulk is set between DropIndexes and CreateIndexes: name trigrams
+	// are then filled in one statement at the end.
+	bulk atomic.Bool
 }
 
 // OpenStore opens (creating if needed) the index database at path and
@@ -193,13 +197,21 @@ func (s *Store) DropIndexes(ctx context.Context) error {
 	if _, err := s.db.ExecContext(ctx, dropSecondaryIndexes); err != nil {
 		return fmt.Errorf("drop indexes: %w", err)
 	}
+	s.bulk.Store(true)
 	return nil
 }
 
-// CreateIndexes creates the secondary indexes that are missing.
+// CreateIndexes creates the secondary indexes that are missing, and the
+// name trigrams deferred since DropIndexes.
 func (s *Store) CreateIndexes(ctx context.Context) error {
 	if _, err := s.db.ExecContext(ctx, secondaryIndexes); err != nil {
 		return fmt.Errorf("create indexes: %w", err)
+	}
+	if s.bulk.Swap(false) {
+		if _, err := s.db.ExecContext(ctx, `INSERT INTO name_trigrams(rowid, lname) SELECT id, lname FROM nodes`); err != nil {
+			s.bulk.Store(true)
+			return fmt.Errorf("index names: %w", err)
+		}
 	}
 	return nil
 }
@@ -217,7 +229,7 @@ func (s *Store) Write(ctx context.Context, fn func(w *Writer) error) error {
 		if err != nil {
 			return fmt.Errorf("write index: %w", err)
 		}
-		w := &Writer{conn: raw}
+		w := &Writer{conn: raw, deferTrigrams: s.bulk.Load()}
 		defer w.close()
 		if err := fn(w); err != nil {
 			tx.Rollback()
@@ -232,8 +244,9 @@ func (s *Store) Write(ctx context.Context, fn func(w *Writer) error) error {
 
 // Writer changes the index inside one transaction (see Store.Write).
 type Writer struct {
-	conn  *sqlite3.Conn
-	stmts map[string]*sqlite3.Stmt
+	conn          *sqlite3.Conn
+	stmts         map[string]*sqlite3.Stmt
+	deferTrigrams bool
 }
 
 func (w *Writer) stmt(query string) (*sqlite3.Stmt, error) {
@@ -378,8 +391,10 @@ func (w *Writer) ReplaceFile(st FileState, g *FileGraph) error {
 			return fmt.Errorf("replace %s: %w", g.Path, err)
 		}
 		ids[i] = w.conn.LastInsertRowID()
-		if err := w.exec(`INSERT INTO name_trigrams(rowid, lname) VALUES(?, ?)`, ids[i], foldName(s.Name)); err != nil {
-			return fmt.Errorf("replace %s: %w", g.Path, err)
+		if !w.deferTrigrams {
+			if err := w.exec(`INSERT INTO name_trigrams(rowid, lname) VALUES(?, ?)`, ids[i], foldName(s.Name)); err != nil {
+				return fmt.Errorf("replace %s: %w", g.Path, err)
+			}
 		}
 	}
 	for _, i := range forward {
