@@ -34,11 +34,7 @@ func (f *folder) callItem(sym analysis.SymbolInfo) protocol.CallHierarchyItem {
 // prepareCallHierarchy returns the function, method or type at the
 // position.
 func (s *Server) prepareCallHierarchy(ctx context.Context, p *protocol.CallHierarchyPrepareParams) ([]protocol.CallHierarchyItem, error) {
-	f, rel, err := s.folderFor(p.TextDocument.URI)
-	if err != nil {
-		return nil, err
-	}
-	syms, err := f.ws.FileSymbols(ctx, rel)
+	f, syms, err := s.fileSymbols(ctx, p.TextDocument.URI)
 	if err != nil {
 		return nil, err
 	}

@@ -11,11 +11,7 @@ import (
 // documentSymbol answers the outline of a file: its symbols nested under
 // the types and functions that contain them.
 func (s *Server) documentSymbol(ctx context.Context, p *protocol.DocumentSymbolParams) ([]protocol.DocumentSymbol, error) {
-	f, rel, err := s.folderFor(p.TextDocument.URI)
-	if err != nil {
-		return nil, err
-	}
-	syms, err := f.ws.FileSymbols(ctx, rel)
+	_, syms, err := s.fileSymbols(ctx, p.TextDocument.URI)
 	if err != nil {
 		return nil, err
 	}
@@ -39,11 +35,7 @@ func documentSymbols(nodes []*analysis.OutlineNode) []protocol.DocumentSymbol {
 
 // foldingRange folds every symbol that spans several lines.
 func (s *Server) foldingRange(ctx context.Context, p *protocol.FoldingRangeParams) ([]protocol.FoldingRange, error) {
-	f, rel, err := s.folderFor(p.TextDocument.URI)
-	if err != nil {
-		return nil, err
-	}
-	syms, err := f.ws.FileSymbols(ctx, rel)
+	_, syms, err := s.fileSymbols(ctx, p.TextDocument.URI)
 	if err != nil {
 		return nil, err
 	}

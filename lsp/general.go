@@ -253,6 +253,20 @@ func (s *Server) folderFor(u protocol.DocumentURI) (*folder, string, error) {
 	return best, bestRel, nil
 }
 
+// fileSymbols returns a document's folder and its symbols as the editor
+// sees them (the open document's, else the index's).
+func (s *Server) fileSymbols(ctx context.Context, u protocol.DocumentURI) (*folder, []analysis.SymbolInfo, error) {
+	f, rel, err := s.folderFor(u)
+	if err != nil {
+		return nil, nil, err
+	}
+	syms, err := f.ws.FileSymbols(ctx, rel)
+	if err != nil {
+		return nil, nil, err
+	}
+	return f, syms, nil
+}
+
 func relTo(root, path string) (string, error) {
 	rel, err := filepath.Rel(root, path)
 	if err != nil || rel == "." || strings.HasPrefix(rel, "..") {
