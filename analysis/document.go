@@ -146,7 +146,13 @@ func (d *Document) reparse(ctx context.Context, p *Parser, text []byte, lines *l
 		raw, d.chunks, d.queried = p.queryChanged(d.Language, text, root, d.chunks)
 	} else {
 		raw, d.queried = p.query(d.Language, text, root, nil), -1
-		d.chunks = splitChunks(text, raw, topLevel(root))
+		d.chunks = nil
+		if !root.HasError() {
+			// What a query finds in a tree with errors is not kept: error
+			// recovery decides which nodes exist (a comment under an ERROR
+			// node is not captured as a comment).
+			d.chunks = splitChunks(text, raw, topLevel(root))
+		}
 	}
 	d.text, d.tree, d.lines = text, tree, lines
 	d.graph = assemble(d.Language, d.Path, text, lines, root, raw)

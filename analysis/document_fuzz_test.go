@@ -92,30 +92,21 @@ func FuzzDocumentApply(f *testing.F) {
 		}
 		done := make(chan bool, 1)
 		go func() {
-			done <- applyAndCheck(t, lang, seed, batches)
+			applyAndCheck(t, lang, seed, batches)
+			done <- true
 		}()
 		select {
-		case known := <-done:
-			if known {
-				t.Skip("BUG (see TestDocumentApplyAfterSyntaxError): the graph after an edit that follows a text with syntax errors differs from a fresh parse")
-			}
+		case <-done:
 		case <-time.After(extractTimeout):
 			t.Fatalf("editing %s did not finish within %v", seed.path, extractTimeout)
 		}
 	})
 }
 
-// knownBugs reports whether known bugs should fail tests rather than skip
-// them.
-func knownBugs() bool { return os.Getenv("ANCHORAGE_E2E_BUGS") == "1" }
-
 // applyAndCheck opens seed, applies the batches of edits and checks the
 // document after each. It runs on its own goroutine: it reports with
-// t.Error and returns. It returns true, without failing, when the graph
-// differs from a fresh parse after a batch applied to a text with syntax
-// errors: the known bug of TestDocumentApplyAfterSyntaxError (unless
-// ANCHORAGE_E2E_BUGS=1).
-func applyAndCheck(t *testing.T, lang *Language, seed docSeed, batches [][]TextEdit) (knownBug bool) {
+// t.Error and returns.
+func applyAndCheck(t *testing.T, lang *Language, seed docSeed, batches [][]TextEdit) {
 	ctx := context.Background()
 	p := NewParser()
 	defer p.Close()
@@ -130,7 +121,6 @@ func applyAndCheck(t *testing.T, lang *Language, seed docSeed, batches [][]TextE
 	want := seed.src
 	for i, edits := range batches {
 		version := int32(i + 2)
-		afterError := doc.tree != nil && doc.tree.RootNode().HasError()
 		if err := doc.Apply(ctx, p, version, edits); err != nil {
 			t.Errorf("batch %d: %v", i, err)
 			return
@@ -151,9 +141,6 @@ func applyAndCheck(t *testing.T, lang *Language, seed docSeed, batches [][]TextE
 			return
 		}
 		if got, w := graphText(doc.Graph()), graphText(g); got != w {
-			if afterError && !knownBugs() {
-				return true
-			}
 			t.Errorf("batch %d %+v: incremental graph differs from a fresh parse:\n%s\ntext:\n%q", i, describeEdits(edits), firstDiff(w, got), want)
 			return
 		}
@@ -164,7 +151,6 @@ func applyAndCheck(t *testing.T, lang *Language, seed docSeed, batches [][]TextE
 			return
 		}
 	}
-	return false
 }
 
 func describeEdits(edits []TextEdit) []string {
@@ -311,15 +297,6 @@ func checkTreePointsNoFatal(t *testing.T, doc *Document) {
 // of the tree is an ERROR node), then one that makes it valid again, must
 // give the graph of a fresh parse.
 func TestDocumentApplyAfterSyntaxError(t *testing.T) {
-	if !knownBugs() {
-		t.Skip("BUG: analysis/document.go reparse: after a text with syntax errors (parsed afresh, queried whole) the chunks " +
-			"are still split from that error tree (splitChunks), and the next incremental edit reuses a chunk for every " +
-			"top-level node whose text is unchanged; a comment that was a child of the root ERROR node was not captured as a " +
-			"comment there, so once the file is valid its doc comment is lost: users/repo.go, edit 16:-57..-25:-61 → \"0(\" " +
-			"then [insert \"0\" at -44:0, delete -25:-61..16:-57] leaves \"\\n// Save inserts or updates a user.\\nfunc (r " +
-			"*UserRepository) Save(...\", whose Save has Doc \"\" instead of \"Save inserts or updates a user.\" (a fresh " +
-			"parse's); expected: chunks of an error tree are not reused (or the key includes the node's context)")
-	}
 	src, err := os.ReadFile(filepath.Join(sampleRoot, "users", "repo.go"))
 	if err != nil {
 		t.Fatal(err)

@@ -9,6 +9,7 @@ import (
 	"sort"
 	"testing"
 	"time"
+	"unicode/utf16"
 	"unicode/utf8"
 )
 
@@ -123,8 +124,9 @@ func checkGraph(t *testing.T, lang, path string, src []byte, g *FileGraph) {
 			return
 		}
 		line := sort.SearchInts(starts, p.Offset+1) - 1
-		if p.Line != line || p.Column != p.Offset-starts[line] {
-			t.Errorf("%s: offset %d is at %d:%d, position says %d:%d", what, p.Offset, line, p.Offset-starts[line], p.Line, p.Column)
+		col := len(utf16.Encode([]rune(string(src[starts[line]:p.Offset]))))
+		if p.Line != line || p.Column != col {
+			t.Errorf("%s: offset %d is at %d:%d (UTF-16), position says %d:%d", what, p.Offset, line, col, p.Line, p.Column)
 		}
 	}
 	checkRange := func(what string, r Range) {

@@ -29,7 +29,7 @@ func selectionRange(s analysis.SymbolInfo) protocol.Range {
 
 // fileURI returns the URI of a file of a folder.
 func (f *folder) fileURI(rel string) protocol.DocumentURI {
-	return protocol.DocumentURI(uri.File(filepath.Join(f.root(), filepath.FromSlash(rel))))
+	return protocol.DocumentURI(uri.File(filepath.Join(f.dir, filepath.FromSlash(rel))))
 }
 
 // symbolKind maps graph kinds to the protocol's symbol kinds.

@@ -940,15 +940,6 @@ func wantCode(t *testing.T, what string, err error, want jsonrpc2.Code) {
 	}
 }
 
-// knownBug skips a test that shows a known server bug, unless
-// ANCHORAGE_E2E_BUGS=1 asks to run it (and see it fail).
-func knownBug(t *testing.T, description string) {
-	t.Helper()
-	if os.Getenv("ANCHORAGE_E2E_BUGS") != "1" {
-		t.Skip("BUG: " + description)
-	}
-}
-
 // ---------------------------------------------------------------------------
 // The raw client: bytes on the server's input, frames read from its output.
 
@@ -1236,11 +1227,6 @@ func TestE2EInitialize(t *testing.T) {
 // client/registerCapability) get their answers, so that settings apply
 // and indexing starts at once.
 func TestE2EInitializedAnswersClientRequests(t *testing.T) {
-	knownBug(t, "lsp/general.go initialized (via pullConfiguration and registerWatchers in lsp/workspace.go) waits for the editor's answers "+
-		"to workspace/configuration and client/registerCapability inside the notification handler, which runs on jsonrpc2's only read loop "+
-		"(server.go handle runs notifications synchronously), so the answers cannot be read: each request times out after 5s "+
-		"(the server then sends $/cancelRequest for ids 1 and 2), the settings the editor returns are never applied, and every "+
-		"message (and the indexing) waits 10s after initialized")
 	t.Parallel()
 	root := sampleApp(t)
 	c := startClient(t)
@@ -1594,11 +1580,6 @@ func TestE2EEditEncodings(t *testing.T) {
 
 // TestE2EInsertAtStartOfFile inserts text at line 0, character 0.
 func TestE2EInsertAtStartOfFile(t *testing.T) {
-	knownBug(t, "lsp/text_synchronization.go didChange treats a content change whose range is 0:0-0:0 (and rangeLength 0 or absent) "+
-		"as a full-document replacement, because protocol.TextDocumentContentChangeEvent.Range is not a pointer and the zero range "+
-		"cannot be told from an absent one: inserting \"// Header.\\n\" at the start of users/repo.go replaces the whole document "+
-		"by that comment, so every symbol of the file disappears (documentSymbol returns [], workspace/symbol no longer finds "+
-		"UserRepository.FindByID); expected: the text is inserted and the symbols move down one line")
 	t.Parallel()
 	root := sampleApp(t)
 	c := startClient(t)
@@ -2194,12 +2175,6 @@ func TestE2EBadFrames(t *testing.T) {
 // TestE2EBadContentLengthWithBody sends a frame whose Content-Length is
 // unreadable but which has a body, then valid requests.
 func TestE2EBadContentLengthWithBody(t *testing.T) {
-	knownBug(t, "lsp/stream.go readFrame skips a frame with a malformed Content-Length (\"abc\", negative, too large) or none, "+
-		"but when that frame has a body the body is then read as the next frame's header lines: the body and the next frame's "+
-		"Content-Length header form one line whose name is not Content-Length, so the next (valid) frame is judged to have no "+
-		"Content-Length, its body eats the header of the one after, and so on: after one such frame every later message is "+
-		"dropped with a parse error, the session never recovers. Expected: resynchronise at the next Content-Length header "+
-		"(e.g. a header line that contains \"Content-Length:\" after other bytes) so that the following valid request is answered")
 	t.Parallel()
 	root := sampleApp(t)
 	c := startRaw(t)
@@ -2491,11 +2466,6 @@ func TestE2ESettings(t *testing.T) {
 		c.findSymbol(t, "FindByID", "FindByID", fileURI(root, "users/user.go"))
 	})
 	t.Run("bad settings in the anchorage section are reported", func(t *testing.T) {
-		knownBug(t, "lsp/general.go decodeSettings: settings sent as {\"anchorage\": {\"maxFileSize\": \"big\"}} fail to decode "+
-			"into the wrapped form, and the fallback decodes the whole object as unwrapped Settings, which succeeds (the "+
-			"\"anchorage\" key is unknown and ignored): the malformed settings are silently dropped instead of reported "+
-			"(\"ignoring settings: ...\" as for the unwrapped form), and everything else in the section (e.g. a valid "+
-			"excludedDirectories next to the bad maxFileSize) is ignored with it")
 		from := c.mark()
 		c.notify(t, "workspace/didChangeConfiguration", &protocol.DidChangeConfigurationParams{Settings: map[string]any{
 			"anchorage": map[string]any{"maxFileSize": "big"},
@@ -2655,11 +2625,6 @@ func TestE2EUnusualPaths(t *testing.T) {
 	})
 
 	t.Run("symbolic link", func(t *testing.T) {
-		knownBug(t, "lsp/general.go openFolder resolves symbolic links in a workspace folder's path, and every URI the server "+
-			"sends (workspace/symbol locations, call hierarchy items, via folder.fileURI in lsp/convert.go) is built from the "+
-			"resolved root: a workspace opened as /tmp/x/link (→ /tmp/x/real) gets locations file:///tmp/x/real/users/repo.go "+
-			"for the document the editor has open as file:///tmp/x/link/users/repo.go, so the editor opens a second copy of "+
-			"the file (as with /tmp → /private/tmp on macOS); expected: URIs under the folder URI the editor sent")
 		link := filepath.Join(filepath.Dir(odd), "link")
 		if err := os.Symlink(odd, link); err != nil {
 			t.Skipf("symlink: %v", err)
@@ -2714,11 +2679,6 @@ func TestE2EPythonEdits(t *testing.T) {
 // TestE2EProgressCancelStopsIndexing cancels a long indexing from the
 // editor and expects it to stop.
 func TestE2EProgressCancelStopsIndexing(t *testing.T) {
-	knownBug(t, "lsp/progress.go startProgress: inside its goroutine `cctx, cancel := context.WithTimeout(ctx, 10*time.Second)` "+
-		"shadows the cancel parameter, so s.progressCancels[token] holds the cancel of the (finished) "+
-		"window/workDoneProgress/create request instead of the indexing's: window/workDoneProgress/cancel logs "+
-		"\"indexing cancelled by the editor\" but the indexing runs to the end and its progress ends with \"N files, M symbols\" "+
-		"(and \"indexed …\" is logged) instead of ending with \"Cancelled\"; begin also always says cancellable: true")
 	t.Parallel()
 	root := sampleApp(t)
 	addGenerated(t, root, 1500, 10)
@@ -2749,12 +2709,6 @@ func TestE2EProgressCancelStopsIndexing(t *testing.T) {
 // two workspace folders: each file must be answered for once, as the
 // editor has it.
 func TestE2ENestedFolders(t *testing.T) {
-	knownBug(t, "lsp/workspace_symbol.go (and executeCommand) query every folder's index, and with nested workspace folders "+
-		"(sampleapp and sampleapp/users) both indexes hold users/*.go: workspace/symbol \"FindByID\" lists "+
-		"UserRepository.FindByID in users/repo.go twice; worse, edits of an open document go only to the innermost folder "+
-		"(folderFor), so after renaming FindByID to LoadByID in the editor workspace/symbol \"FindByID\" still finds it at "+
-		"users/repo.go 24:0 (the outer folder's index of the file on disk) next to LoadByID; expected: files of a nested "+
-		"folder answered once, from the folder that owns them (or the open document)")
 	t.Parallel()
 	root := sampleApp(t)
 	c := startClient(t)
@@ -2769,30 +2723,19 @@ func TestE2ENestedFolders(t *testing.T) {
 
 // TestE2EFolderAddedTwice adds a workspace folder that is already open.
 func TestE2EFolderAddedTwice(t *testing.T) {
-	knownBug(t, "lsp/workspace.go didChangeWorkspaceFolders opens an Added folder even when the same folder is already open: "+
-		"two folder entries share one root (and index database), and workspace/symbol \"GetUser\" lists Service.GetUser in "+
-		"users/service.go twice; expected: a folder already open is not added again")
 	t.Parallel()
 	root := sampleApp(t)
 	c := startClient(t)
 	c.start(t, clientOptions{}, root)
-	from := c.mark()
 	c.notify(t, "workspace/didChangeWorkspaceFolders", &protocol.DidChangeWorkspaceFoldersParams{Event: protocol.WorkspaceFoldersChangeEvent{
 		Added: []protocol.WorkspaceFolder{{URI: string(uri.File(root)), Name: "again"}},
 	}})
-	c.waitIndexed(t, from, root)
 	c.findSymbol(t, "GetUser", "GetUser", fileURI(root, "users/service.go"))
 }
 
 // TestE2ENonFileFolder sends workspace folders whose URIs are not file:
 // URIs.
 func TestE2ENonFileFolder(t *testing.T) {
-	knownBug(t, "lsp/general.go openFolder calls uri.URI(u).Filename() on the folder URI without checking its scheme, and "+
-		"go.lsp.dev/uri panics for anything but file: — initialize with workspaceFolders [{uri: \"http://example.com/x\"}] "+
-		"makes the handler panic (recovered: InternalError \"internal error in initialize: only file URIs are supported, got "+
-		"http\", \"handler panicked\" logged with a stack); didChangeWorkspaceFolders with such a URI panics the same way "+
-		"(Added in openFolder, Removed in the comparison uri.URI(r.URI).Filename()); expected: InvalidParams (or the folder "+
-		"skipped with a warning), as folderFor does for documents")
 	t.Parallel()
 	c := startClient(t)
 	err := c.call(t, "initialize", &protocol.InitializeParams{WorkspaceFolders: []protocol.WorkspaceFolder{{URI: "http://example.com/x", Name: "x"}}}, nil)

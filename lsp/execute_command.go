@@ -97,7 +97,11 @@ func (s *Server) executeCommand(ctx context.Context, p *protocol.ExecuteCommandP
 		if err != nil {
 			return nil, err
 		}
-		answer.Definitions = append(answer.Definitions, a.Definitions...)
+		for _, d := range a.Definitions {
+			if s.owns(f, d.Definition.Path) {
+				answer.Definitions = append(answer.Definitions, d)
+			}
+		}
 	}
 	if len(answer.Definitions) == 0 && notFound != nil {
 		return nil, jsonrpc2.Errorf(jsonrpc2.InvalidParams, "%v", notFound)

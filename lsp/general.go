@@ -3,8 +3,10 @@ package lsp
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -60,14 +62,14 @@ func decodeSettings(raw any) (Settings, error) {
 	if err != nil {
 		return s, err
 	}
-	var wrapped struct {
-		Anchorage *Settings `json:"anchorage"`
-	}
-	if err := json.Unmarshal(b, &wrapped); err == nil && wrapped.Anchorage != nil {
-		return *wrapped.Anchorage, nil
+	var sections map[string]json.RawMessage
+	if json.Unmarshal(b, &sections) == nil {
+		if section, ok := sections["anchorage"]; ok {
+			b = section
+		}
 	}
 	if err := json.Unmarshal(b, &s); err != nil {
-		return s, fmt.Errorf("settings: %w", err)
+		return Settings{}, fmt.Errorf("settings: %w", err)
 	}
 	return s, nil
 }
@@ -76,7 +78,11 @@ func decodeSettings(raw any) (Settings, error) {
 type folder struct {
 	name string
 	uri  protocol.DocumentURI
-	ws   *analysis.Workspace
+	// dir is the folder as the editor names it; the index's root is the
+	// same directory with symbolic links resolved. URIs sent to the editor
+	// are under dir.
+	dir string
+	ws  *analysis.Workspace
 
 	indexMu  sync.Mutex   // one index update at a time
 	indexing atomic.Int32 // index updates started and not finished
@@ -94,7 +100,10 @@ func (f *folder) close(ctx context.Context) {
 
 // openFolder opens the index of a workspace folder.
 func (s *Server) openFolder(ctx context.Context, name string, u protocol.DocumentURI) (*folder, error) {
-	root := uri.URI(u).Filename()
+	root, err := filePath(u)
+	if err != nil {
+		return nil, err
+	}
 	s.mu.Lock()
 	settings := s.settings
 	dataDir := s.opts.DataDir
@@ -106,10 +115,11 @@ func (s *Server) openFolder(ctx context.Context, name string, u protocol.Documen
 	if err != nil {
 		return nil, err
 	}
-	abs, err := filepath.Abs(root)
+	dir, err := filepath.Abs(root)
 	if err != nil {
 		return nil, err
 	}
+	abs := dir
 	if resolved, err := filepath.EvalSymlinks(abs); err == nil {
 		abs = resolved
 	}
@@ -126,7 +136,15 @@ func (s *Server) openFolder(ctx context.Context, name string, u protocol.Documen
 	if name == "" {
 		name = filepath.Base(abs)
 	}
-	return &folder{name: name, uri: u, ws: analysis.NewWorkspace(ix)}, nil
+	return &folder{name: name, uri: u, dir: dir, ws: analysis.NewWorkspace(ix)}, nil
+}
+
+// filePath returns the file name of a file: URI.
+func filePath(u protocol.DocumentURI) (string, error) {
+	if !strings.HasPrefix(string(u), "file:") {
+		return "", jsonrpc2.Errorf(jsonrpc2.InvalidParams, "%s: only file: URIs are supported", u)
+	}
+	return uri.URI(u).Filename(), nil
 }
 
 func (s *Server) initialize(ctx context.Context, p *protocol.InitializeParams) (*protocol.InitializeResult, error) {
@@ -158,10 +176,17 @@ func (s *Server) initialize(ctx context.Context, p *protocol.InitializeParams) (
 	}
 	var folders []*folder
 	for _, r := range roots {
+		if path, err := filePath(protocol.DocumentURI(r.URI)); err == nil && slices.ContainsFunc(folders, func(f *folder) bool { return f.dir == filepath.Clean(path) }) {
+			continue // listed twice
+		}
 		f, err := s.openFolder(ctx, r.Name, protocol.DocumentURI(r.URI))
 		if err != nil {
 			for _, f := range folders {
 				f.close(ctx)
+			}
+			var rpcErr *jsonrpc2.Error
+			if errors.As(err, &rpcErr) {
+				return nil, rpcErr
 			}
 			return nil, jsonrpc2.Errorf(jsonrpc2.InternalError, "%v", err)
 		}
@@ -196,12 +221,18 @@ func (s *Server) initialize(ctx context.Context, p *protocol.InitializeParams) (
 	}, nil
 }
 
-func (s *Server) initialized(ctx context.Context, _ *protocol.InitializedParams) error {
-	s.pullConfiguration(ctx)
-	s.registerWatchers(ctx)
-	for _, f := range s.snapshotFolders() {
-		s.indexFolder(f, "Indexing "+f.name)
-	}
+// initialized asks the editor for settings and file watching, then starts
+// indexing. It runs in the background: a notification handler runs on the
+// connection's only reader, which must stay free to read the editor's
+// replies.
+func (s *Server) initialized(_ context.Context, _ *protocol.InitializedParams) error {
+	s.goBackground(func(ctx context.Context) {
+		s.pullConfiguration(ctx)
+		s.registerWatchers(ctx)
+		for _, f := range s.snapshotFolders() {
+			s.indexFolder(f, "Indexing "+f.name)
+		}
+	})
 	return nil
 }
 
@@ -228,29 +259,41 @@ func (s *Server) snapshotFolders() []*folder {
 // folderFor returns the folder holding a document and the document's path
 // relative to it. The innermost folder wins when folders nest.
 func (s *Server) folderFor(u protocol.DocumentURI) (*folder, string, error) {
-	if !strings.HasPrefix(string(u), "file:") {
-		return nil, "", fmt.Errorf("%s: only file: URIs are supported", u)
+	path, err := filePath(u)
+	if err != nil {
+		return nil, "", err
 	}
-	path := uri.URI(u).Filename()
+	f, rel := s.ownerOf(path)
+	if f == nil {
+		return nil, "", fmt.Errorf("%s: %w", path, analysis.ErrOutsideRoot)
+	}
+	return f, rel, nil
+}
+
+// ownerOf returns the innermost folder holding a file (named as the
+// editor names it, or with links resolved) and the file's relative path.
+func (s *Server) ownerOf(path string) (*folder, string) {
 	var best *folder
 	var bestRel string
 	for _, f := range s.snapshotFolders() {
-		rel, err := f.ws.Rel(path)
+		rel, err := relTo(f.dir, path)
 		if err != nil {
-			// The root may be a resolved symlink: try the folder's URI.
-			rel, err = relTo(uri.URI(f.uri).Filename(), path)
-			if err != nil {
+			if rel, err = f.ws.Rel(path); err != nil {
 				continue
 			}
 		}
-		if best == nil || len(f.root()) > len(best.root()) {
+		if best == nil || len(f.dir) > len(best.dir) {
 			best, bestRel = f, rel
 		}
 	}
-	if best == nil {
-		return nil, "", fmt.Errorf("%s: %w", path, analysis.ErrOutsideRoot)
-	}
-	return best, bestRel, nil
+	return best, bestRel
+}
+
+// owns reports whether a file of f (relative path) is f's own, not that of
+// a folder nested inside it, which answers for it instead.
+func (s *Server) owns(f *folder, rel string) bool {
+	owner, _ := s.ownerOf(filepath.Join(f.dir, filepath.FromSlash(rel)))
+	return owner == f
 }
 
 // fileSymbols returns a document's folder and its symbols as the editor

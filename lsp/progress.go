@@ -40,8 +40,8 @@ func (s *Server) startProgress(ctx context.Context, title string, cancel context
 	}
 	go func() {
 		token := protocol.NewProgressToken(fmt.Sprintf("anchorage-%d", time.Now().UnixNano()))
-		cctx, cancel := context.WithTimeout(ctx, 10*time.Second)
-		defer cancel()
+		cctx, stop := context.WithTimeout(ctx, 10*time.Second)
+		defer stop()
 		if err := s.client.WorkDoneProgressCreate(cctx, &protocol.WorkDoneProgressCreateParams{Token: *token}); err != nil {
 			s.log.Debug("window/workDoneProgress/create failed", zap.Error(err))
 			return

@@ -26,6 +26,9 @@ type stream struct {
 	out io.Writer
 	c   io.Closer
 	log func(format string, args ...any)
+	// pending is the start of a header line found while skipping a bad
+	// frame.
+	pending string
 
 	mu sync.Mutex // serialises writes
 }
@@ -61,8 +64,9 @@ func (s *stream) Read(ctx context.Context) (jsonrpc2.Message, int64, error) {
 var errBadFrame = fmt.Errorf("bad frame")
 
 // readFrame reads one frame's headers and body. A frame whose headers are
-// malformed is reported, skipped up to its end if its length is known,
-// and errBadFrame returned.
+// malformed is reported and skipped: up to the end of its body when its
+// length is known, else up to the next Content-Length header; errBadFrame
+// is returned.
 func (s *stream) readFrame() ([]byte, int64, error) {
 	var total int64
 	length := int64(-1)
@@ -71,6 +75,9 @@ func (s *stream) readFrame() ([]byte, int64, error) {
 	for {
 		line, err := s.in.ReadString('\n')
 		total += int64(len(line))
+		if s.pending != "" {
+			line, s.pending = s.pending+line, ""
+		}
 		if err != nil {
 			if err == io.EOF && (sawHeader || line != "") {
 				return nil, total, io.ErrUnexpectedEOF
@@ -94,6 +101,7 @@ func (s *stream) readFrame() ([]byte, int64, error) {
 			n, err := strconv.ParseInt(strings.TrimSpace(value), 10, 64)
 			if err != nil || n <= 0 || n > maxFrame {
 				bad = fmt.Sprintf("Content-Length %q", truncate(strings.TrimSpace(value), 40))
+				length = -1
 				continue
 			}
 			length = n
@@ -108,9 +116,12 @@ func (s *stream) readFrame() ([]byte, int64, error) {
 			if n, err := s.in.Discard(int(length)); err != nil {
 				return nil, total + int64(n), err
 			}
+			s.writeRaw(parseError(fmt.Errorf("malformed frame: %s", bad)))
+			return nil, total, errBadFrame
 		}
 		s.writeRaw(parseError(fmt.Errorf("malformed frame: %s", bad)))
-		return nil, total, errBadFrame
+		n, err := s.resync()
+		return nil, total + n, cmpErr(err, errBadFrame)
 	}
 	body := make([]byte, length)
 	n, err := io.ReadFull(s.in, body)
@@ -119,6 +130,47 @@ func (s *stream) readFrame() ([]byte, int64, error) {
 		return nil, total, fmt.Errorf("read %d-byte body: %w", length, err)
 	}
 	return body, total, nil
+}
+
+// contentLength is the header that starts every frame, lower-cased.
+const contentLength = "content-length:"
+
+// resync skips input up to the next Content-Length header, whose line the
+// next readFrame reads.
+func (s *stream) resync() (int64, error) {
+	var n int64
+	matched := 0
+	for {
+		b, err := s.in.ReadByte()
+		if err != nil {
+			return n, err
+		}
+		n++
+		c := b
+		if 'A' <= c && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		switch {
+		case c == contentLength[matched]:
+			matched++
+		case c == contentLength[0]:
+			matched = 1
+		default:
+			matched = 0
+		}
+		if matched == len(contentLength) {
+			s.pending = "Content-Length:"
+			return n, nil
+		}
+	}
+}
+
+// cmpErr returns err, or ok when err is nil.
+func cmpErr(err, ok error) error {
+	if err != nil {
+		return err
+	}
+	return ok
 }
 
 // Write sends a message.

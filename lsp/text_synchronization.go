@@ -24,7 +24,18 @@ func (s *Server) didOpen(ctx context.Context, p *protocol.DidOpenTextDocumentPar
 	return err
 }
 
-func (s *Server) didChange(ctx context.Context, p *protocol.DidChangeTextDocumentParams) error {
+// didChangeParams are DidChangeTextDocumentParams with the range of each
+// change as a pointer: protocol's type cannot tell an insertion at 0:0 from
+// a change without a range (the whole document).
+type didChangeParams struct {
+	TextDocument   protocol.VersionedTextDocumentIdentifier `json:"textDocument"`
+	ContentChanges []struct {
+		Range *protocol.Range `json:"range"`
+		Text  string          `json:"text"`
+	} `json:"contentChanges"`
+}
+
+func (s *Server) didChange(ctx context.Context, p *didChangeParams) error {
 	f, rel, err := s.folderFor(p.TextDocument.URI)
 	if err != nil {
 		return nil
@@ -32,7 +43,7 @@ func (s *Server) didChange(ctx context.Context, p *protocol.DidChangeTextDocumen
 	edits := make([]analysis.TextEdit, len(p.ContentChanges))
 	for i, c := range p.ContentChanges {
 		edits[i].Text = c.Text
-		if c.Range != (protocol.Range{}) || c.RangeLength != 0 {
+		if c.Range != nil {
 			edits[i].Range = &analysis.EditRange{
 				StartLine: int(c.Range.Start.Line), StartColumn: int(c.Range.Start.Character),
 				EndLine: int(c.Range.End.Line), EndColumn: int(c.Range.End.Character),

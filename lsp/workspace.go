@@ -3,10 +3,10 @@ package lsp
 import (
 	"context"
 	"fmt"
+	"path/filepath"
 	"time"
 
 	"go.lsp.dev/protocol"
-	"go.lsp.dev/uri"
 	"go.uber.org/zap"
 
 	"github.com/anchorage-dev/anchorage/analysis"
@@ -148,9 +148,14 @@ func (s *Server) didChangeWatchedFiles(ctx context.Context, p *protocol.DidChang
 
 func (s *Server) didChangeWorkspaceFolders(ctx context.Context, p *protocol.DidChangeWorkspaceFoldersParams) error {
 	for _, r := range p.Event.Removed {
+		path, err := filePath(protocol.DocumentURI(r.URI))
+		if err != nil {
+			s.warn("ignoring removed folder: %v", err)
+			continue
+		}
 		s.mu.Lock()
 		for i, f := range s.folders {
-			if uri.URI(f.uri).Filename() == uri.URI(r.URI).Filename() {
+			if f.dir == filepath.Clean(path) {
 				s.folders = append(s.folders[:i], s.folders[i+1:]...)
 				s.goBackground(func(ctx context.Context) {
 					f.indexMu.Lock() // let a running index finish
@@ -163,6 +168,14 @@ func (s *Server) didChangeWorkspaceFolders(ctx context.Context, p *protocol.DidC
 		s.mu.Unlock()
 	}
 	for _, a := range p.Event.Added {
+		path, err := filePath(protocol.DocumentURI(a.URI))
+		if err != nil {
+			s.warn("ignoring added folder: %v", err)
+			continue
+		}
+		if s.hasFolder(path) {
+			continue
+		}
 		f, err := s.openFolder(ctx, a.Name, protocol.DocumentURI(a.URI))
 		if err != nil {
 			s.warn("%v", err)
@@ -174,4 +187,18 @@ func (s *Server) didChangeWorkspaceFolders(ctx context.Context, p *protocol.DidC
 		s.indexFolder(f, "Indexing "+f.name)
 	}
 	return nil
+}
+
+// hasFolder reports whether a directory is already a workspace folder.
+func (s *Server) hasFolder(path string) bool {
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return false
+	}
+	for _, f := range s.snapshotFolders() {
+		if f.dir == abs {
+			return true
+		}
+	}
+	return false
 }

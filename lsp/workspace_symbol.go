@@ -24,6 +24,9 @@ func (s *Server) workspaceSymbol(ctx context.Context, p *protocol.WorkspaceSymbo
 			return nil, fmt.Errorf("workspace/symbol %q: %w", p.Query, err)
 		}
 		for _, m := range matches {
+			if !s.owns(f, m.Path) {
+				continue // a nested folder answers for it
+			}
 			out = append(out, protocol.SymbolInformation{
 				Name:          m.Name,
 				Kind:          symbolKind(m.Kind),
