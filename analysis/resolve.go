@@ -29,7 +29,8 @@ func familyLanguages(lang string) string {
 //
 //   - only definitions in F count, and only callables for calls and types
 //     for inheritance; a bare name reaches methods only where the receiver
-//     is implicit (Java);
+//     is implicit (Java), and in Go, Rust and Python a qualified name
+//     reaches a plain function only through its package or module;
 //   - a qualifier naming the definition's package, module or owner type
 //     (users.NewService, UserRepository.find) wins outright;
 //   - self, this, cls and super prefer the caller's own type;
@@ -109,6 +110,9 @@ func (r *resolver) pick(k resolveKey) []SymbolInfo {
 		if q == "" && c.sym.Kind == KindMethod && !implicitReceiver(k.family) {
 			continue // Go's string(b) is not a call to some type's string method
 		}
+		if q != "" && c.sym.Kind == KindFunction && qualifiedByModule(k.family) && q != c.module {
+			continue // x.init() is not a call to package big's func init
+		}
 		score := 1
 		switch {
 		case q == "":
@@ -140,6 +144,17 @@ func (r *resolver) pick(k resolveKey) []SymbolInfo {
 // called by its bare name from another method of its class.
 func implicitReceiver(family string) bool {
 	return family == "java"
+}
+
+// qualifiedByModule reports whether, in a language family, a qualified
+// call reaches a plain function only through its package or module
+// (pkg.F(), module::f(), module.f()); other qualifiers are receivers.
+func qualifiedByModule(family string) bool {
+	switch family {
+	case "go", "rust", "python":
+		return true
+	}
+	return false
 }
 
 func isSelf(q string) bool {
