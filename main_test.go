@@ -136,6 +136,25 @@ func TestCLI(t *testing.T) {
 		}
 	})
 
+	t.Run("route json", func(t *testing.T) {
+		out, err := run(t, "route", "--json", "what", "calls", "users.NewService")
+		if err != nil {
+			t.Fatal(err)
+		}
+		var rt map[string]any
+		if err := json.Unmarshal([]byte(out), &rt); err != nil {
+			t.Fatalf("%v in %s", err, out)
+		}
+		for _, key := range []string{"strategy", "confidence", "reasoning", "semantic_query", "structural_query", "structural_operation", "keyword_query"} {
+			if _, ok := rt[key]; !ok {
+				t.Errorf("route JSON has no %q: %s", key, out)
+			}
+		}
+		if rt["strategy"] != "structural" || rt["structural_operation"] != "callers" || rt["structural_query"] != "users.NewService" {
+			t.Errorf("route = %s", out)
+		}
+	})
+
 	t.Run("root that is not a directory", func(t *testing.T) {
 		_, err := run(t, "--data-dir", data, "--root", filepath.Join(root, "go.mod"), "index")
 		if err == nil || !strings.Contains(err.Error(), "not a directory") {

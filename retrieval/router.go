@@ -1,0 +1,430 @@
+// Package retrieval answers questions about the code: a router classifies
+// each query (semantic, structural, keyword or hybrid) and extracts what
+// each search backend needs.
+package retrieval
+
+import (
+	"fmt"
+	"regexp"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// Strategy is how a query is answered.
+type Strategy string
+
+// Strategies.
+const (
+	// Semantic searches code by meaning ("how are users loaded?").
+	Semantic Strategy = "semantic"
+	// Structural asks the code graph about a symbol ("what calls X?").
+	Structural Strategy = "structural"
+	// Keyword searches the text exactly ("lines containing 'API_KEY'").
+	Keyword Strategy = "keyword"
+	// Hybrid combines a semantic search with the graph around what it
+	// finds ("the auth code and what depends on it").
+	Hybrid Strategy = "hybrid"
+)
+
+// Structural operations.
+const (
+	OpCallers     = "callers"
+	OpCallees     = "callees"
+	OpInheritance = "inheritance"
+	OpImports     = "imports"
+	OpBlastRadius = "blast_radius"
+	OpSearch      = "search"
+)
+
+// MaxQuery is the longest query classified; longer ones are cut.
+const MaxQuery = 2000
+
+// Route is how a query is to be answered, with the parts each backend
+// needs.
+type Route struct {
+	Strategy   Strategy `json:"strategy"`
+	Confidence float64  `json:"confidence"`
+	// Reasoning says in one line why the router chose the strategy.
+	Reasoning string `json:"reasoning"`
+	// SemanticQuery is the text a semantic search looks for.
+	SemanticQuery string `json:"semantic_query"`
+	// StructuralQuery is the symbol (or file, for imports) the graph is
+	// asked about, and StructuralOperation what is asked.
+	StructuralQuery     string `json:"structural_query"`
+	StructuralOperation string `json:"structural_operation"`
+	// KeywordQuery is the text or, when KeywordRegex, the regular
+	// expression a keyword search looks for.
+	KeywordQuery string `json:"keyword_query"`
+	KeywordRegex bool   `json:"keyword_regex,omitempty"`
+}
+
+// Router classifies queries with hand-written rules: no model, and the
+// same answer for the same query. A Router is safe for concurrent use.
+type Router struct {
+	rules      []structuralRule
+	relations  []relationRule
+	everything *regexp.Regexp
+	kwVerb     *regexp.Regexp
+	markers    *regexp.Regexp
+	constant   *regexp.Regexp
+	quoted     *regexp.Regexp
+	regexish   *regexp.Regexp
+	conceptual *regexp.Regexp
+	ident      *regexp.Regexp
+}
+
+// structuralRule is a phrasing of a structural question; the named group
+// "sym" captures the symbol.
+type structuralRule struct {
+	op string
+	re *regexp.Regexp
+}
+
+// relationRule is a phrasing that, after "and" or "with", asks for the
+// graph around what a semantic search finds.
+type relationRule struct {
+	op string
+	re *regexp.Regexp
+}
+
+// NewRouter returns a router with its rules compiled.
+func NewRouter() *Router {
+	rule := func(op, pattern string) structuralRule {
+		return structuralRule{op, regexp.MustCompile(`(?i)^` + pattern + `\s*[?.!]*$`)}
+	}
+	// X is what a rule captures as the symbol.
+	const x = `(?P<sym>.+?)`
+	const kinds = `(?:functions?|methods?|classes|class|types?|structs?|interfaces?|traits?|tests?|files?|modules?|packages?|code|components?)`
+	return &Router{
+		rules: []structuralRule{
+			// Blast radius.
+			rule(OpBlastRadius, `(?:show |what is |what's )?(?:the )?blast radius (?:of|for) (?:removing |changing |deleting |renaming )?`+x),
+			rule(OpBlastRadius, `(?:what is |what's )?(?:the )?impact of (?:changing|removing|modifying|renaming|deleting) `+x),
+			rule(OpBlastRadius, `what(?:'s| is| would be| will be)? (?:be )?affected (?:if (?:i|we) (?:change|modify|remove|delete|rename)|by (?:changing|modifying|removing|deleting|renaming)) `+x),
+			rule(OpBlastRadius, `what (?:breaks|would break|will break|could break) if (?:i|we|you) (?:change|modify|remove|delete|rename|touch) `+x),
+			rule(OpBlastRadius, `if (?:i|we) (?:change|modify|remove|delete|rename) (?:the signature of )?`+x+`,? what (?:breaks|would break|will break)`),
+			rule(OpBlastRadius, `is it safe to (?:delete|remove|change|rename|modify) `+x),
+			rule(OpBlastRadius, `what depends on `+x),
+			// Callees.
+			rule(OpCallees, `(?:what|which) (?:functions |methods )?(?:does|do) `+x+` (?:call|invoke)(?: into)?`),
+			rule(OpCallees, `(?:list |show |find )?(?:the |all )?(?:callees|outgoing calls|calls made) (?:of|for|from|by|in) `+x),
+			rule(OpCallees, `(?:functions|methods|what is|what's|what gets) called (?:by|from|in) `+x),
+			// Inheritance.
+			rule(OpInheritance, `(?:list |show |find )?(?:all |the )?(?:subclasses|subtypes|implementations|implementers|implementors|derived classes|child classes|children) of `+x),
+			rule(OpInheritance, `(?:what|who|which `+kinds+`)(?: that)? (?:extends?|implements?|inherits? from|derives? from|subclass(?:es)?|embeds?) `+x),
+			rule(OpInheritance, kinds+` (?:that |which )?(?:extends?|implements?|implementing|extending|inherits? from|inheriting from|derives? from|deriving from|embeds?|embedding) `+x),
+			rule(OpInheritance, `(?:the )?(?:base|parent|super) ?class(?:es)? (?:of|for) `+x),
+			rule(OpInheritance, `(?:the )?(?:class|type) hierarchy (?:of|for) `+x),
+			rule(OpInheritance, `what (?:interfaces|classes|traits|types) does `+x+` (?:implement|extend|inherit from)`),
+			rule(OpInheritance, `what does `+x+` (?:extend|implement|inherit from|derive from)`),
+			// Imports.
+			rule(OpImports, `(?:the )?(?:imports|dependencies) (?:in|of|from) `+x),
+			rule(OpImports, `what (?:packages |modules |files )?(?:does|do) (?:the )?`+x+` (?:import|require|depend on)`),
+			rule(OpImports, `(?:what|who|which `+kinds+`) (?:imports?|requires?) `+x),
+			rule(OpImports, `who depends on (?:the )?(?:module|package) `+x),
+			rule(OpImports, `where is (?:the )?`+x+` (?:module |package )?(?:imported|required)`),
+			// Callers.
+			rule(OpCallers, `(?:what|who|which `+kinds+`|is anything|is anyone|anything|everything that|(?:show me )?everything that) (?:calls?|invokes?|uses?|references?|calling|using|referencing)(?: into)? `+x),
+			rule(OpCallers, `who(?:'s| is) (?:calling|using|referencing) `+x),
+			rule(OpCallers, `(?:list |show |find |get )?(?:me )?(?:all )?(?:the )?(?:callers|call sites|usages|uses|references|referrers|callsites) (?:of|for|to) `+x),
+			rule(OpCallers, x+` (?:callers|usages|call sites|references)`),
+			rule(OpCallers, `where(?:'s| is| are) `+x+` (?:called|used|invoked|referenced)(?: from)?(?: anywhere)?`),
+			rule(OpCallers, `where do (?:we|i|you) (?:call|use|invoke) `+x),
+			rule(OpCallers, `is `+x+` (?:still )?(?:used|called|referenced)(?: anywhere)?`),
+			// Definitions.
+			rule(OpSearch, `(?:where is|where's|where are) (?:the )?`+x+` (?:defined|declared|implemented)`),
+			rule(OpSearch, `(?:go to |jump to |show me |show |find )?(?:the )?(?:definition|declaration|source) of `+x),
+			rule(OpSearch, `(?:where's|where is) the (?:definition|declaration) of `+x),
+			rule(OpSearch, `which file (?:defines|declares|contains the definition of) `+x),
+			rule(OpSearch, `(?:find|locate|show me|show|open) (?:the )?(?:function|method|class|struct|type|interface|trait|enum|module|symbol) `+x),
+			rule(OpSearch, `(?:find|locate|show me|show|open) (?:the )?`+x+` (?:function|method|class|struct|type|interface|trait|enum|symbol)`),
+			rule(OpSearch, `(?:find|locate) `+x),
+			rule(OpSearch, `(?:func|fn|def|class|struct|interface|type|trait|enum) `+x),
+		},
+		relations: []relationRule{
+			{OpBlastRadius, regexp.MustCompile(`(?i)\b(?:depends? on (?:it|that|this)|dependents|(?:would|will|could) break|what breaks|is affected|be affected|impact)\b`)},
+			{OpCallers, regexp.MustCompile(`(?i)\b(?:(?:what|who|which \w+|everything that|anything that) (?:calls|uses|invokes|references)(?: it| that| this)?|where (?:it|that|this)(?:'s| is) (?:used|called)|(?:its |their )?(?:callers|usages|call sites|users))\b`)},
+			{OpInheritance, regexp.MustCompile(`(?i)\b(?:its|their) (?:subclasses|implementations|subtypes|children|base class(?:es)?)\b|\bsubclasses\b`)},
+			{OpCallees, regexp.MustCompile(`(?i)\b(?:what (?:it|that) calls|its callees)\b`)},
+			{OpImports, regexp.MustCompile(`(?i)\b(?:its|their) (?:dependencies|imports)\b|\bwhat (?:it|that) imports\b`)},
+		},
+		everything: regexp.MustCompile(`(?i)^(?:tell me |show me |give me )?(?:everything|all) (?:about|related to|touching|around|regarding|concerning|on|involving) (.+?)\s*[?.!]*$|^(?:the )?(?:full|whole|big) picture (?:of|for) (.+?)\s*[?.!]*$`),
+		kwVerb: regexp.MustCompile(`(?i)^(?:grep(?:\s+-\w+)*(?:\s+for)?|(?:find |show |list )?(?:all )?(?:lines|files|places)(?: that)? (?:containing|contain|matching|match|with|mentioning|mention|that mention)|(?:find |list )?(?:all )?(?:occurrences|mentions|instances) of(?: the (?:word|string|text|literal))?|(?:text|string|literal|full[- ]text) search(?: for)?|search (?:the )?(?:codebase |code |repo |files )?for(?: the (?:string|text|literal|word))?|exact match:?|files that mention|find (?:the )?(?:string|literal|text))\s+(.+?)\s*[?.!]*$`),
+		markers:  regexp.MustCompile(`(?i)\b(TODO|FIXME|HACK|XXX|NOCOMMIT|DEPRECATED|BUG|OPTIMIZE)(?:s|es)?\b`),
+		constant: regexp.MustCompile(`\b[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+\b`),
+		quoted:   regexp.MustCompile(`"([^"]+)"|'([^']+)'`),
+		regexish: regexp.MustCompile(`\\[swdbWSDB.()\[\]{}|+*?^$]|\.\*|\.\+|\[\^|\(\?|\w\|\w`),
+		conceptual: regexp.MustCompile(`(?i)^(?:how|why|when|explain|describe|walk me through|tell me|what is the (?:purpose|role|point)|what happens|what's the|what is the|show me how|where do we|where are|where is)\b`),
+		ident:      regexp.MustCompile(`^[*&]?[A-Za-z_$][\w$]*(?:(?:\.|::|#|/|->)[A-Za-z_$][\w$]*)*(?:\(\))?$|^[\w./-]+\.(?:go|py|ts|tsx|js|jsx|rs|java|mjs|cjs|rb|c|h|cpp)$`),
+	}
+}
+
+// Route classifies a query.
+func (r *Router) Route(query string) Route {
+	q, cut := clean(query)
+	if q == "" {
+		return Route{Strategy: Semantic, Reasoning: "empty query"}
+	}
+	rt := r.route(q)
+	if cut {
+		rt.Reasoning += fmt.Sprintf(" (query cut to its first %d bytes)", MaxQuery)
+	}
+	rt.Confidence = max(0, min(1, rt.Confidence))
+	return rt
+}
+
+// clean makes a query valid UTF-8 without control characters, trims it and
+// cuts it to MaxQuery bytes.
+func clean(q string) (string, bool) {
+	q = strings.ToValidUTF8(q, "\uFFFD")
+	q = strings.Map(func(r rune) rune {
+		if r == '\t' || r == '\n' || r == '\r' {
+			return ' '
+		}
+		if unicode.IsControl(r) {
+			return -1
+		}
+		return r
+	}, q)
+	cut := false
+	if len(q) > MaxQuery {
+		q, cut = q[:MaxQuery], true
+		for !utf8.ValidString(q) {
+			q = q[:len(q)-1]
+		}
+	}
+	return strings.TrimSpace(q), cut
+}
+
+func (r *Router) route(q string) Route {
+	if rt, ok := r.forced(q); ok {
+		return rt
+	}
+	if rt, ok := r.keyword(q); ok {
+		return rt
+	}
+	if rt, ok := r.hybrid(q); ok {
+		return rt
+	}
+	if rt, ok := r.structural(q); ok {
+		return rt
+	}
+	if sym := symbolOf(q); r.isSymbol(sym) && codeShaped(sym) {
+		return Route{Strategy: Structural, Confidence: 0.85, StructuralOperation: OpSearch, StructuralQuery: sym,
+			Reasoning: "the query is an identifier: look up its definition"}
+	}
+	rt := Route{Strategy: Semantic, Confidence: 0.6, SemanticQuery: q, Reasoning: "a description of code: search by meaning"}
+	if r.conceptual.MatchString(q) {
+		rt.Confidence, rt.Reasoning = 0.8, "a conceptual question: search by meaning"
+	} else if !strings.Contains(q, " ") {
+		rt.Confidence, rt.Reasoning = 0.5, "a single word: search by meaning"
+	}
+	return rt
+}
+
+// forced handles the prefixes that choose a strategy: kw:, grep:, re:,
+// sym:, struct:, sem:, hybrid:.
+func (r *Router) forced(q string) (Route, bool) {
+	prefix, rest, ok := strings.Cut(q, ":")
+	if !ok || strings.ContainsAny(prefix, " ") {
+		return Route{}, false
+	}
+	rest = strings.TrimSpace(rest)
+	why := fmt.Sprintf("forced by the %q prefix", prefix+":")
+	switch strings.ToLower(prefix) {
+	case "kw", "key", "keyword", "grep":
+		return Route{Strategy: Keyword, Confidence: 1, KeywordQuery: rest, Reasoning: why}, rest != ""
+	case "re", "regex":
+		return Route{Strategy: Keyword, Confidence: 1, KeywordQuery: rest, KeywordRegex: true, Reasoning: why}, rest != ""
+	case "sem", "semantic":
+		return Route{Strategy: Semantic, Confidence: 1, SemanticQuery: rest, Reasoning: why}, rest != ""
+	case "hyb", "hybrid":
+		return Route{Strategy: Hybrid, Confidence: 1, SemanticQuery: rest, StructuralOperation: OpBlastRadius, Reasoning: why}, rest != ""
+	case "sym", "struct", "structural":
+		if rest == "" {
+			return Route{}, false
+		}
+		rt, ok := r.structural(rest)
+		if !ok {
+			rt = Route{StructuralOperation: OpSearch, StructuralQuery: symbolOf(rest)}
+		}
+		rt.Strategy, rt.Confidence, rt.Reasoning = Structural, 1, why
+		return rt, true
+	}
+	return Route{}, false
+}
+
+// keyword recognises exact-text searches: regular expressions, quoted
+// text, grep-like verbs, comment markers, constants and code fragments.
+func (r *Router) keyword(q string) (Route, bool) {
+	kw := func(term string, conf float64, why string) (Route, bool) {
+		return Route{Strategy: Keyword, Confidence: conf, KeywordQuery: term, Reasoning: why}, true
+	}
+	if len(q) > 2 && q[0] == '/' && q[len(q)-1] == '/' {
+		rt, _ := kw(q[1:len(q)-1], 0.95, "a /regular expression/")
+		rt.KeywordRegex = true
+		return rt, true
+	}
+	if m := r.kwVerb.FindStringSubmatch(q); m != nil {
+		term := strings.TrimSpace(m[1])
+		if qm := r.quoted.FindStringSubmatch(term); qm != nil {
+			term = qm[1] + qm[2]
+		}
+		term = strings.Trim(term, "`")
+		rt, _ := kw(term, 0.95, "asks for lines of text: exact search")
+		rt.KeywordRegex = r.regexish.MatchString(term)
+		return rt, true
+	}
+	if m := r.quoted.FindStringSubmatch(q); m != nil {
+		return kw(m[1]+m[2], 0.9, "quoted text: exact search")
+	}
+	if m := r.markers.FindStringSubmatch(q); m != nil && (isUpper(m[1]) || strings.Contains(strings.ToLower(q), "comment")) {
+		return kw(strings.ToUpper(m[1]), 0.9, "a comment marker: exact search")
+	}
+	if m := r.constant.FindString(q); m != "" {
+		return kw(m, 0.85, "a constant's name: exact search")
+	}
+	if strings.HasPrefix(q, "@") && !strings.Contains(q, " ") {
+		return kw(q, 0.8, "an annotation: exact search")
+	}
+	if r.regexish.MatchString(q) && !strings.Contains(q, " ") || strings.HasPrefix(q, "^") {
+		rt, _ := kw(q, 0.85, "looks like a regular expression")
+		rt.KeywordRegex = true
+		return rt, true
+	}
+	if isFragment(q) {
+		return kw(q, 0.8, "a fragment of code: exact search")
+	}
+	return Route{}, false
+}
+
+// hybrid recognises a conceptual part joined to a relation ("the auth code
+// and what depends on it") and requests for everything about a topic.
+func (r *Router) hybrid(q string) (Route, bool) {
+	if m := r.everything.FindStringSubmatch(q); m != nil {
+		topic := strings.TrimSpace(m[1] + m[2])
+		return Route{Strategy: Hybrid, Confidence: 0.85, SemanticQuery: topic, StructuralOperation: OpBlastRadius,
+			Reasoning: "asks for everything about a topic: search by meaning, then follow the graph"}, true
+	}
+	lower := strings.ToLower(q)
+	for _, sep := range []string{", and ", " and ", " plus ", " along with ", " together with ", " with its ", " with their "} {
+		i := strings.Index(lower, sep)
+		if i <= 0 {
+			continue
+		}
+		first, second := q[:i], q[i+len(sep):]
+		if strings.HasPrefix(sep, " with ") {
+			second = strings.TrimPrefix(sep, " with ") + second
+		}
+		for _, rel := range r.relations {
+			if rel.re.MatchString(second) {
+				return Route{Strategy: Hybrid, Confidence: 0.85, SemanticQuery: topic(first), StructuralOperation: rel.op,
+					Reasoning: fmt.Sprintf("a topic and its %s: search by meaning, then follow the graph", strings.ReplaceAll(rel.op, "_", " "))}, true
+			}
+		}
+	}
+	return Route{}, false
+}
+
+// structural matches the phrasings of graph questions. A question about a
+// topic rather than a symbol ("what calls the database layer") is hybrid.
+func (r *Router) structural(q string) (Route, bool) {
+	for _, rule := range r.rules {
+		m := rule.re.FindStringSubmatch(q)
+		if m == nil {
+			continue
+		}
+		raw := m[rule.re.SubexpIndex("sym")]
+		sym := symbolOf(raw)
+		if r.isSymbol(sym) && !(rule.op == OpSearch && !codeShaped(sym) && strings.HasPrefix(strings.ToLower(q), "find ")) {
+			return Route{Strategy: Structural, Confidence: 0.9, StructuralOperation: rule.op, StructuralQuery: sym,
+				Reasoning: fmt.Sprintf("asks for the %s of %s", strings.ReplaceAll(rule.op, "_", " "), sym)}, true
+		}
+		if rule.op != OpSearch && strings.Contains(strings.TrimSpace(sym), " ") {
+			return Route{Strategy: Hybrid, Confidence: 0.75, SemanticQuery: topic(raw), StructuralOperation: rule.op,
+				Reasoning: fmt.Sprintf("asks for the %s of a topic, not a symbol: search by meaning, then follow the graph", strings.ReplaceAll(rule.op, "_", " "))}, true
+		}
+	}
+	return Route{}, false
+}
+
+// symbolOf strips what surrounds a symbol in a question: quotes,
+// backticks, articles, a trailing kind ("the Store interface"), call
+// parentheses and punctuation.
+func symbolOf(s string) string {
+	s = strings.TrimSpace(strings.Trim(strings.TrimSpace(s), "`'\"?.!,:;"))
+	s = strings.Trim(s, "`")
+	words := strings.Fields(s)
+	for len(words) > 1 {
+		switch strings.ToLower(words[0]) {
+		case "the", "a", "an", "this", "that", "our", "my", "removing", "changing", "deleting", "renaming", "modifying", "into", "module", "package":
+			words = words[1:]
+			continue
+		}
+		break
+	}
+	for len(words) > 1 {
+		switch strings.ToLower(words[len(words)-1]) {
+		case "function", "method", "class", "struct", "type", "interface", "trait", "enum", "module", "package", "file", "symbol", "constructor", "anywhere":
+			words = words[:len(words)-1]
+			continue
+		}
+		break
+	}
+	s = strings.Join(words, " ")
+	s = strings.Trim(s, "`")
+	s = strings.TrimSuffix(s, "()")
+	return strings.TrimLeft(s, "*&")
+}
+
+// isSymbol reports whether s can name a symbol or file (one token).
+func (r *Router) isSymbol(s string) bool {
+	return s != "" && !strings.Contains(s, " ") && r.ident.MatchString(s)
+}
+
+// codeShaped reports whether a token looks like code rather than a word:
+// inner capitals, underscores, dots, scopes, or call parentheses.
+func codeShaped(s string) bool {
+	if strings.ContainsAny(s, "_.:#$/") || strings.HasSuffix(s, "()") {
+		return true
+	}
+	for i, r := range s {
+		if i > 0 && unicode.IsUpper(r) {
+			return true
+		}
+	}
+	return len(s) > 1 && unicode.IsUpper(rune(s[0])) && !isUpper(s)
+}
+
+func isUpper(s string) bool {
+	return s == strings.ToUpper(s) && s != strings.ToLower(s)
+}
+
+// isFragment reports whether a query is a piece of code: a call with
+// arguments, an operator, braces or an unbalanced parenthesis.
+func isFragment(q string) bool {
+	if strings.ContainsAny(q, "{};") || strings.Contains(q, "!=") || strings.Contains(q, "==") || strings.Contains(q, ":=") || strings.Contains(q, "=>") {
+		return true
+	}
+	open, closed := strings.Count(q, "("), strings.Count(q, ")")
+	if open != closed {
+		return true
+	}
+	if i := strings.Index(q, "("); i > 0 && !strings.Contains(q[:i], " ") && strings.Index(q, ")") > i+1 {
+		return true // f(args): a call as written
+	}
+	return false
+}
+
+// topic trims a request's verbs from the conceptual part of a query.
+func topic(s string) string {
+	s = strings.TrimSpace(strings.Trim(strings.TrimSpace(s), "?.!,"))
+	lower := strings.ToLower(s)
+	for _, p := range []string{"show me ", "show ", "find ", "explain ", "describe ", "tell me about ", "give me ", "where is ", "what is "} {
+		if strings.HasPrefix(lower, p) {
+			s, lower = s[len(p):], lower[len(p):]
+		}
+	}
+	return s
+}

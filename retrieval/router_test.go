@@ -1,0 +1,177 @@
+package retrieval
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+	"unicode/utf8"
+)
+
+// routeCase is one line of a router test set.
+type routeCase struct {
+	Q   string   `json:"q"`
+	S   Strategy `json:"s"`
+	Op  string   `json:"op,omitempty"`
+	Sym string   `json:"sym,omitempty"`
+	Kw  string   `json:"kw,omitempty"`
+}
+
+func readCases(t *testing.T, name string) []routeCase {
+	t.Helper()
+	f, err := os.Open(filepath.Join("testdata", name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var out []routeCase
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		if strings.TrimSpace(sc.Text()) == "" {
+			continue
+		}
+		var c routeCase
+		if err := json.Unmarshal(sc.Bytes(), &c); err != nil {
+			t.Fatalf("%s: %v in %s", name, err, sc.Text())
+		}
+		out = append(out, c)
+	}
+	return out
+}
+
+// evaluate routes every case and reports accuracy, the confusion table
+// and each miss.
+func evaluate(t *testing.T, cases []routeCase) (accuracy float64, misses []string) {
+	t.Helper()
+	r := NewRouter()
+	confusion := map[Strategy]map[Strategy]int{}
+	right := 0
+	for _, c := range cases {
+		got := r.Route(c.Q)
+		if confusion[c.S] == nil {
+			confusion[c.S] = map[Strategy]int{}
+		}
+		confusion[c.S][got.Strategy]++
+		switch {
+		case got.Strategy != c.S:
+			misses = append(misses, fmt.Sprintf("%q: %s (%s), want %s", c.Q, got.Strategy, got.Reasoning, c.S))
+		case c.Op != "" && got.StructuralOperation != c.Op:
+			misses = append(misses, fmt.Sprintf("%q: operation %q, want %q", c.Q, got.StructuralOperation, c.Op))
+		case c.Sym != "" && got.StructuralQuery != c.Sym:
+			misses = append(misses, fmt.Sprintf("%q: symbol %q, want %q", c.Q, got.StructuralQuery, c.Sym))
+		case c.Kw != "" && got.KeywordQuery != c.Kw:
+			misses = append(misses, fmt.Sprintf("%q: keyword %q, want %q", c.Q, got.KeywordQuery, c.Kw))
+		default:
+			right++
+		}
+	}
+	var lines []string
+	for want, row := range confusion {
+		lines = append(lines, fmt.Sprintf("  %-10s → semantic %3d  structural %3d  keyword %3d  hybrid %3d", want,
+			row[Semantic], row[Structural], row[Keyword], row[Hybrid]))
+	}
+	sort.Strings(lines)
+	t.Logf("confusion (want → got):\n%s", strings.Join(lines, "\n"))
+	return float64(right) / float64(len(cases)), misses
+}
+
+// TestRouterSeed requires every query of the published seed set to route
+// right.
+func TestRouterSeed(t *testing.T) {
+	acc, misses := evaluate(t, readCases(t, "router-seed.jsonl"))
+	for _, m := range misses {
+		t.Error(m)
+	}
+	t.Logf("seed accuracy %.3f", acc)
+}
+
+// TestRouterCases measures the router on the project's own cases: every
+// strategy phrased many ways, with the operation, symbol and keyword to
+// extract. It requires 95 % of them fully right.
+func TestRouterCases(t *testing.T) {
+	cases := readCases(t, "router-cases.jsonl")
+	acc, misses := evaluate(t, cases)
+	for _, m := range misses {
+		t.Log("miss:", m)
+	}
+	t.Logf("accuracy %.3f on %d cases", acc, len(cases))
+	if acc < 0.95 {
+		t.Errorf("accuracy %.3f, want at least 0.95", acc)
+	}
+}
+
+func TestRouteBadInput(t *testing.T) {
+	r := NewRouter()
+	tests := []struct {
+		name, q string
+	}{
+		{"empty", ""},
+		{"blank", " \t\n "},
+		{"binary", "\x00\xff\xfe\x01abc"},
+		{"huge", strings.Repeat("how does authentication work ", 1000)},
+		{"only a prefix", "kw:"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			rt := r.Route(tt.q)
+			if rt.Confidence < 0 || rt.Confidence > 1 || rt.Reasoning == "" {
+				t.Errorf("Route(%q) = %+v", tt.q, rt)
+			}
+			if !utf8.ValidString(rt.SemanticQuery + rt.KeywordQuery + rt.StructuralQuery) {
+				t.Errorf("Route(%q) returned invalid UTF-8: %+v", tt.q, rt)
+			}
+		})
+	}
+	if rt := r.Route(""); rt.Confidence != 0 || rt.Reasoning != "empty query" {
+		t.Errorf("empty query: %+v", rt)
+	}
+	if rt := r.Route(strings.Repeat("x ", MaxQuery)); !strings.Contains(rt.Reasoning, "cut") {
+		t.Errorf("huge query not reported as cut: %+v", rt)
+	}
+}
+
+func FuzzRoute(f *testing.F) {
+	for _, q := range []string{"what calls FindByID", "find TODO comments", "kw:x", "/a|b/", "\"x\"", "the auth code and its callers", "(", "sym:"} {
+		f.Add(q)
+	}
+	r := NewRouter()
+	f.Fuzz(func(t *testing.T, q string) {
+		rt := r.Route(q)
+		switch rt.Strategy {
+		case Semantic, Structural, Keyword, Hybrid:
+		default:
+			t.Fatalf("Route(%q) strategy %q", q, rt.Strategy)
+		}
+		if rt.Confidence < 0 || rt.Confidence > 1 {
+			t.Fatalf("Route(%q) confidence %v", q, rt.Confidence)
+		}
+	})
+}
+
+func BenchmarkRoute(b *testing.B) {
+	r := NewRouter()
+	qs := []string{"how does authentication work", "what calls users.NewService", "lines containing 'API_KEY'",
+		"show me the config system and its callers", "FindByID"}
+	i := 0
+	for b.Loop() {
+		r.Route(qs[i%len(qs)])
+		i++
+	}
+}
+
+// TestRouterHoldout measures the router on cases written after its rules,
+// to see how it generalises; it requires 90 %.
+func TestRouterHoldout(t *testing.T) {
+	acc, misses := evaluate(t, readCases(t, "router-holdout.jsonl"))
+	for _, m := range misses {
+		t.Log("miss:", m)
+	}
+	t.Logf("held-out accuracy %.3f", acc)
+	if acc < 0.9 {
+		t.Errorf("held-out accuracy %.3f, want at least 0.9", acc)
+	}
+}
