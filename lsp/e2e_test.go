@@ -2741,3 +2741,14 @@ func TestE2ENonFileFolder(t *testing.T) {
 	err := c.call(t, "initialize", &protocol.InitializeParams{WorkspaceFolders: []protocol.WorkspaceFolder{{URI: "http://example.com/x", Name: "x"}}}, nil)
 	wantCode(t, "initialize with an http folder", err, jsonrpc2.InvalidParams)
 }
+
+// TestE2ERoutedWorkspaceSymbol sends a question, not a name, to
+// workspace/symbol: the router answers it from the graph.
+func TestE2ERoutedWorkspaceSymbol(t *testing.T) {
+	t.Parallel()
+	root := sampleApp(t)
+	c := startClient(t)
+	c.start(t, clientOptions{}, root)
+	c.symbolAppears(t, "what calls UserRepository.FindByID", "GetUser", fileURI(root, "users/service.go"))
+	c.symbolAppears(t, "subclasses of Job", "EmailJob", fileURI(root, "worker/jobs.py"))
+}

@@ -19,6 +19,8 @@ import (
 	"go.lsp.dev/protocol"
 	"go.uber.org/zap"
 	"go.uber.org/zap/zapcore"
+
+	"github.com/anchorage-dev/anchorage/retrieval"
 )
 
 // Options configure a server.
@@ -61,6 +63,9 @@ type Server struct {
 	// progressCancels cancels cancellable work by progress token.
 	progressCancels map[string]context.CancelFunc
 
+	// router classifies workspace/symbol queries that are not identifiers.
+	router *retrieval.Router
+
 	reqHandlers  map[string]handlerFunc
 	noteHandlers map[string]func(context.Context, json.RawMessage) error
 
@@ -85,6 +90,7 @@ func New(opts Options) *Server {
 	s := &Server{
 		opts: opts, log: opts.Logger, requests: map[string]context.CancelFunc{},
 		progressCancels: map[string]context.CancelFunc{},
+		router:          retrieval.NewRouter(),
 		bg:              bg, stopBg: stop, exited: make(chan struct{}), exitCode: 1,
 	}
 	s.reqHandlers = s.requestHandlers()
