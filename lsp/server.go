@@ -188,15 +188,15 @@ func (s *Server) handle(ctx context.Context, reply jsonrpc2.Replier, req jsonrpc
 		return nil
 	}
 
-	id, _ := json.Marshal(call.ID())
+	id := requestKey(call.ID())
 	ctx, cancel := context.WithCancel(ctx)
 	s.mu.Lock()
-	s.requests[string(id)] = cancel
+	s.requests[id] = cancel
 	s.mu.Unlock()
 	go func() {
 		defer func() {
 			s.mu.Lock()
-			delete(s.requests, string(id))
+			delete(s.requests, id)
 			s.mu.Unlock()
 			cancel()
 		}()
@@ -215,30 +215,44 @@ func (s *Server) handle(ctx context.Context, reply jsonrpc2.Replier, req jsonrpc
 // client.
 const requestCancelled jsonrpc2.Code = -32800
 
-// cancelRequest cancels an in-flight request. The id may be a number or a
-// string (go.lsp.dev/protocol's own handler only accepts int32 and string,
-// and JSON numbers arrive as float64).
-func (s *Server) cancelRequest(params json.RawMessage) {
+// requestKey names a request id in the in-flight table. (jsonrpc2.ID
+// marshals only through a pointer: as a value it encodes as {}, the same
+// for every request.)
+func requestKey(id jsonrpc2.ID) string {
+	b, _ := json.Marshal(&id)
+	return string(b)
+}
+
+// cancelKey reads the id of $/cancelRequest's params as a requestKey. The
+// id may be a number or a string (go.lsp.dev/protocol's own handler only
+// accepts int32 and string, and JSON numbers arrive as float64).
+func cancelKey(params json.RawMessage) (string, bool) {
 	var p struct {
 		ID json.RawMessage `json:"id"`
 	}
 	if err := json.Unmarshal(params, &p); err != nil || len(p.ID) == 0 {
+		return "", false
+	}
+	var n int32
+	if err := json.Unmarshal(p.ID, &n); err == nil {
+		return requestKey(jsonrpc2.NewNumberID(n)), true
+	}
+	var str string
+	if err := json.Unmarshal(p.ID, &str); err == nil {
+		return requestKey(jsonrpc2.NewStringID(str)), true
+	}
+	return "", false
+}
+
+// cancelRequest cancels an in-flight request.
+func (s *Server) cancelRequest(params json.RawMessage) {
+	key, ok := cancelKey(params)
+	if !ok {
 		s.log.Warn("malformed $/cancelRequest", zap.ByteString("params", params))
 		return
 	}
-	var key []byte
-	var n int32
-	if err := json.Unmarshal(p.ID, &n); err == nil {
-		key, _ = json.Marshal(jsonrpc2.NewNumberID(n))
-	} else {
-		var str string
-		if err := json.Unmarshal(p.ID, &str); err != nil {
-			return
-		}
-		key, _ = json.Marshal(jsonrpc2.NewStringID(str))
-	}
 	s.mu.Lock()
-	cancel := s.requests[string(key)]
+	cancel := s.requests[key]
 	s.mu.Unlock()
 	if cancel != nil {
 		cancel()
