@@ -82,10 +82,19 @@ func (p *progress) report(done, total int) {
 
 func (p *progress) sendReport() {
 	p.last, p.pct = time.Now(), uint32(p.done*100/p.total)
-	p.send(&protocol.WorkDoneProgressReport{
+	p.send(&progressReport{
 		Kind: protocol.WorkDoneProgressKindReport, Percentage: p.pct,
 		Message: fmt.Sprintf("%d/%d files", p.done, p.total),
 	})
+}
+
+// progressReport is protocol.WorkDoneProgressReport with the percentage
+// always sent: the library's omitempty drops 0 %, and a report without a
+// percentage tells the editor the work has none.
+type progressReport struct {
+	Kind       protocol.WorkDoneProgressKind `json:"kind"`
+	Message    string                        `json:"message,omitempty"`
+	Percentage uint32                        `json:"percentage"`
 }
 
 // end sends the end of the work with a closing message.
