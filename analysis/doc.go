@@ -30,7 +30,7 @@ func signature(n *sitter.Node, src []byte) string {
 			end = p.StartByte()
 		}
 	}
-	if i := indexByte(src[start:end], '\n'); i >= 0 && body == nil {
+	if i := bytes.IndexByte(src[start:end], '\n'); i >= 0 && body == nil {
 		end = start + uint32(i)
 	}
 	s := strings.Join(strings.Fields(strings.ToValidUTF8(string(src[start:end]), "\uFFFD")), " ")
@@ -65,15 +65,6 @@ func skipDecorations(n *sitter.Node) uint32 {
 		return c.StartByte()
 	}
 	return start
-}
-
-func indexByte(b []byte, c byte) int {
-	for i, x := range b {
-		if x == c {
-			return i
-		}
-	}
-	return -1
 }
 
 // span is a byte range of a file.

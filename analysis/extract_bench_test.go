@@ -3,19 +3,22 @@ package analysis
 import (
 	"context"
 	"os"
+	"os/exec"
 	"path/filepath"
-	"runtime"
 	"slices"
 	"strings"
 	"testing"
 	"time"
 )
 
-// benchFile is a large real Go file present on every machine with Go.
-var benchFile = filepath.Join(runtime.GOROOT(), "src", "net", "http", "server.go")
-
+// loadBenchFile reads net/http/server.go, a large real Go file present on
+// every machine with Go.
 func loadBenchFile(b *testing.B) (*Language, []byte) {
-	src, err := os.ReadFile(benchFile)
+	goroot, err := exec.Command("go", "env", "GOROOT").Output()
+	if err != nil {
+		b.Skipf("no Go installation: %v", err)
+	}
+	src, err := os.ReadFile(filepath.Join(strings.TrimSpace(string(goroot)), "src", "net", "http", "server.go"))
 	if err != nil {
 		b.Skipf("no benchmark corpus: %v", err)
 	}

@@ -56,17 +56,17 @@ func (w *Workspace) Index() *Index { return w.ix }
 // Rel returns the path of an absolute file name relative to the root, with
 // forward slashes, or ErrOutsideRoot.
 func (w *Workspace) Rel(abs string) (string, error) {
-	rel, err := filepath.Rel(w.ix.root, filepath.Clean(abs))
-	if err != nil || rel == "." || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) || filepath.IsAbs(rel) {
-		return "", fmt.Errorf("%s: %w", abs, ErrOutsideRoot)
-	}
-	return filepath.ToSlash(rel), nil
+	return RelPath(w.ix.root, abs)
 }
 
-// Contains reports whether an absolute file name is inside the workspace.
-func (w *Workspace) Contains(abs string) bool {
-	_, err := w.Rel(abs)
-	return err == nil
+// RelPath returns the path of file relative to root, with forward
+// slashes, or ErrOutsideRoot when file is not inside root.
+func RelPath(root, file string) (string, error) {
+	rel, err := filepath.Rel(root, filepath.Clean(file))
+	if err != nil || rel == "." || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) || filepath.IsAbs(rel) {
+		return "", fmt.Errorf("%s: %w", file, ErrOutsideRoot)
+	}
+	return filepath.ToSlash(rel), nil
 }
 
 // IsOpen reports whether a file (relative path) is open in the editor.

@@ -276,7 +276,7 @@ func (s *Server) ownerOf(path string) (*folder, string) {
 	var best *folder
 	var bestRel string
 	for _, f := range s.snapshotFolders() {
-		rel, err := relTo(f.dir, path)
+		rel, err := analysis.RelPath(f.dir, path)
 		if err != nil {
 			if rel, err = f.ws.Rel(path); err != nil {
 				continue
@@ -308,14 +308,6 @@ func (s *Server) fileSymbols(ctx context.Context, u protocol.DocumentURI) (*fold
 		return nil, nil, err
 	}
 	return f, syms, nil
-}
-
-func relTo(root, path string) (string, error) {
-	rel, err := filepath.Rel(root, path)
-	if err != nil || rel == "." || strings.HasPrefix(rel, "..") {
-		return "", analysis.ErrOutsideRoot
-	}
-	return filepath.ToSlash(rel), nil
 }
 
 // sortedFolders returns folders by root, for stable answers.
