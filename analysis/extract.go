@@ -219,6 +219,7 @@ func assemble(lang *Language, filePath string, src []byte, lines *lineIndex, roo
 	sort.Slice(comments, func(i, j int) bool { return comments[i].start < comments[j].start })
 	g.Symbols = append(g.Symbols, buildSymbols(raw.defs, module, src, lines, comments)...)
 	g.Refs = attachRefs(g.Symbols, raw.refs, lines)
+	g.Chunks = chunkFile(g, src, lines, comments)
 	return g
 }
 

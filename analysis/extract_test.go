@@ -22,6 +22,19 @@ type goldenGraph struct {
 	ParseErrors int            `json:"parse_errors,omitempty"`
 	Symbols     []goldenSymbol `json:"symbols"`
 	Refs        []goldenRef    `json:"refs"`
+	Chunks      []goldenChunk  `json:"chunks"`
+}
+
+// goldenChunk is a chunk with its 1-based lines and its text's first and
+// last lines.
+type goldenChunk struct {
+	Kind    Kind   `json:"kind"`
+	Name    string `json:"name"`
+	Part    string `json:"part,omitempty"`
+	Lines   string `json:"lines"`
+	Context string `json:"context"`
+	First   string `json:"first"`
+	Last    string `json:"last,omitempty"`
 }
 
 type goldenSymbol struct {
@@ -61,6 +74,22 @@ func toGolden(g *FileGraph) goldenGraph {
 			Kind: r.Kind, From: g.Symbols[r.Source].QualifiedName, Name: r.Name,
 			Qualifier: r.Qualifier, Subject: r.Subject, Line: r.Range.Start.Line + 1,
 		})
+	}
+	out.Chunks = []goldenChunk{}
+	for _, c := range g.Chunks {
+		gc := goldenChunk{
+			Kind: c.Kind, Name: c.Name, Context: c.Context,
+			Lines: fmt.Sprintf("%d-%d", c.Range.Start.Line+1, c.Range.End.Line+1),
+		}
+		if c.Parts > 1 {
+			gc.Part = fmt.Sprintf("%d/%d", c.Part, c.Parts)
+		}
+		lines := strings.Split(c.Text, "\n")
+		gc.First = lines[0]
+		if len(lines) > 1 {
+			gc.Last = lines[len(lines)-1]
+		}
+		out.Chunks = append(out.Chunks, gc)
 	}
 	return out
 }

@@ -116,6 +116,8 @@ type FileGraph struct {
 	Language string
 	Symbols  []Symbol
 	Refs     []Ref
+	// Chunks cut the file for semantic search.
+	Chunks []Chunk
 	// ParseErrors counts ERROR and MISSING nodes in the syntax tree: the file
 	// has syntax errors, and the symbols that still parsed are kept.
 	ParseErrors int

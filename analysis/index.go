@@ -32,6 +32,9 @@ type Options struct {
 	MaxFileSize int64
 	// Workers is the number of files parsed at once; 0 means one per CPU.
 	Workers int
+	// Embedder, if set, computes a vector for each chunk (see
+	// EmbedChunks).
+	Embedder Embedder
 }
 
 // Index is the code graph of one workspace: it scans and parses the
@@ -47,7 +50,8 @@ type Index struct {
 	// documents), so that the next summary counts afresh.
 	dirty atomic.Bool
 
-	optsMu sync.Mutex // guards opts.Exclude and opts.MaxFileSize
+	optsMu  sync.Mutex // guards opts.Exclude and opts.MaxFileSize
+	embedMu sync.Mutex // one EmbedChunks at a time
 }
 
 // Configure changes what the next Update indexes: excluded names and globs
@@ -241,6 +245,9 @@ func (ix *Index) UpdateExcept(ctx context.Context, keep func(rel string) bool, p
 		if err := ix.Store.CreateIndexes(ctx); err != nil {
 			return nil, err
 		}
+	}
+	if err := ix.EmbedChunks(ctx); err != nil {
+		return nil, err
 	}
 	if len(sum.Problems) > maxProblems {
 		sum.Problems = sum.Problems[:maxProblems]

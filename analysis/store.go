@@ -53,12 +53,39 @@ var migrations = []string{
 		subject TEXT NOT NULL,
 		line INTEGER NOT NULL, col INTEGER NOT NULL
 	);
-	CREATE VIRTUAL TABLE name_trigrams USING fts5(lname, content='', contentless_delete=1, tokenize='trigram');` + secondaryIndexes,
+	CREATE VIRTUAL TABLE name_trigrams USING fts5(lname, content='', contentless_delete=1, tokenize='trigram');
+	CREATE INDEX nodes_file ON nodes(file_id);
+	CREATE INDEX nodes_lname ON nodes(lname);
+	CREATE INDEX nodes_initials ON nodes(initials);
+	CREATE INDEX edges_dst ON edges(dst_name, kind);
+	CREATE INDEX edges_src ON edges(src);
+	CREATE INDEX edges_subject ON edges(subject) WHERE subject != '';`,
 	// The span of each symbol's name, for editors to select.
 	`ALTER TABLE nodes ADD COLUMN name_line INTEGER NOT NULL DEFAULT 0;
 	ALTER TABLE nodes ADD COLUMN name_col INTEGER NOT NULL DEFAULT 0;
 	ALTER TABLE nodes ADD COLUMN name_end_line INTEGER NOT NULL DEFAULT 0;
 	ALTER TABLE nodes ADD COLUMN name_end_col INTEGER NOT NULL DEFAULT 0;`,
+	// Chunks for semantic search. Files indexed before are forgotten so
+	// that the next update indexes them again, with their chunks.
+	`DELETE FROM edges; DELETE FROM nodes; DELETE FROM files;
+	INSERT INTO name_trigrams(name_trigrams) VALUES('delete-all');
+	CREATE TABLE chunks(
+		id INTEGER PRIMARY KEY,
+		file_id INTEGER NOT NULL,
+		node_id INTEGER,
+		kind TEXT NOT NULL,
+		name TEXT NOT NULL,
+		sym_name TEXT NOT NULL,
+		part INTEGER NOT NULL, parts INTEGER NOT NULL,
+		start_line INTEGER NOT NULL, end_line INTEGER NOT NULL,
+		start_byte INTEGER NOT NULL, end_byte INTEGER NOT NULL,
+		context TEXT NOT NULL,
+		callers TEXT NOT NULL DEFAULT '',
+		text TEXT NOT NULL,
+		vector BLOB
+	);
+	CREATE INDEX chunks_file ON chunks(file_id);
+	CREATE VIRTUAL TABLE chunk_fts USING fts5(name, context, body, content='', contentless_delete=1, tokenize='unicode61 remove_diacritics 0');`,
 }
 
 // secondaryIndexes are the indexes of the graph tables. A first build of
@@ -70,11 +97,13 @@ const secondaryIndexes = `
 	CREATE INDEX IF NOT EXISTS nodes_initials ON nodes(initials);
 	CREATE INDEX IF NOT EXISTS edges_dst ON edges(dst_name, kind);
 	CREATE INDEX IF NOT EXISTS edges_src ON edges(src);
-	CREATE INDEX IF NOT EXISTS edges_subject ON edges(subject) WHERE subject != '';`
+	CREATE INDEX IF NOT EXISTS edges_subject ON edges(subject) WHERE subject != '';
+	CREATE INDEX IF NOT EXISTS chunks_file ON chunks(file_id);`
 
 const dropSecondaryIndexes = `
 	DROP INDEX IF EXISTS nodes_file; DROP INDEX IF EXISTS nodes_lname; DROP INDEX IF EXISTS nodes_initials;
-	DROP INDEX IF EXISTS edges_dst; DROP INDEX IF EXISTS edges_src; DROP INDEX IF EXISTS edges_subject;`
+	DROP INDEX IF EXISTS edges_dst; DROP INDEX IF EXISTS edges_src; DROP INDEX IF EXISTS edges_subject;
+	DROP INDEX IF EXISTS chunks_file;`
 
 // Store is the SQLite database of one workspace's code graph. Many readers
 // may query it while one writer indexes (WAL mode), from this process or
@@ -82,9 +111,12 @@ const dropSecondaryIndexes = `
 type Store struct {
 	db   *sql.DB
 	path string
-	// bulk is set between DropIndexes and CreateIndexes: name trigrams
-	// are then filled in one statement at the end.
+	// bulk is set between DropIndexes and CreateIndexes: name trigrams,
+	// chunk callers and the chunk text index are then filled in a few
+	// statements at the end.
 	bulk atomic.Bool
+	// vectors caches the chunk vectors for ChunkVectors.
+	vectors vectorCache
 }
 
 // OpenStore opens (creating if needed) the index database at path and
@@ -212,9 +244,26 @@ func (s *Store) CreateIndexes(ctx context.Context) error {
 			s.bulk.Store(true)
 			return fmt.Errorf("index names: %w", err)
 		}
+		if _, err := s.db.ExecContext(ctx, bulkChunkIndex); err != nil {
+			s.bulk.Store(true)
+			return fmt.Errorf("index chunks: %w", err)
+		}
 	}
 	return nil
 }
+
+// bulkChunkIndex names up to three callers of each chunk's symbol, by
+// name as calls are stored, and indexes the text of every chunk.
+const bulkChunkIndex = `
+	CREATE TEMP TABLE IF NOT EXISTS chunk_callers(name TEXT PRIMARY KEY, list TEXT NOT NULL);
+	DELETE FROM temp.chunk_callers;
+	WITH c AS (SELECT DISTINCT e.dst_name AS name, n.qualified_name AS q
+			FROM edges e JOIN nodes n ON n.id = e.src WHERE e.kind = 'calls'),
+		r AS (SELECT name, q, row_number() OVER (PARTITION BY name ORDER BY q) AS k FROM c)
+	INSERT INTO temp.chunk_callers SELECT name, group_concat(q, ', ') FROM r WHERE k <= 3 GROUP BY name;
+	UPDATE chunks SET callers = 'Called by ' || l.list || '.'
+		FROM temp.chunk_callers l WHERE chunks.node_id IS NOT NULL AND l.name = chunks.sym_name;
+	DROP TABLE temp.chunk_callers;`
 
 // Write runs fn in one write transaction, committed when fn returns nil.
 func (s *Store) Write(ctx context.Context, fn func(w *Writer) error) error {
@@ -346,6 +395,12 @@ func (w *Writer) clearFile(id int64) error {
 	if err := w.exec(`DELETE FROM name_trigrams WHERE rowid IN (SELECT id FROM nodes WHERE file_id = ?)`, id); err != nil {
 		return err
 	}
+	if err := w.exec(`DELETE FROM chunk_fts WHERE rowid IN (SELECT id FROM chunks WHERE file_id = ?)`, id); err != nil {
+		return err
+	}
+	if err := w.exec(`DELETE FROM chunks WHERE file_id = ?`, id); err != nil {
+		return err
+	}
 	return w.exec(`DELETE FROM nodes WHERE file_id = ?`, id)
 }
 
@@ -420,7 +475,92 @@ func (w *Writer) ReplaceFile(st FileState, g *FileGraph) error {
 			return fmt.Errorf("replace %s: insert edge: %w", g.Path, err)
 		}
 	}
+	for i := range g.Chunks {
+		if err := w.insertChunk(id, ids, g, &g.Chunks[i]); err != nil {
+			return fmt.Errorf("replace %s: chunk %s: %w", g.Path, g.Chunks[i].Name, err)
+		}
+	}
 	return nil
+}
+
+// insertChunk stores one chunk of a file and indexes its terms. The
+// callers of its symbol that the index knows now complete its context;
+// a bulk load names them at the end, when every call is known. Callers
+// are shown and embedded but not indexed as text: a caller's name says
+// little about what the chunk does.
+func (w *Writer) insertChunk(fileID int64, ids []int64, g *FileGraph, c *Chunk) error {
+	var node any
+	symName := ""
+	if c.Symbol > 0 {
+		node = ids[c.Symbol]
+		symName = g.Symbols[c.Symbol].Name
+	}
+	callers := ""
+	if symName != "" && !w.deferTrigrams && c.Kind != KindModule {
+		var err error
+		if callers, err = w.callersOf(symName); err != nil {
+			return err
+		}
+	}
+	st, err := w.stmt(`INSERT INTO chunks(file_id, node_id, kind, name, sym_name, part, parts,
+		start_line, end_line, start_byte, end_byte, context, callers, text, vector)
+		VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
+	if err != nil {
+		return err
+	}
+	st.BindInt64(1, fileID)
+	if node != nil {
+		st.BindInt64(2, node.(int64))
+	} else {
+		st.BindNull(2)
+	}
+	st.BindText(3, string(c.Kind))
+	st.BindText(4, c.Name)
+	st.BindText(5, symName)
+	st.BindInt(6, c.Part)
+	st.BindInt(7, c.Parts)
+	st.BindInt(8, c.Range.Start.Line)
+	st.BindInt(9, c.Range.End.Line)
+	st.BindInt(10, c.Range.Start.Offset)
+	st.BindInt(11, c.Range.End.Offset)
+	st.BindText(12, c.Context)
+	st.BindText(13, callers)
+	st.BindText(14, c.Text)
+	if c.Vector != nil {
+		st.BindBlob(15, c.Vector)
+	} else {
+		st.BindNull(15)
+	}
+	if err := st.Exec(); err != nil {
+		return fmt.Errorf("insert: %w", err)
+	}
+	return w.exec(`INSERT INTO chunk_fts(rowid, name, context, body) VALUES(?, ?, ?, ?)`,
+		w.conn.LastInsertRowID(), c.terms.name, c.terms.context, c.terms.body)
+}
+
+// callersOf names up to three callers of the symbols called name, as the
+// contextual prefix of their chunks says.
+func (w *Writer) callersOf(name string) (string, error) {
+	st, err := w.stmt(`SELECT DISTINCT n.qualified_name FROM edges e JOIN nodes n ON n.id = e.src
+		WHERE e.dst_name = ? AND e.kind = 'calls' LIMIT 3`)
+	if err != nil {
+		return "", err
+	}
+	defer st.Reset()
+	if err := st.BindText(1, name); err != nil {
+		return "", err
+	}
+	var names []string
+	for st.Step() {
+		names = append(names, st.ColumnText(0))
+	}
+	if err := st.Err(); err != nil {
+		return "", fmt.Errorf("callers of %s: %w", name, err)
+	}
+	if len(names) == 0 {
+		return "", nil
+	}
+	return "Called by " + strings.Join(names, ", ") + ".", nil
 }
 
 // initials returns the lower-cased first letters of the words of a name,

@@ -219,6 +219,9 @@ func (w *Workspace) Flush(ctx context.Context) error {
 		return fmt.Errorf("write open documents: %w", err)
 	}
 	w.ix.dirty.Store(true)
+	if err := w.ix.EmbedChunks(ctx); err != nil {
+		return fmt.Errorf("write open documents: %w", err)
+	}
 	return nil
 }
 

@@ -1,0 +1,381 @@
+package analysis
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+	"unicode/utf8"
+)
+
+// Chunk is a piece of a file for semantic search, cut along the syntax
+// tree: one function, method or type (with its doc comment), a part of a
+// long one, or a run of module-level code between them. Text is the source
+// as it is; Context is the contextual prefix from the graph that is
+// indexed and embedded with it ("From users/repository.go, method
+// UserRepository.FindByID: …").
+type Chunk struct {
+	// Symbol is the index of the chunk's symbol in FileGraph.Symbols, or 0
+	// (the module) for module-level code.
+	Symbol int
+	Kind   Kind
+	// Name is the symbol's qualified name; for module-level code, the
+	// enclosing type's or the module's.
+	Name string
+	// Part and Parts number the pieces of a symbol split for size, from 1.
+	Part, Parts int
+	// Range spans whole lines.
+	Range Range
+	Text  string
+	// Context says where the chunk is and what it does: path, kind,
+	// qualified name, first sentence of the doc comment, and what it
+	// calls. The index adds the callers it knows when it stores the chunk.
+	Context string
+	// Vector is the chunk's embedding, quantised, when the index has an
+	// embedder.
+	Vector []byte
+	// terms are what the text index holds for the chunk (see AppendTerms).
+	terms chunkTerms
+}
+
+// chunkTerms are the search terms of a chunk's name, context and text,
+// computed where the file is parsed, in parallel, rather than by SQLite's
+// single writer.
+type chunkTerms struct{ name, context, body string }
+
+// setTerms computes the chunk's search terms.
+func (c *Chunk) setTerms(buf []byte) []byte {
+	buf = AppendTerms(buf[:0], c.Name)
+	c.terms.name = string(buf)
+	buf = AppendTerms(buf[:0], c.Context)
+	c.terms.context = string(buf)
+	buf = AppendTerms(buf[:0], c.Text)
+	c.terms.body = string(buf)
+	return buf
+}
+
+// Chunking limits, in lines and bytes.
+const (
+	chunkMaxLines  = 80   // a symbol longer than this is split
+	chunkPartLines = 60   // lines in each part of a split symbol
+	chunkMaxBytes  = 6000 // a part is also cut at this size
+	gapChunkLines  = 40   // lines in a chunk of module-level code
+	gapMinWordByte = 24   // module-level code with fewer word bytes is skipped
+	maxCallees     = 3
+)
+
+// chunkFile cuts a file into chunks. comments are the file's comment spans,
+// sorted, used to start each symbol's chunk at its doc comment.
+func chunkFile(g *FileGraph, src []byte, lines *lineIndex, comments []span) []Chunk {
+	chosen := chunkSymbols(g.Symbols)
+	type piece struct {
+		sym        int
+		start, end int
+	}
+	var pieces []piece
+	for _, i := range chosen {
+		s := g.Symbols[i]
+		pieces = append(pieces, piece{i, docStart(src, comments, s.Range.Start.Offset), s.Range.End.Offset})
+	}
+	sort.SliceStable(pieces, func(a, b int) bool { return pieces[a].start < pieces[b].start })
+	// A type that contains chosen members (a class and its methods) keeps
+	// only the text before its first member: its header and fields.
+	for k := range pieces {
+		for j := k + 1; j < len(pieces) && pieces[j].start < pieces[k].end; j++ {
+			if pieces[j].end <= pieces[k].end {
+				pieces[k].end = lineStart(src, pieces[j].start)
+				break
+			}
+		}
+	}
+	var out []Chunk
+	covered := 0 // offset up to which the file is chunked
+	for _, p := range pieces {
+		start, end := lineStart(src, p.start), lineEnd(src, p.end)
+		if start < covered {
+			start = covered
+		}
+		if end <= start {
+			continue
+		}
+		if gap := lineStart(src, start); covered < gap {
+			out = appendGapChunks(out, g, src, lines, covered, gap)
+		}
+		out = appendSymbolChunks(out, g, p.sym, src, lines, start, end)
+		covered = end
+	}
+	if covered < len(src) {
+		out = appendGapChunks(out, g, src, lines, covered, len(src))
+	}
+	var buf []byte
+	for i := range out {
+		buf = out[i].setTerms(buf)
+	}
+	return out
+}
+
+// chunkSymbols returns the symbols that get chunks of their own: every
+// symbol but the module and those nested in a function or method (a
+// closure is part of its function's chunk).
+func chunkSymbols(symbols []Symbol) []int {
+	var out []int
+	for i := 1; i < len(symbols); i++ {
+		inCallable := false
+		for p, n := symbols[i].Parent, 0; p > 0 && p < len(symbols) && n < len(symbols); p, n = symbols[p].Parent, n+1 {
+			if k := symbols[p].Kind; k == KindFunction || k == KindMethod {
+				inCallable = true
+				break
+			}
+		}
+		if !inCallable {
+			out = append(out, i)
+		}
+	}
+	return out
+}
+
+// appendSymbolChunks appends the chunks of one symbol spanning
+// src[start:end], split into parts when it is long.
+func appendSymbolChunks(out []Chunk, g *FileGraph, sym int, src []byte, lines *lineIndex, start, end int) []Chunk {
+	s := g.Symbols[sym]
+	spans := splitSpan(src, start, end, chunkMaxLines, chunkPartLines)
+	context := symbolContext(g, s, src, start, end)
+	for k, sp := range spans {
+		c := Chunk{
+			Symbol: sym, Kind: s.Kind, Name: s.QualifiedName,
+			Part: k + 1, Parts: len(spans),
+			Range: chunkRange(src, lines, sp[0], sp[1]),
+			Text:  validText(src[sp[0]:sp[1]]),
+		}
+		c.Context = context
+		if len(spans) > 1 {
+			c.Context = fmt.Sprintf("%s (part %d of %d)", context, k+1, len(spans))
+		}
+		out = append(out, c)
+	}
+	return out
+}
+
+// appendGapChunks appends chunks for the code in src[start:end] that no
+// symbol covers (imports, constants, variables, top-level statements),
+// in runs of lines, skipping runs with next to no code in them.
+func appendGapChunks(out []Chunk, g *FileGraph, src []byte, lines *lineIndex, start, end int) []Chunk {
+	owner := 0
+	for i := 1; i < len(g.Symbols); i++ {
+		s := g.Symbols[i]
+		if s.Kind.IsType() && s.Range.Start.Offset <= start && end <= s.Range.End.Offset {
+			owner = i // the innermost type around the gap
+		}
+	}
+	o := g.Symbols[owner]
+	for _, sp := range splitSpan(src, start, end, gapChunkLines, gapChunkLines) {
+		text := src[sp[0]:sp[1]]
+		if wordBytes(text) < gapMinWordByte {
+			continue
+		}
+		kind := KindModule
+		what := "module-level code of " + g.Path
+		if owner != 0 {
+			kind = o.Kind
+			what = fmt.Sprintf("members of %s %s", o.Kind, o.QualifiedName)
+		}
+		out = append(out, Chunk{
+			Symbol: owner, Kind: kind, Name: o.QualifiedName, Part: 1, Parts: 1,
+			Range:   chunkRange(src, lines, sp[0], sp[1]),
+			Text:    validText(text),
+			Context: fmt.Sprintf("From %s, %s.", g.Path, what),
+		})
+	}
+	return out
+}
+
+// symbolContext is the contextual prefix of a symbol's chunks.
+func symbolContext(g *FileGraph, s Symbol, src []byte, start, end int) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "From %s, %s %s", g.Path, s.Kind, s.QualifiedName)
+	if d := firstSentence(s.Doc); d != "" {
+		b.WriteString(": ")
+		b.WriteString(d)
+	} else {
+		b.WriteString(".")
+	}
+	var callees []string
+	seen := map[string]bool{}
+	for _, r := range g.Refs {
+		if r.Kind != EdgeCalls || r.Range.Start.Offset < start || r.Range.Start.Offset >= end {
+			continue
+		}
+		name := r.Name
+		if r.Qualifier != "" {
+			name = r.Qualifier + "." + r.Name
+		}
+		if !seen[name] {
+			seen[name] = true
+			callees = append(callees, name)
+			if len(callees) == maxCallees {
+				break
+			}
+		}
+	}
+	if len(callees) > 0 {
+		b.WriteString(" Calls ")
+		b.WriteString(strings.Join(callees, ", "))
+		b.WriteString(".")
+	}
+	return b.String()
+}
+
+// firstSentence returns the first sentence of a doc comment, at most 200
+// bytes.
+func firstSentence(doc string) string {
+	doc = strings.Join(strings.Fields(doc), " ")
+	for i := 0; i+1 < len(doc); i++ {
+		if doc[i] == '.' && doc[i+1] == ' ' {
+			doc = doc[:i+1]
+			break
+		}
+	}
+	if len(doc) > 200 {
+		cut := 200
+		for cut > 0 && !utf8.RuneStart(doc[cut]) {
+			cut--
+		}
+		doc = doc[:cut] + "…"
+	}
+	if doc != "" && !strings.HasSuffix(doc, ".") && !strings.HasSuffix(doc, "…") {
+		doc += "."
+	}
+	return doc
+}
+
+// splitSpan cuts src[start:end] into spans of whole lines: one span when
+// it has at most maxLines lines and chunkMaxBytes bytes, otherwise spans of
+// partLines lines, each also cut at chunkMaxBytes (at a line end when there
+// is one, else at a rune boundary).
+func splitSpan(src []byte, start, end, maxLines, partLines int) [][2]int {
+	text := src[start:end]
+	if end-start <= chunkMaxBytes && strings.Count(string(text), "\n") < maxLines {
+		return [][2]int{{start, end}}
+	}
+	var out [][2]int
+	for start < end {
+		stop, n := start, 0
+		for stop < end && n < partLines {
+			nl := indexByteFrom(src, '\n', stop, end)
+			if nl < 0 {
+				stop = end
+			} else {
+				stop = nl + 1
+			}
+			n++
+			if stop-start > chunkMaxBytes {
+				break
+			}
+		}
+		if stop-start > chunkMaxBytes {
+			// Keep whole lines if any fit; else cut a long line.
+			cut := start + chunkMaxBytes
+			if nl := lastIndexByteIn(src, '\n', start, cut); nl >= 0 {
+				cut = nl + 1
+			} else {
+				for cut > start && !utf8.RuneStart(src[cut]) {
+					cut--
+				}
+			}
+			stop = cut
+		}
+		if stop <= start {
+			stop = end
+		}
+		out = append(out, [2]int{start, stop})
+		start = stop
+	}
+	return out
+}
+
+// docStart returns where the doc comment of a definition starting at def
+// begins, or def when it has none.
+func docStart(src []byte, comments []span, def int) int {
+	i := sort.Search(len(comments), func(i int) bool { return int(comments[i].end) > def }) - 1
+	if i < 0 || !startsLine(src, int(comments[i].start)) || !isDocGap(src[commentEnd(src, comments[i]):def]) {
+		return def
+	}
+	first := i
+	for first > 0 {
+		prev := comments[first-1]
+		gap := src[commentEnd(src, prev):comments[first].start]
+		if strings.Count(string(gap), "\n") != 1 || len(strings.TrimSpace(string(gap))) != 0 || !startsLine(src, int(prev.start)) {
+			break
+		}
+		first--
+	}
+	return int(comments[first].start)
+}
+
+// chunkRange is the range of src[start:end] without its final line break,
+// so that it ends on the chunk's last line.
+func chunkRange(src []byte, lines *lineIndex, start, end int) Range {
+	if end > start && src[end-1] == '\n' {
+		end--
+		if end > start && src[end-1] == '\r' {
+			end--
+		}
+	}
+	return lines.rangeOf(uint32(start), uint32(end))
+}
+
+// lineStart returns the offset of the start of the line holding offset.
+func lineStart(src []byte, offset int) int {
+	for offset > 0 && src[offset-1] != '\n' {
+		offset--
+	}
+	return offset
+}
+
+// lineEnd returns the offset just after the newline ending the line that
+// holds offset-1 (the end of a span), or len(src).
+func lineEnd(src []byte, offset int) int {
+	if offset > 0 && src[offset-1] == '\n' {
+		return offset
+	}
+	if i := indexByteFrom(src, '\n', offset, len(src)); i >= 0 {
+		return i + 1
+	}
+	return len(src)
+}
+
+func indexByteFrom(src []byte, c byte, from, to int) int {
+	for i := from; i < to; i++ {
+		if src[i] == c {
+			return i
+		}
+	}
+	return -1
+}
+
+func lastIndexByteIn(src []byte, c byte, from, to int) int {
+	for i := to - 1; i >= from; i-- {
+		if src[i] == c {
+			return i
+		}
+	}
+	return -1
+}
+
+// wordBytes counts the letters and digits of text.
+func wordBytes(text []byte) int {
+	n := 0
+	for _, c := range text {
+		if c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c >= utf8.RuneSelf {
+			n++
+		}
+	}
+	return n
+}
+
+// validText returns b as a string with invalid UTF-8 replaced and the
+// final newline dropped.
+func validText(b []byte) string {
+	s := strings.TrimSuffix(string(b), "\n")
+	s = strings.TrimSuffix(s, "\r")
+	return strings.ToValidUTF8(s, "\uFFFD")
+}

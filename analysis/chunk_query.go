@@ -1,0 +1,197 @@
+package analysis
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"strings"
+	"sync"
+)
+
+// ChunkInfo is a stored chunk with its file.
+type ChunkInfo struct {
+	ID   int64
+	Path string
+	// Language is the file's language.
+	Language string
+	Kind     Kind
+	// Name is the chunk's symbol's qualified name (see Chunk.Name).
+	Name string
+	// Symbol is the chunk's symbol's own name, "" for module-level code.
+	Symbol string
+	Part   int
+	Parts  int
+	// StartLine and EndLine are 0-based and inclusive.
+	StartLine, EndLine int
+	Context            string
+	Callers            string
+	Text               string
+}
+
+const chunkColumns = `c.id, f.path, f.language, c.kind, c.name, c.sym_name, c.part, c.parts,
+	c.start_line, c.end_line, c.context, c.callers, c.text`
+
+func scanChunk(rows interface{ Scan(...any) error }) (ChunkInfo, error) {
+	var c ChunkInfo
+	var kind string
+	err := rows.Scan(&c.ID, &c.Path, &c.Language, &kind, &c.Name, &c.Symbol, &c.Part, &c.Parts,
+		&c.StartLine, &c.EndLine, &c.Context, &c.Callers, &c.Text)
+	c.Kind = Kind(kind)
+	return c, err
+}
+
+// ChunkHit is a chunk found by a text search, with its BM25 score
+// (higher is better).
+type ChunkHit struct {
+	ChunkInfo
+	Score float64
+}
+
+// Text index column weights for BM25: a word in a chunk's name counts
+// more than in its context (path, doc), which counts more than in its code.
+const (
+	weightName    = 4.0
+	weightContext = 2.0
+	weightBody    = 1.0
+)
+
+// SearchChunks ranks chunks by BM25 against terms (as AppendTerms makes
+// them; any of them may match) and returns the best limit.
+func (s *Store) SearchChunks(ctx context.Context, terms []string, limit int) ([]ChunkHit, error) {
+	var q strings.Builder
+	seen := map[string]bool{}
+	for _, t := range terms {
+		if t == "" || seen[t] {
+			continue
+		}
+		seen[t] = true
+		if q.Len() > 0 {
+			q.WriteString(" OR ")
+		}
+		q.WriteString(`"` + strings.ReplaceAll(t, `"`, `""`) + `"`)
+	}
+	if q.Len() == 0 || limit <= 0 {
+		return nil, nil
+	}
+	rows, err := s.db.QueryContext(ctx, fmt.Sprintf(`SELECT `+chunkColumns+`, -h.score
+		FROM (SELECT rowid, bm25(chunk_fts, %g, %g, %g) AS score FROM chunk_fts WHERE chunk_fts MATCH ?
+			ORDER BY score LIMIT ?) h
+		JOIN chunks c ON c.id = h.rowid JOIN files f ON f.id = c.file_id
+		ORDER BY h.score`, weightName, weightContext, weightBody), q.String(), limit)
+	if err != nil {
+		return nil, fmt.Errorf("search chunks: %w", err)
+	}
+	defer rows.Close()
+	var out []ChunkHit
+	for rows.Next() {
+		var h ChunkHit
+		var kind string
+		err := rows.Scan(&h.ID, &h.Path, &h.Language, &kind, &h.Name, &h.Symbol, &h.Part, &h.Parts,
+			&h.StartLine, &h.EndLine, &h.Context, &h.Callers, &h.Text, &h.Score)
+		if err != nil {
+			return nil, fmt.Errorf("search chunks: %w", err)
+		}
+		h.Kind = Kind(kind)
+		out = append(out, h)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("search chunks: %w", err)
+	}
+	return out, nil
+}
+
+// Chunks returns the chunks with the given ids, in that order; ids that
+// no longer exist are left out.
+func (s *Store) Chunks(ctx context.Context, ids []int64) ([]ChunkInfo, error) {
+	if len(ids) == 0 {
+		return nil, nil
+	}
+	args := make([]any, len(ids))
+	marks := make([]string, len(ids))
+	for i, id := range ids {
+		args[i], marks[i] = id, "?"
+	}
+	rows, err := s.db.QueryContext(ctx, `SELECT `+chunkColumns+` FROM chunks c JOIN files f ON f.id = c.file_id
+		WHERE c.id IN (`+strings.Join(marks, ",")+`)`, args...)
+	if err != nil {
+		return nil, fmt.Errorf("read chunks: %w", err)
+	}
+	defer rows.Close()
+	byID := map[int64]ChunkInfo{}
+	for rows.Next() {
+		c, err := scanChunk(rows)
+		if err != nil {
+			return nil, fmt.Errorf("read chunks: %w", err)
+		}
+		byID[c.ID] = c
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("read chunks: %w", err)
+	}
+	out := make([]ChunkInfo, 0, len(ids))
+	for _, id := range ids {
+		if c, ok := byID[id]; ok {
+			out = append(out, c)
+		}
+	}
+	return out, nil
+}
+
+// ChunkCount returns how many chunks are stored.
+func (s *Store) ChunkCount(ctx context.Context) (int, error) {
+	var n int
+	err := s.db.QueryRowContext(ctx, `SELECT count(*) FROM chunks`).Scan(&n)
+	if err != nil {
+		return 0, fmt.Errorf("count chunks: %w", err)
+	}
+	return n, nil
+}
+
+// Vectors are the stored vectors of every chunk, for a brute-force
+// nearest-neighbour search. They are read once and kept until the chunks
+// change.
+type Vectors struct {
+	IDs  []int64
+	Data [][]byte
+}
+
+// vectorCache keeps the last Vectors read, keyed by the chunks' state.
+type vectorCache struct {
+	mu  sync.Mutex
+	key [2]int64
+	v   *Vectors
+}
+
+// ChunkVectors returns the vectors of all chunks that have one. The
+// result is shared: callers must not modify it.
+func (s *Store) ChunkVectors(ctx context.Context) (*Vectors, error) {
+	var key [2]int64
+	if err := s.db.QueryRowContext(ctx, `SELECT coalesce(max(id), 0), count(*) FROM chunks`).Scan(&key[0], &key[1]); err != nil {
+		return nil, fmt.Errorf("read vectors: %w", err)
+	}
+	s.vectors.mu.Lock()
+	defer s.vectors.mu.Unlock()
+	if s.vectors.v != nil && s.vectors.key == key {
+		return s.vectors.v, nil
+	}
+	rows, err := s.db.QueryContext(ctx, `SELECT id, vector FROM chunks WHERE vector IS NOT NULL`)
+	if err != nil {
+		return nil, fmt.Errorf("read vectors: %w", err)
+	}
+	defer rows.Close()
+	v := &Vectors{}
+	for rows.Next() {
+		var id int64
+		var b sql.RawBytes
+		if err := rows.Scan(&id, &b); err != nil {
+			return nil, fmt.Errorf("read vectors: %w", err)
+		}
+		v.IDs = append(v.IDs, id)
+		v.Data = append(v.Data, append([]byte(nil), b...))
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("read vectors: %w", err)
+	}
+	s.vectors.key, s.vectors.v = key, v
+	return v, nil
+}

@@ -1,0 +1,119 @@
+package analysis
+
+import (
+	"context"
+	"fmt"
+	"sync"
+)
+
+// Embedder turns the text of a chunk into the vector stored with it.
+// Model names what built the vectors: when it changes, every chunk is
+// embedded again. Embed must be safe for concurrent use.
+type Embedder interface {
+	Model() string
+	Embed(text string) []byte
+}
+
+// ChunkEmbeddingText is what a chunk's vector is computed from: its
+// contextual prefix, the callers the index knows, and its text.
+func ChunkEmbeddingText(context, callers, text string) string {
+	if callers != "" {
+		context += " " + callers
+	}
+	return context + "\n" + text
+}
+
+// embedBatch is the number of chunks read, embedded and written at once.
+const embedBatch = 2048
+
+// EmbedChunks computes the vectors of the chunks that have none, on all
+// workers, and stamps the index with the embedder's model; when the stamp
+// names another model, every vector is computed again. It does nothing
+// without an embedder.
+func (ix *Index) EmbedChunks(ctx context.Context) error {
+	e := ix.opts.Embedder
+	if e == nil {
+		return nil
+	}
+	ix.embedMu.Lock()
+	defer ix.embedMu.Unlock()
+	var stamp string
+	err := ix.db.QueryRowContext(ctx, `SELECT coalesce((SELECT value FROM meta WHERE key = 'vector_model'), '')`).Scan(&stamp)
+	if err != nil {
+		return fmt.Errorf("embed chunks: %w", err)
+	}
+	if stamp != e.Model() {
+		if _, err := ix.db.ExecContext(ctx, `UPDATE chunks SET vector = NULL`); err != nil {
+			return fmt.Errorf("embed chunks: %w", err)
+		}
+		if _, err := ix.db.ExecContext(ctx, `INSERT OR REPLACE INTO meta(key, value) VALUES('vector_model', ?)`, e.Model()); err != nil {
+			return fmt.Errorf("embed chunks: %w", err)
+		}
+	}
+	after := int64(0)
+	for {
+		type job struct {
+			id   int64
+			text string
+			vec  []byte
+		}
+		rows, err := ix.db.QueryContext(ctx, `SELECT id, context, callers, text FROM chunks
+			WHERE vector IS NULL AND id > ? ORDER BY id LIMIT ?`, after, embedBatch)
+		if err != nil {
+			return fmt.Errorf("embed chunks: %w", err)
+		}
+		var jobs []job
+		for rows.Next() {
+			var j job
+			var context, callers, text string
+			if err := rows.Scan(&j.id, &context, &callers, &text); err != nil {
+				rows.Close()
+				return fmt.Errorf("embed chunks: %w", err)
+			}
+			j.text = ChunkEmbeddingText(context, callers, text)
+			jobs = append(jobs, j)
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return fmt.Errorf("embed chunks: %w", err)
+		}
+		if len(jobs) == 0 {
+			return nil
+		}
+		after = jobs[len(jobs)-1].id
+		var wg sync.WaitGroup
+		workers := max(1, ix.opts.Workers)
+		for w := range workers {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for i := w; i < len(jobs); i += workers {
+					if jobs[i].vec = e.Embed(jobs[i].text); jobs[i].vec == nil {
+						jobs[i].vec = []byte{} // no vector, but embedded
+					}
+				}
+			}()
+		}
+		wg.Wait()
+		err = ix.Store.Write(ctx, func(w *Writer) error {
+			st, err := w.stmt(`UPDATE chunks SET vector = ? WHERE id = ?`)
+			if err != nil {
+				return err
+			}
+			for _, j := range jobs {
+				st.BindBlob(1, j.vec)
+				st.BindInt64(2, j.id)
+				if err := st.Exec(); err != nil {
+					return fmt.Errorf("store vector: %w", err)
+				}
+			}
+			return nil
+		})
+		if err != nil {
+			return fmt.Errorf("embed chunks: %w", err)
+		}
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+	}
+}
