@@ -2,6 +2,7 @@ package analysis
 
 import (
 	"fmt"
+	"path"
 	"sort"
 	"strings"
 	"unicode/utf8"
@@ -43,10 +44,10 @@ type Chunk struct {
 type chunkTerms struct{ name, context, body string }
 
 // setTerms computes the chunk's search terms.
-func (c *Chunk) setTerms(buf []byte) []byte {
+func (c *Chunk) setTerms(buf []byte, path, bare string) []byte {
 	buf = AppendTerms(buf[:0], c.Name)
 	c.terms.name = string(buf)
-	buf = AppendTerms(buf[:0], c.Context)
+	buf = AppendTerms(buf[:0], strings.Replace(c.Context, path, bare, 1))
 	c.terms.context = string(buf)
 	buf = AppendTerms(buf[:0], c.Text)
 	c.terms.body = string(buf)
@@ -106,9 +107,12 @@ func chunkFile(g *FileGraph, src []byte, lines *lineIndex, comments []span) []Ch
 	if covered < len(src) {
 		out = appendGapChunks(out, g, src, lines, covered, len(src))
 	}
+	// The path is indexed without its extension: ".go" in every chunk's
+	// context would only slow the index down.
+	bare := strings.TrimSuffix(g.Path, path.Ext(g.Path))
 	var buf []byte
 	for i := range out {
-		buf = out[i].setTerms(buf)
+		buf = out[i].setTerms(buf, g.Path, bare)
 	}
 	return out
 }

@@ -195,3 +195,49 @@ func (s *Store) ChunkVectors(ctx context.Context) (*Vectors, error) {
 	s.vectors.key, s.vectors.v = key, v
 	return v, nil
 }
+
+// FilePaths returns the root-relative paths of the indexed files, sorted.
+func (s *Store) FilePaths(ctx context.Context) ([]string, error) {
+	rows, err := s.db.QueryContext(ctx, `SELECT path FROM files ORDER BY path`)
+	if err != nil {
+		return nil, fmt.Errorf("list files: %w", err)
+	}
+	defer rows.Close()
+	var out []string
+	for rows.Next() {
+		var p string
+		if err := rows.Scan(&p); err != nil {
+			return nil, fmt.Errorf("list files: %w", err)
+		}
+		out = append(out, p)
+	}
+	return out, rows.Err()
+}
+
+// EnclosingSymbol returns the innermost symbol of a file whose range holds
+// a 0-based line, other than the module.
+func (s *Store) EnclosingSymbol(ctx context.Context, path string, line int) (SymbolInfo, bool, error) {
+	syms, err := s.querySymbols(ctx, `f.path = ? AND n.kind != 'module' AND n.start_line <= ? AND n.end_line >= ?
+		ORDER BY n.start_byte DESC LIMIT 1`, path, line, line)
+	if err != nil {
+		return SymbolInfo{}, false, fmt.Errorf("symbol at %s:%d: %w", path, line+1, err)
+	}
+	if len(syms) == 0 {
+		return SymbolInfo{}, false, nil
+	}
+	return syms[0], true, nil
+}
+
+// ChunkOf returns the first chunk of a symbol, by the symbol's id.
+func (s *Store) ChunkOf(ctx context.Context, symbolID int64) (ChunkInfo, bool, error) {
+	row := s.db.QueryRowContext(ctx, `SELECT `+chunkColumns+` FROM chunks c JOIN files f ON f.id = c.file_id
+		WHERE c.node_id = ? ORDER BY c.part LIMIT 1`, symbolID)
+	c, err := scanChunk(row)
+	if err == sql.ErrNoRows {
+		return ChunkInfo{}, false, nil
+	}
+	if err != nil {
+		return ChunkInfo{}, false, fmt.Errorf("chunk of symbol %d: %w", symbolID, err)
+	}
+	return c, true, nil
+}

@@ -141,7 +141,38 @@ func OpenStore(ctx context.Context, path string) (*Store, error) {
 		db.Close()
 		return nil, fmt.Errorf("open index %s: %w", path, err)
 	}
+	if err := s.checkFormat(ctx); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("open index %s: %w", path, err)
+	}
 	return s, nil
+}
+
+// indexFormat versions what the index derives from files beyond its
+// schema: how chunks are cut and their terms made. An index of another
+// format forgets its files, so that the next update indexes them again.
+const indexFormat = "2"
+
+func (s *Store) checkFormat(ctx context.Context) error {
+	var format string
+	err := s.db.QueryRowContext(ctx, `SELECT coalesce((SELECT value FROM meta WHERE key = 'format'), '')`).Scan(&format)
+	if err != nil {
+		return fmt.Errorf("read index format: %w", err)
+	}
+	if format == indexFormat {
+		return nil
+	}
+	_, err = s.db.ExecContext(ctx, `BEGIN IMMEDIATE;
+		DELETE FROM edges; DELETE FROM nodes; DELETE FROM files; DELETE FROM chunks;
+		INSERT INTO name_trigrams(name_trigrams) VALUES('delete-all');
+		INSERT INTO chunk_fts(chunk_fts) VALUES('delete-all');
+		INSERT OR REPLACE INTO meta(key, value) VALUES('format', '`+indexFormat+`');
+		COMMIT;`)
+	if err != nil {
+		s.db.ExecContext(ctx, `ROLLBACK`)
+		return fmt.Errorf("reset index to format %s: %w", indexFormat, err)
+	}
+	return nil
 }
 
 // ErrCorrupt reports an index database that SQLite cannot read.

@@ -150,29 +150,30 @@ func AppendTerms(dst []byte, text string) []byte {
 // "pars". It is deliberately light (a few suffix rules, no dictionary):
 // it only has to map a word in a query and in code the same way.
 func Stem(w string) string {
+	// Plurals and third persons first, so that "users" stems as "user".
 	n := len(w)
 	switch {
 	case n > 4 && strings.HasSuffix(w, "ies"):
-		return w[:n-3] + "y"
-	case n > 5 && strings.HasSuffix(w, "ing"):
-		w = w[:n-3]
-	case n > 4 && strings.HasSuffix(w, "ed"):
-		w = w[:n-2]
-	case n > 4 && strings.HasSuffix(w, "ers"):
-		w = w[:n-3]
-	case n > 4 && strings.HasSuffix(w, "er"):
-		w = w[:n-2]
-	case n > 5 && strings.HasSuffix(w, "ions"):
-		w = w[:n-4]
-	case n > 5 && strings.HasSuffix(w, "ion"):
-		w = w[:n-3]
+		w = w[:n-3] + "y"
 	case n > 3 && strings.HasSuffix(w, "es") && !strings.HasSuffix(w, "ses"):
 		w = w[:n-1]
 	case n > 3 && w[n-1] == 's' && w[n-2] != 's' && w[n-2] != 'u' && w[n-2] != 'i':
 		w = w[:n-1]
 	}
+	// Then verb and noun endings, when what remains still has a vowel
+	// (so that "string" and "need" keep theirs).
 	n = len(w)
-	if n > 3 && w[n-1] == 'e' {
+	switch {
+	case n > 5 && strings.HasSuffix(w, "ing") && hasVowel(w[:n-3]):
+		w = w[:n-3]
+	case n > 4 && strings.HasSuffix(w, "ed") && hasVowel(w[:n-2]):
+		w = w[:n-2]
+	case n > 4 && strings.HasSuffix(w, "er") && hasVowel(w[:n-2]):
+		w = w[:n-2]
+	case n > 5 && strings.HasSuffix(w, "ion") && hasVowel(w[:n-3]):
+		w = w[:n-3]
+	}
+	if n = len(w); n > 3 && w[n-1] == 'e' {
 		w = w[:n-1]
 	}
 	// A doubled final consonant (running → runn → run).
@@ -180,6 +181,15 @@ func Stem(w string) string {
 		w = w[:n-1]
 	}
 	return w
+}
+
+func hasVowel(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if isVowel(s[i]) || s[i] == 'y' {
+			return true
+		}
+	}
+	return false
 }
 
 func isVowel(c byte) bool {

@@ -151,7 +151,7 @@ func NewRouter() *Router {
 		},
 		everything: regexp.MustCompile(`(?i)^(?:tell me |show me |give me )?(?:everything|all) (?:about|related to|touching|around|regarding|concerning|on|involving) (.+?)\s*[?.!]*$|^(?:the )?(?:full|whole|big) picture (?:of|for) (.+?)\s*[?.!]*$`),
 		kwVerb:     regexp.MustCompile(`(?i)^(?:grep(?:\s+-\w+)*(?:\s+for)?|(?:find |show |list )?(?:all )?(?:lines|files|places)(?: that)? (?:containing|contain|matching|match|with|mentioning|mention|that mention)|(?:find |list )?(?:all )?(?:occurrences|mentions|instances) of(?: the (?:word|string|text|literal))?|(?:text|string|literal|full[- ]text) search(?: for)?|search (?:the )?(?:codebase |code |repo |files )?for(?: the (?:string|text|literal|word))?|exact match:?|files that mention|find (?:the )?(?:string|literal|text))\s+(.+?)\s*[?.!]*$`),
-		markers:    regexp.MustCompile(`(?i)\b(TODO|FIXME|HACK|XXX|NOCOMMIT|DEPRECATED|BUG|OPTIMIZE)(?:s|es)?\b`),
+		markers:    regexp.MustCompile(`(?i)\b(TODO|FIXME|HACK|XXX|NOCOMMIT|DEPRECATED|BUG|OPTIMIZE)(?:s|es)?\b(\([\w.@-]+\))?`),
 		constant:   regexp.MustCompile(`\b[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+\b`),
 		quoted:     regexp.MustCompile(`"([^"]+)"|'([^']+)'`),
 		regexish:   regexp.MustCompile(`\\[swdbWSDB.()\[\]{}|+*?^$]|\.\*|\.\+|\[\^|\(\?|\w\|\w`),
@@ -280,7 +280,7 @@ func (r *Router) keyword(q string) (Route, bool) {
 		return kw(m[1]+m[2], 0.9, "quoted text: exact search")
 	}
 	if m := r.markers.FindStringSubmatch(q); m != nil && (isUpper(m[1]) || strings.Contains(strings.ToLower(q), "comment")) {
-		return kw(strings.ToUpper(m[1]), 0.9, "a comment marker: exact search")
+		return kw(strings.ToUpper(m[1])+m[2], 0.9, "a comment marker: exact search")
 	}
 	if m := r.constant.FindString(q); m != "" {
 		return kw(m, 0.85, "a constant's name: exact search")

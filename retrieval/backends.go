@@ -1,0 +1,468 @@
+package retrieval
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/anchorage-dev/anchorage/analysis"
+	"github.com/anchorage-dev/anchorage/retrieval/keyword"
+)
+
+// rrfK is the constant of reciprocal rank fusion: a result at rank r (from
+// 1) of a list scores 1/(rrfK + r).
+const rrfK = 60
+
+// Semantic backend tuning: how many candidates each signal brings, and
+// the weight of the vector signal against BM25 in their fusion.
+const (
+	semanticCandidates = 100
+	vectorWeight       = 0.5
+)
+
+// keyword runs an exact-text or regex search over the indexed files.
+func (s *Searcher) keyword(ctx context.Context, rt Route, topK int, resp *Response) ([]Result, int, error) {
+	paths, err := s.Index.FilePaths(ctx)
+	if err != nil {
+		return nil, 0, err
+	}
+	files := make([]keyword.File, len(paths))
+	root := s.Index.Root()
+	for i, p := range paths {
+		files[i] = keyword.File{Path: p, Abs: filepath.Join(root, filepath.FromSlash(p))}
+	}
+	res, err := keyword.Search(ctx, files, rt.KeywordQuery, keyword.Options{
+		Regex: rt.KeywordRegex, MaxMatches: max(topK, 1), Overlay: s.Overlay,
+	})
+	var pe *keyword.PatternError
+	if errors.As(err, &pe) {
+		return nil, 0, &QueryError{Reason: "keyword search", Err: err}
+	}
+	if err != nil {
+		return nil, 0, err
+	}
+	if res.ErrorCount > 0 {
+		resp.Notice = joinNotice(resp.Notice, fmt.Sprintf("%d files could not be searched (%s)", res.ErrorCount, res.Errors[0]))
+	}
+	out := make([]Result, 0, len(res.Matches))
+	for i, m := range res.Matches {
+		r := Result{
+			File: m.Path, Line: m.Line, EndLine: m.Line, Snippet: m.Text,
+			Score: 1 / float64(i+1), Strategy: Keyword,
+		}
+		if sym, ok, err := s.Index.EnclosingSymbol(ctx, m.Path, m.Line-1); err != nil {
+			return nil, 0, err
+		} else if ok {
+			r.Symbol, r.Kind = sym.QualifiedName, string(sym.Kind)
+		}
+		out = append(out, r)
+	}
+	return out, res.Total, nil
+}
+
+// structural asks the code graph what the route asks.
+func (s *Searcher) structural(ctx context.Context, rt Route, topK int, resp *Response) ([]Result, error) {
+	if rt.StructuralQuery == "" {
+		resp.Notice = joinNotice(resp.Notice, "no symbol named in the query")
+		return nil, nil
+	}
+	if rt.StructuralOperation == OpImports {
+		return s.imports(ctx, rt.StructuralQuery, topK, resp)
+	}
+	syms, err := StructuralSymbols(ctx, s.Index.Store, rt, topK)
+	if err != nil {
+		return nil, err
+	}
+	if len(syms) == 0 {
+		defs, err := s.Index.Lookup(ctx, rt.StructuralQuery)
+		if err != nil {
+			return nil, err
+		}
+		if len(defs) == 0 {
+			resp.Notice = joinNotice(resp.Notice, noSymbolNotice(ctx, s.Index.Store, rt.StructuralQuery))
+		} else {
+			resp.Notice = joinNotice(resp.Notice, fmt.Sprintf("%s has no %s in the index", rt.StructuralQuery, strings.ReplaceAll(rt.StructuralOperation, "_", " ")))
+		}
+		return nil, nil
+	}
+	out := make([]Result, 0, len(syms))
+	for i, sym := range syms {
+		out = append(out, symbolResult(sym, 1/float64(i+1), Structural))
+	}
+	return out, nil
+}
+
+// noSymbolNotice says that a symbol is not in the index, with the closest
+// names that are.
+func noSymbolNotice(ctx context.Context, st *analysis.Store, name string) string {
+	msg := fmt.Sprintf("no symbol named %s in the index", name)
+	if matches, err := st.Symbols(ctx, lastIdentifierOf(name), 3); err == nil && len(matches) > 0 {
+		var names []string
+		for _, m := range matches {
+			names = append(names, m.QualifiedName)
+		}
+		msg += " (did you mean " + strings.Join(names, ", ") + "?)"
+	}
+	return msg
+}
+
+// imports answers which files import a module or file.
+func (s *Searcher) imports(ctx context.Context, target string, topK int, resp *Response) ([]Result, error) {
+	_, _, importedBy, err := s.Index.Imports(ctx, target)
+	if err != nil {
+		return nil, err
+	}
+	var out []Result
+	for i, imp := range importedBy {
+		if len(out) == topK {
+			break
+		}
+		out = append(out, Result{File: imp.Path, Line: imp.Line, EndLine: imp.Line, Symbol: imp.Name, Kind: "import",
+			Score: 1 / float64(i+1), Strategy: Structural})
+	}
+	if len(out) == 0 {
+		resp.Notice = joinNotice(resp.Notice, "nothing in the index imports "+target)
+	}
+	return out, nil
+}
+
+func symbolResult(sym analysis.SymbolInfo, score float64, strategy Strategy) Result {
+	return Result{
+		File: sym.Path, Line: sym.Range.Start.Line + 1, EndLine: sym.Range.End.Line + 1,
+		Symbol: sym.QualifiedName, Kind: string(sym.Kind), Score: score, Strategy: strategy,
+	}
+}
+
+// semantic ranks chunks by BM25 over their terms, fused with the vector
+// signal when there is one, and returns one result per symbol.
+func (s *Searcher) semantic(ctx context.Context, query string, topK int) ([]Result, error) {
+	terms := QueryTerms(query)
+	bm, err := s.Index.SearchChunks(ctx, terms, max(semanticCandidates, topK))
+	if err != nil {
+		return nil, err
+	}
+	lists := [][]int64{ids(bm)}
+	weights := []float64{1}
+	chunks := map[int64]analysis.ChunkInfo{}
+	for _, h := range bm {
+		chunks[h.ID] = h.ChunkInfo
+	}
+	if s.Vectors != nil {
+		near, err := s.nearest(ctx, query, max(semanticCandidates, topK))
+		if err != nil {
+			return nil, err
+		}
+		var missing []int64
+		for _, id := range near {
+			if _, ok := chunks[id]; !ok {
+				missing = append(missing, id)
+			}
+		}
+		more, err := s.Index.Chunks(ctx, missing)
+		if err != nil {
+			return nil, err
+		}
+		for _, c := range more {
+			chunks[c.ID] = c
+		}
+		lists = append(lists, near)
+		weights = append(weights, vectorWeight)
+	}
+	ranked := fuse(lists, weights)
+	for i := range ranked {
+		if c, ok := chunks[ranked[i].id]; ok && IsTestPath(c.Path) {
+			ranked[i].score *= testPenalty
+		}
+	}
+	sort.SliceStable(ranked, func(i, j int) bool { return ranked[i].score > ranked[j].score })
+	var out []Result
+	seen := map[string]bool{}
+	for _, f := range ranked {
+		c, ok := chunks[f.id]
+		if !ok {
+			continue
+		}
+		key := c.Path + "\x00" + c.Name
+		if c.Kind == analysis.KindModule {
+			key = fmt.Sprintf("%s\x00%d", c.Path, c.StartLine)
+		}
+		if seen[key] {
+			continue // another part of the same symbol ranks higher
+		}
+		seen[key] = true
+		sym := c.Name
+		if c.Kind == analysis.KindModule {
+			sym = ""
+		}
+		out = append(out, Result{
+			File: c.Path, Line: c.StartLine + 1, EndLine: c.EndLine + 1, Symbol: sym, Kind: string(c.Kind),
+			Score: f.score, Strategy: Semantic, Snippet: c.Text,
+		})
+		if len(out) == topK {
+			break
+		}
+	}
+	return out, nil
+}
+
+// testPenalty scales the score of code in test files: a question about how
+// something works is answered by its implementation first.
+const testPenalty = 0.5
+
+// IsTestPath reports whether a root-relative path names a test file in
+// one of the conventions of the languages indexed.
+func IsTestPath(p string) bool {
+	base := path.Base(p)
+	dir := "/" + path.Dir(p) + "/"
+	switch {
+	case strings.HasSuffix(base, "_test.go"),
+		strings.HasPrefix(base, "test_") && strings.HasSuffix(base, ".py"),
+		strings.HasSuffix(base, "_test.py"),
+		strings.Contains(base, ".test.") || strings.Contains(base, ".spec."),
+		strings.HasSuffix(base, "Test.java") || strings.HasSuffix(base, "Tests.java"),
+		strings.Contains(dir, "/__tests__/") || strings.Contains(dir, "/tests/") || strings.Contains(dir, "/src/test/"):
+		return true
+	}
+	return false
+}
+
+// nearest returns the ids of the chunks whose vectors are closest to the
+// query's, best first.
+func (s *Searcher) nearest(ctx context.Context, query string, n int) ([]int64, error) {
+	q := s.Vectors.Embed(query)
+	if len(q) == 0 {
+		return nil, nil
+	}
+	vs, err := s.Index.ChunkVectors(ctx)
+	if err != nil {
+		return nil, err
+	}
+	type scored struct {
+		id  int64
+		sim float64
+	}
+	best := make([]scored, 0, n+1)
+	for i, v := range vs.Data {
+		if len(v) == 0 {
+			continue
+		}
+		sim := s.Vectors.Similarity(q, v)
+		if len(best) == n && sim <= best[n-1].sim {
+			continue
+		}
+		j := sort.Search(len(best), func(j int) bool { return best[j].sim < sim })
+		if len(best) < n {
+			best = append(best, scored{})
+		}
+		copy(best[j+1:], best[j:])
+		best[j] = scored{vs.IDs[i], sim}
+	}
+	out := make([]int64, len(best))
+	for i, b := range best {
+		out[i] = b.id
+	}
+	return out, nil
+}
+
+func ids(hits []analysis.ChunkHit) []int64 {
+	out := make([]int64, len(hits))
+	for i, h := range hits {
+		out[i] = h.ID
+	}
+	return out
+}
+
+// fused is an item of a reciprocal rank fusion with its score.
+type fused struct {
+	id    int64
+	score float64
+}
+
+// fuse merges ranked lists by weighted reciprocal rank fusion: an item
+// scores the sum over lists of weight/(rrfK + rank). Ties keep the order
+// of first appearance.
+func fuse(lists [][]int64, weights []float64) []fused {
+	score := map[int64]float64{}
+	var order []int64
+	for l, list := range lists {
+		for r, id := range list {
+			if _, ok := score[id]; !ok {
+				order = append(order, id)
+			}
+			score[id] += weights[l] / float64(rrfK+r+1)
+		}
+	}
+	out := make([]fused, len(order))
+	for i, id := range order {
+		out[i] = fused{id, score[id]}
+	}
+	sort.SliceStable(out, func(i, j int) bool { return out[i].score > out[j].score })
+	return out
+}
+
+// hybrid fuses a semantic search with the graph around its subject: the
+// symbol the query names, or else the best semantic hit, and what depends
+// on it. Results found by both are marked multi-strategy.
+func (s *Searcher) hybrid(ctx context.Context, rt Route, topK int, resp *Response) ([]Result, error) {
+	query := rt.SemanticQuery
+	if query == "" {
+		query = rt.StructuralQuery
+	}
+	sem, err := s.semantic(ctx, query, max(topK, 20))
+	if err != nil {
+		return nil, err
+	}
+	st := rt
+	if st.StructuralOperation == "" {
+		st.StructuralOperation = OpBlastRadius
+	}
+	if st.StructuralQuery == "" {
+		for _, r := range sem {
+			if r.Symbol != "" {
+				st.StructuralQuery = r.Symbol
+				break
+			}
+		}
+	}
+	var structural []Result
+	if st.StructuralQuery != "" {
+		var ignored Response
+		if structural, err = s.structural(ctx, st, max(topK, 20), &ignored); err != nil {
+			return nil, err
+		}
+		// The subject itself belongs to the structural answer.
+		if defs, err := s.Index.Lookup(ctx, st.StructuralQuery); err == nil && len(defs) > 0 {
+			structural = append([]Result{symbolResult(defs[0], 1, Structural)}, structural...)
+		}
+	}
+	return fuseResults(topK, sem, structural), nil
+}
+
+// fuseResults merges result lists of different strategies by reciprocal
+// rank fusion, one result per symbol (or file and line), marking those
+// that several lists found.
+func fuseResults(topK int, lists ...[]Result) []Result {
+	type acc struct {
+		r          Result
+		score      float64
+		strategies map[Strategy]bool
+	}
+	byKey := map[string]*acc{}
+	var order []string
+	for _, list := range lists {
+		for rank, r := range list {
+			key := r.File + "\x00" + r.Symbol
+			if r.Symbol == "" {
+				key = fmt.Sprintf("%s\x00%d", r.File, r.Line)
+			}
+			a := byKey[key]
+			if a == nil {
+				a = &acc{r: r, strategies: map[Strategy]bool{}}
+				byKey[key] = a
+				order = append(order, key)
+			} else if a.r.Snippet == "" {
+				a.r.Snippet = r.Snippet
+			}
+			a.score += 1 / float64(rrfK+rank+1)
+			a.strategies[r.Strategy] = true
+		}
+	}
+	out := make([]Result, 0, len(order))
+	for _, k := range order {
+		a := byKey[k]
+		a.r.Score = a.score
+		a.r.MultiStrategy = len(a.strategies) > 1
+		if a.r.MultiStrategy {
+			a.r.Strategy = Hybrid
+		}
+		out = append(out, a.r)
+	}
+	sort.SliceStable(out, func(i, j int) bool { return out[i].Score > out[j].Score })
+	if len(out) > topK {
+		out = out[:topK]
+	}
+	return out
+}
+
+// fillText gives each result its text: the whole chunk or definition when
+// whole is set, else its first lines. Results that have a snippet keep it
+// (a keyword match's line) unless whole is set.
+func (s *Searcher) fillText(ctx context.Context, rs []Result, whole bool) error {
+	files := map[string][]string{}
+	for i := range rs {
+		r := &rs[i]
+		if r.Snippet != "" && (!whole || r.Strategy == Keyword) {
+			if !whole {
+				r.Snippet = firstLines(r.Snippet, snippetLines)
+			}
+			continue
+		}
+		lines, ok := files[r.File]
+		if !ok {
+			text, err := s.readFile(r.File)
+			if err != nil && !errors.Is(err, os.ErrNotExist) {
+				return fmt.Errorf("read %s: %w", r.File, err)
+			}
+			lines = strings.Split(strings.ToValidUTF8(string(text), "\uFFFD"), "\n")
+			files[r.File] = lines
+		}
+		from, to := r.Line-1, r.EndLine
+		if !whole {
+			to = min(to, from+snippetLines)
+		}
+		if from < 0 || from >= len(lines) {
+			continue
+		}
+		r.Snippet = strings.TrimRight(strings.Join(lines[from:min(to, len(lines))], "\n"), "\r\n ")
+	}
+	return nil
+}
+
+func (s *Searcher) readFile(rel string) ([]byte, error) {
+	if s.Overlay != nil {
+		if text, ok := s.Overlay(rel); ok {
+			return text, nil
+		}
+	}
+	return os.ReadFile(filepath.Join(s.Index.Root(), filepath.FromSlash(rel)))
+}
+
+// firstLines returns the first n lines of text.
+func firstLines(text string, n int) string {
+	i := 0
+	for k := 0; k < n; k++ {
+		j := strings.IndexByte(text[i:], '\n')
+		if j < 0 {
+			return text
+		}
+		i += j + 1
+	}
+	return strings.TrimRight(text[:i], "\r\n")
+}
+
+// QueryTerms returns the search terms of a query, as the chunk index holds
+// them (see analysis.AppendTerms), without repeats.
+func QueryTerms(query string) []string {
+	var out []string
+	seen := map[string]bool{}
+	for _, t := range strings.Fields(string(analysis.AppendTerms(nil, query))) {
+		if !seen[t] {
+			seen[t] = true
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+// lastIdentifierOf returns the last dotted part of a name.
+func lastIdentifierOf(name string) string {
+	if i := strings.LastIndexAny(name, ".:"); i >= 0 {
+		return name[i+1:]
+	}
+	return name
+}

@@ -1,0 +1,275 @@
+package retrieval
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/anchorage-dev/anchorage/analysis"
+)
+
+// Searcher answers queries about one workspace: it routes each query and
+// runs the backends the route names over the workspace's index. A Searcher
+// is safe for concurrent use once set up.
+type Searcher struct {
+	// Index is the workspace's code graph, chunks and files.
+	Index *analysis.Index
+	// Router classifies queries; nil uses NewRouter's.
+	Router *Router
+	// Vectors, if set, adds a vector signal to the semantic backend. It
+	// must be the model whose vectors the index stores.
+	Vectors Vectorizer
+	// Overlay gives the text of files open in an editor, by root-relative
+	// path, for the keyword backend; nil reads every file from disk.
+	Overlay func(path string) ([]byte, bool)
+	// Partial, if set, says whether the index is still being built, and
+	// what of it: answers are then marked partial.
+	Partial func() (partial bool, reason string)
+	// Budget, if set, counts the tokens of result text for Request.Budget;
+	// nil uses an estimate.
+	Budget TokenCounter
+	// Feedback, if set, records each search for routing statistics.
+	Feedback FeedbackRecorder
+}
+
+// Vectorizer embeds text for the semantic backend's vector signal. The
+// index stores chunk vectors made by the same model (analysis.Embedder).
+type Vectorizer interface {
+	Model() string
+	Embed(text string) []byte
+	// Similarity compares two vectors made by Embed: higher is closer.
+	Similarity(a, b []byte) float64
+}
+
+// FeedbackRecorder records a search and returns its id, which editors send
+// back when the user opens a result.
+type FeedbackRecorder interface {
+	RecordSearch(ctx context.Context, query string, strategy Strategy, confidence float64, results int) (int64, error)
+}
+
+// Request is one search.
+type Request struct {
+	Query string `json:"query"`
+	// TopK is how many results to return; 0 means DefaultTopK.
+	TopK int `json:"top_k,omitempty"`
+	// Strategy forces a strategy; "" routes the query.
+	Strategy Strategy `json:"strategy,omitempty"`
+	// Budget, when positive, returns each result's whole text (its
+	// chunk, its definition) and cuts the results to that many tokens in
+	// all; otherwise snippets are a few lines.
+	Budget int `json:"budget,omitempty"`
+}
+
+// Response is what a search found.
+type Response struct {
+	Query      string   `json:"query"`
+	Strategy   Strategy `json:"strategy"`
+	Confidence float64  `json:"confidence"`
+	Reasoning  string   `json:"reasoning"`
+	ElapsedMS  float64  `json:"elapsed_ms"`
+	Results    []Result `json:"results"`
+	// Total counts what the backends found before TopK: for a keyword
+	// search, every occurrence.
+	Total int `json:"total"`
+	// Partial is set when the index was still being built; Notice says
+	// what else the user should know (a cut query, a missing symbol).
+	Partial bool   `json:"partial,omitempty"`
+	Notice  string `json:"notice,omitempty"`
+	// Tokens is the size of the results' text when a budget applied.
+	Tokens int `json:"tokens,omitempty"`
+	// FeedbackID identifies the search for anchorage.search.used.
+	FeedbackID int64 `json:"feedback_id,omitempty"`
+}
+
+// Result is one place in the code that answers a query.
+type Result struct {
+	// File is relative to the workspace root, with forward slashes.
+	File string `json:"file"`
+	// Line and EndLine are 1-based.
+	Line    int    `json:"line"`
+	EndLine int    `json:"end_line"`
+	Symbol  string `json:"symbol"`
+	Kind    string `json:"kind"`
+	Score   float64 `json:"score"`
+	// Strategy is the backend that found it; MultiStrategy is set when
+	// more than one did (a hybrid search).
+	Strategy      Strategy `json:"strategy"`
+	MultiStrategy bool     `json:"multi_strategy"`
+	Snippet       string   `json:"snippet"`
+	// Truncated is set when the snippet was cut to fit the token budget.
+	Truncated bool `json:"truncated,omitempty"`
+}
+
+// Query limits.
+const (
+	DefaultTopK = 10
+	MaxTopK     = 1000
+	// snippetLines is how many lines of a result a snippet shows when no
+	// token budget asks for whole texts.
+	snippetLines = 12
+)
+
+// QueryError reports a query that cannot be searched: empty, not text, an
+// invalid regular expression, an unknown strategy. Other errors are
+// failures of the index.
+type QueryError struct {
+	Reason string
+	Err    error
+}
+
+func (e *QueryError) Error() string {
+	if e.Err != nil {
+		return e.Reason + ": " + e.Err.Error()
+	}
+	return e.Reason
+}
+
+func (e *QueryError) Unwrap() error { return e.Err }
+
+// ErrEmptyQuery reports a query with nothing to search for.
+var ErrEmptyQuery = &QueryError{Reason: "empty query: type what to search for"}
+
+// Search routes a query (unless the request forces a strategy), runs the
+// backends and returns the best results.
+func (s *Searcher) Search(ctx context.Context, req Request) (*Response, error) {
+	start := time.Now()
+	query, notice, err := cleanQuery(req.Query)
+	if err != nil {
+		return nil, err
+	}
+	topK := req.TopK
+	switch {
+	case topK <= 0:
+		topK = DefaultTopK
+	case topK > MaxTopK:
+		topK = MaxTopK
+	}
+	router := s.Router
+	if router == nil {
+		router = NewRouter()
+	}
+	var rt Route
+	switch req.Strategy {
+	case "":
+		rt = router.Route(query)
+	case Semantic, Structural, Keyword, Hybrid:
+		// The router's own reading when it agrees, for its richer parts
+		// (a regex, an operation); otherwise the strategy's prefix.
+		if rt = router.Route(query); rt.Strategy != req.Strategy {
+			rt = router.Route(string(req.Strategy) + ": " + stripPrefix(query))
+		}
+	default:
+		return nil, &QueryError{Reason: fmt.Sprintf("unknown strategy %q: use semantic, structural, keyword or hybrid", req.Strategy)}
+	}
+	resp := &Response{Query: query, Strategy: rt.Strategy, Confidence: rt.Confidence, Reasoning: rt.Reasoning, Results: []Result{}}
+	var found []Result
+	switch rt.Strategy {
+	case Keyword:
+		found, resp.Total, err = s.keyword(ctx, rt, topK, resp)
+	case Structural:
+		found, err = s.structural(ctx, rt, topK, resp)
+		resp.Total = len(found)
+	case Semantic:
+		found, err = s.semantic(ctx, rt.SemanticQuery, topK)
+		resp.Total = len(found)
+	case Hybrid:
+		found, err = s.hybrid(ctx, rt, topK, resp)
+		resp.Total = len(found)
+	}
+	if err != nil {
+		return nil, err
+	}
+	if len(found) > topK {
+		found = found[:topK]
+	}
+	if err := s.fillText(ctx, found, req.Budget > 0); err != nil {
+		return nil, err
+	}
+	if req.Budget > 0 {
+		resp.Tokens = fitBudget(found, req.Budget, s.Budget)
+		found = dropEmpty(found)
+	}
+	resp.Results = append(resp.Results, found...)
+	if notice != "" {
+		resp.Notice = joinNotice(notice, resp.Notice)
+	}
+	if s.Partial != nil {
+		if partial, why := s.Partial(); partial {
+			resp.Partial = true
+			resp.Notice = joinNotice(resp.Notice, "the index is still being built ("+why+"): results may be missing")
+		}
+	}
+	if len(resp.Results) == 0 && resp.Notice == "" {
+		resp.Notice = "nothing matched"
+	}
+	if s.Feedback != nil {
+		id, err := s.Feedback.RecordSearch(ctx, query, rt.Strategy, rt.Confidence, len(resp.Results))
+		if err != nil {
+			return nil, fmt.Errorf("record search: %w", err)
+		}
+		resp.FeedbackID = id
+	}
+	resp.ElapsedMS = float64(time.Since(start).Microseconds()) / 1000
+	return resp, nil
+}
+
+// cleanQuery checks a query: empty and binary ones are refused, and one
+// longer than MaxQuery is cut, with a notice saying so.
+func cleanQuery(q string) (string, string, error) {
+	if strings.IndexByte(q, 0) >= 0 || !utf8.ValidString(q) {
+		return "", "", &QueryError{Reason: "the query is not text (it holds NUL bytes or invalid UTF-8)"}
+	}
+	for _, r := range q {
+		if unicode.IsControl(r) && r != '\t' && r != '\n' && r != '\r' {
+			return "", "", &QueryError{Reason: fmt.Sprintf("the query holds a control character %U", r)}
+		}
+	}
+	q = strings.TrimSpace(q)
+	if q == "" {
+		return "", "", ErrEmptyQuery
+	}
+	notice := ""
+	if len(q) > MaxQuery {
+		cut := MaxQuery
+		for cut > 0 && !utf8.RuneStart(q[cut]) {
+			cut--
+		}
+		q = strings.TrimSpace(q[:cut])
+		notice = fmt.Sprintf("the query was cut to its first %d bytes", MaxQuery)
+	}
+	return q, notice, nil
+}
+
+// stripPrefix removes a strategy prefix the user typed ("kw: TODO").
+func stripPrefix(q string) string {
+	if i := strings.IndexByte(q, ':'); i > 0 && i <= len("structural") {
+		switch strings.ToLower(q[:i]) {
+		case "kw", "keyword", "grep", "re", "regex", "sym", "symbol", "struct", "structural", "sem", "semantic", "hybrid":
+			return strings.TrimSpace(q[i+1:])
+		}
+	}
+	return q
+}
+
+func joinNotice(a, b string) string {
+	switch {
+	case a == "":
+		return b
+	case b == "":
+		return a
+	}
+	return a + "; " + b
+}
+
+func dropEmpty(rs []Result) []Result {
+	out := rs[:0]
+	for _, r := range rs {
+		if r.Snippet != "" || !r.Truncated {
+			out = append(out, r)
+		}
+	}
+	return out
+}

@@ -1,0 +1,194 @@
+// Package wordvec gives offline word vectors for searching code by meaning:
+// GloVe vectors (Wikipedia 2014 + Gigaword 5, 100 dimensions), cut to the
+// words that English text and code use, quantised to int8 and embedded in
+// the binary.
+//
+// A Model maps a word to its vector, a text to a sentence vector (Embed:
+// SIF-weighted average over the text's words split as code identifiers),
+// and a word to its nearest words (Neighbors, for query expansion).
+// Sentence vectors can be stored compactly with Quantize and compared in
+// that form with DotQuantized.
+//
+// Word vectors ignore context and know code only as far as English text
+// mentions it; they are a weak signal to be fused with keyword search, not
+// a replacement for it.
+package wordvec
+
+import (
+	_ "embed"
+	"fmt"
+	"math"
+	"sync"
+)
+
+// builtin is the model file embedded in the binary; see data/README.md.
+//
+//go:embed data/glove-6b-100d-int8.bin
+var builtin string
+
+// Model is a set of word vectors read in place from a model file. It is
+// safe for concurrent use.
+type Model struct {
+	data  string
+	dims  int
+	n     int
+	zipfN uint32
+	zipfH float32
+	name  string
+
+	scalesOff, ranksOff, offsOff, sortedOff, blobOff, vecOff int
+
+	normsOnce sync.Once
+	invNorms  []float32 // 1/‖row‖ of each int8 row, 0 for a zero row
+}
+
+// Load returns the built-in model. It reads the embedded file in place
+// (no copy of the vectors); each call checks the file again and returns a
+// new Model, so callers should load once and share the result.
+func Load() (*Model, error) {
+	m, err := parse(builtin)
+	if err != nil {
+		return nil, fmt.Errorf("wordvec: built-in model: %w", err)
+	}
+	return m, nil
+}
+
+// Parse returns the model held in data, a file written by Encode. It
+// copies data.
+func Parse(data []byte) (*Model, error) {
+	return parse(string(data))
+}
+
+// Name names the model's vectors, for example "glove-6b-100d-64k-1a2b3c4d":
+// source, dimensions, vocabulary size and a hash of the file, so that any
+// change to the vectors changes the name.
+func (m *Model) Name() string { return m.name }
+
+// Stamp names the model that built a vector, for storing alongside it:
+// "wordvec:" followed by Name.
+func (m *Model) Stamp() string { return "wordvec:" + m.name }
+
+// Dims returns the length of the model's vectors.
+func (m *Model) Dims() int { return m.dims }
+
+// Len returns the number of words the model knows.
+func (m *Model) Len() int { return m.n }
+
+// Word returns the word of row i, 0 ≤ i < Len; rows of the built-in model
+// are in order of frequency.
+func (m *Model) Word(i int) string {
+	a := int(le32(m.data, m.offsOff+4*i))
+	b := int(le32(m.data, m.offsOff+4*i+4))
+	return m.data[m.blobOff+a : m.blobOff+b]
+}
+
+// sortedWord returns the word at position i of the sorted index.
+func (m *Model) sortedWord(i int) string {
+	return m.Word(int(le32(m.data, m.sortedOff+4*i)))
+}
+
+// lookup returns the row of word w, given as lower-case bytes, or -1.
+func (m *Model) lookup(w []byte) int {
+	if len(w) == 0 || len(w) > maxWordLen {
+		return -1
+	}
+	lo, hi := 0, m.n
+	for lo < hi {
+		mid := int(uint(lo+hi) >> 1)
+		row := int(le32(m.data, m.sortedOff+4*mid))
+		c := compare(m.Word(row), w)
+		switch {
+		case c == 0:
+			return row
+		case c < 0:
+			lo = mid + 1
+		default:
+			hi = mid
+		}
+	}
+	return -1
+}
+
+// compare compares a string with bytes, as strings.Compare does.
+func compare(a string, b []byte) int {
+	n := min(len(a), len(b))
+	for i := 0; i < n; i++ {
+		if a[i] != b[i] {
+			if a[i] < b[i] {
+				return -1
+			}
+			return 1
+		}
+	}
+	switch {
+	case len(a) < len(b):
+		return -1
+	case len(a) > len(b):
+		return 1
+	}
+	return 0
+}
+
+// Row returns the row of word (matched exactly, as SplitWords yields it),
+// or -1 when the model does not know it.
+func (m *Model) Row(word string) int {
+	var buf [maxWordLen]byte
+	if len(word) > maxWordLen {
+		return -1
+	}
+	return m.lookup(append(buf[:0], word...))
+}
+
+// Vector returns the vector of word (lower-case, as SplitWords yields it)
+// and whether the model knows the word. The vector is a new slice.
+func (m *Model) Vector(word string) ([]float32, bool) {
+	row := m.Row(word)
+	if row < 0 {
+		return nil, false
+	}
+	v := make([]float32, m.dims)
+	m.addRow(v, row, 1)
+	return v, true
+}
+
+// Rank returns the frequency rank of row i (1 for the most frequent word
+// of the source corpus).
+func (m *Model) Rank(i int) int { return int(le32(m.data, m.ranksOff+4*i)) }
+
+// rowBytes returns row i's int8 components, as bytes.
+func (m *Model) rowBytes(i int) string {
+	return m.data[m.vecOff+i*m.dims : m.vecOff+(i+1)*m.dims]
+}
+
+// scale returns row i's quantisation scale.
+func (m *Model) scale(i int) float32 {
+	return math.Float32frombits(le32(m.data, m.scalesOff+4*i))
+}
+
+// addRow adds w × (row i's vector) to acc.
+func (m *Model) addRow(acc []float32, i int, w float32) {
+	w *= m.scale(i)
+	q := m.rowBytes(i)
+	acc = acc[:len(q)]
+	for j := 0; j < len(q); j++ { // not range: q is bytes, not runes
+		acc[j] += w * float32(int8(q[j]))
+	}
+}
+
+// Cosine returns the cosine similarity of a and b, 0 when either is zero.
+// It uses the shorter length of the two.
+func Cosine(a, b []float32) float32 {
+	n := min(len(a), len(b))
+	a, b = a[:n], b[:n]
+	var dot, na, nb float64
+	for i := range a {
+		x, y := float64(a[i]), float64(b[i])
+		dot += x * y
+		na += x * x
+		nb += y * y
+	}
+	if na == 0 || nb == 0 {
+		return 0
+	}
+	return float32(dot / math.Sqrt(na*nb))
+}
