@@ -1,6 +1,7 @@
 package analysis
 
 import (
+	"bytes"
 	"fmt"
 	"path"
 	"sort"
@@ -75,7 +76,7 @@ func chunkFile(g *FileGraph, src []byte, lines *lineIndex, comments []span) []Ch
 	var pieces []piece
 	for _, i := range chosen {
 		s := g.Symbols[i]
-		pieces = append(pieces, piece{i, docStart(src, comments, s.Range.Start.Offset), s.Range.End.Offset})
+		pieces = append(pieces, piece{i, docStart(src, comments, decoratorStart(src, s.Range.Start.Offset)), s.Range.End.Offset})
 	}
 	sort.SliceStable(pieces, func(a, b int) bool { return pieces[a].start < pieces[b].start })
 	// A type that contains chosen members (a class and its methods) keeps
@@ -256,8 +257,8 @@ func firstSentence(doc string) string {
 // partLines lines, each also cut at chunkMaxBytes (at a line end when there
 // is one, else at a rune boundary).
 func splitSpan(src []byte, start, end, maxLines, partLines int) [][2]int {
-	text := src[start:end]
-	if end-start <= chunkMaxBytes && strings.Count(string(text), "\n") < maxLines {
+	content := bytes.TrimSuffix(src[start:end], []byte("\n")) // the last line's break is not a line
+	if len(content) <= chunkMaxBytes && bytes.Count(content, []byte("\n")) < maxLines {
 		return [][2]int{{start, end}}
 	}
 	var out [][2]int
@@ -271,11 +272,11 @@ func splitSpan(src []byte, start, end, maxLines, partLines int) [][2]int {
 				stop = nl + 1
 			}
 			n++
-			if stop-start > chunkMaxBytes {
+			if lineBytes(src, start, stop) > chunkMaxBytes {
 				break
 			}
 		}
-		if stop-start > chunkMaxBytes {
+		if lineBytes(src, start, stop) > chunkMaxBytes {
 			// Keep whole lines if any fit; else cut a long line.
 			cut := start + chunkMaxBytes
 			if nl := lastIndexByteIn(src, '\n', start, cut); nl >= 0 {
@@ -292,6 +293,34 @@ func splitSpan(src []byte, start, end, maxLines, partLines int) [][2]int {
 		}
 		out = append(out, [2]int{start, stop})
 		start = stop
+	}
+	return out
+}
+
+// lineBytes is the size of src[start:stop] without its final line break.
+func lineBytes(src []byte, start, stop int) int {
+	if stop > start && src[stop-1] == '\n' {
+		stop--
+	}
+	return stop - start
+}
+
+// decoratorStart returns where the decorators and attributes on the lines
+// above a definition starting at def begin (@cache, #[derive(…)],
+// @Override), or def when it has none.
+func decoratorStart(src []byte, def int) int {
+	start := lineStart(src, def)
+	if len(bytes.TrimSpace(src[start:def])) != 0 {
+		return def // something else precedes the definition on its line
+	}
+	out := def
+	for start > 0 {
+		prev := lineStart(src, start-1)
+		l := bytes.TrimSpace(src[prev : start-1])
+		if !bytes.HasPrefix(l, []byte("@")) && !bytes.HasPrefix(l, []byte("#[")) {
+			break
+		}
+		out, start = prev, prev
 	}
 	return out
 }

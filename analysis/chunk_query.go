@@ -158,14 +158,17 @@ type Vectors struct {
 // vectorCache keeps the last Vectors read, keyed by the chunks' state.
 type vectorCache struct {
 	mu  sync.Mutex
-	key [2]int64
+	key [3]int64
 	v   *Vectors
 }
 
 // ChunkVectors returns the vectors of all chunks that have one. The
 // result is shared: callers must not modify it.
 func (s *Store) ChunkVectors(ctx context.Context) (*Vectors, error) {
-	var key [2]int64
+	// The key sees this process's writes (generation) and, roughly,
+	// another's (the chunks' ids and count).
+	var key [3]int64
+	key[2] = s.generation.Load()
 	if err := s.db.QueryRowContext(ctx, `SELECT coalesce(max(id), 0), count(*) FROM chunks`).Scan(&key[0], &key[1]); err != nil {
 		return nil, fmt.Errorf("read vectors: %w", err)
 	}

@@ -46,6 +46,7 @@ func (ix *Index) EmbedChunks(ctx context.Context) error {
 		if _, err := ix.db.ExecContext(ctx, `UPDATE chunks SET vector = NULL`); err != nil {
 			return fmt.Errorf("embed chunks: %w", err)
 		}
+		ix.generation.Add(1)
 		if _, err := ix.db.ExecContext(ctx, `INSERT OR REPLACE INTO meta(key, value) VALUES('vector_model', ?)`, e.Model()); err != nil {
 			return fmt.Errorf("embed chunks: %w", err)
 		}

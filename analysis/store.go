@@ -117,6 +117,9 @@ type Store struct {
 	bulk atomic.Bool
 	// vectors caches the chunk vectors for ChunkVectors.
 	vectors vectorCache
+	// generation counts the write transactions committed through this
+	// Store, so that caches see every change it makes.
+	generation atomic.Int64
 }
 
 // OpenStore opens (creating if needed) the index database at path and
@@ -318,6 +321,7 @@ func (s *Store) Write(ctx context.Context, fn func(w *Writer) error) error {
 		if err := tx.Commit(); err != nil {
 			return fmt.Errorf("write index: commit: %w", err)
 		}
+		s.generation.Add(1)
 		return nil
 	})
 }

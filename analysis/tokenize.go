@@ -153,7 +153,7 @@ func Stem(w string) string {
 	// Plurals and third persons first, so that "users" stems as "user".
 	n := len(w)
 	switch {
-	case n > 4 && strings.HasSuffix(w, "ies"):
+	case n > 4 && (strings.HasSuffix(w, "ies") || strings.HasSuffix(w, "ied")):
 		w = w[:n-3] + "y"
 	case n > 3 && strings.HasSuffix(w, "es") && !strings.HasSuffix(w, "ses"):
 		w = w[:n-1]
@@ -177,7 +177,7 @@ func Stem(w string) string {
 		w = w[:n-1]
 	}
 	// A doubled final consonant (running → runn → run).
-	if n = len(w); n > 3 && w[n-1] == w[n-2] && w[n-1] != 's' && w[n-1] != 'l' && !isVowel(w[n-1]) {
+	if n = len(w); n > 3 && w[n-1] < utf8.RuneSelf && w[n-1] == w[n-2] && w[n-1] != 's' && w[n-1] != 'l' && !isVowel(w[n-1]) {
 		w = w[:n-1]
 	}
 	return w

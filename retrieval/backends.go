@@ -141,7 +141,7 @@ func symbolResult(sym analysis.SymbolInfo, score float64, strategy Strategy) Res
 // semantic ranks chunks by BM25 over their terms, fused with the vector
 // signal when there is one, and returns one result per symbol.
 func (s *Searcher) semantic(ctx context.Context, query string, topK int) ([]Result, error) {
-	terms := QueryTerms(query)
+	terms := aliases.expand(QueryTerms(query))
 	bm, err := s.Index.SearchChunks(ctx, terms, max(semanticCandidates, topK))
 	if err != nil {
 		return nil, err
