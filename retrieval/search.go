@@ -89,10 +89,10 @@ type Result struct {
 	// File is relative to the workspace root, with forward slashes.
 	File string `json:"file"`
 	// Line and EndLine are 1-based.
-	Line    int    `json:"line"`
-	EndLine int    `json:"end_line"`
-	Symbol  string `json:"symbol"`
-	Kind    string `json:"kind"`
+	Line    int     `json:"line"`
+	EndLine int     `json:"end_line"`
+	Symbol  string  `json:"symbol"`
+	Kind    string  `json:"kind"`
 	Score   float64 `json:"score"`
 	// Strategy is the backend that found it; MultiStrategy is set when
 	// more than one did (a hybrid search).
