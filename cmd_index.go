@@ -14,6 +14,7 @@ import (
 	"golang.org/x/term"
 
 	"github.com/anchorage-dev/anchorage/analysis"
+	"github.com/anchorage-dev/anchorage/retrieval"
 	"github.com/anchorage-dev/anchorage/state"
 )
 
@@ -39,11 +40,22 @@ func openIndex(ctx context.Context, g *globalFlags, f *indexFlags) (*analysis.In
 	if err != nil {
 		return nil, err
 	}
-	opts := analysis.Options{Root: root, DBPath: dirs.IndexPath(root)}
+	vec, err := retrieval.NewWordVectors()
+	if err != nil {
+		return nil, err
+	}
+	opts := analysis.Options{Root: root, DBPath: dirs.IndexPath(root), Embedder: vec}
 	if f != nil {
 		opts.Exclude, opts.MaxFileSize = f.exclude, f.maxSize
 	}
 	return analysis.Open(ctx, opts)
+}
+
+// indexVectors returns the word vectors an index opened by openIndex
+// embeds its chunks with.
+func indexVectors(ix *analysis.Index) *retrieval.WordVectors {
+	v, _ := ix.Embedder().(*retrieval.WordVectors)
+	return v
 }
 
 // updateWithProgress updates the index, drawing a progress bar on stderr

@@ -36,7 +36,7 @@ kw: (or grep:), re: (a regular expression), sym:, sem:, hybrid:.`,
 				return err
 			}
 			defer ix.Close()
-			s, closeSearcher, err := newSearcher(ctx, g, ix)
+			s, closeSearcher, err := newSearcher(ctx, g, ix, indexVectors(ix))
 			if err != nil {
 				return err
 			}

@@ -54,7 +54,7 @@ func newRootCmd(stdout, stderr io.Writer) *cobra.Command {
 	root.PersistentFlags().StringVar(&g.dataDir, "data-dir", "", "directory for all of Anchorage's state (default: user cache and data directories; env ANCHORAGE_HOME)")
 	root.PersistentFlags().StringVar(&g.root, "root", ".", "workspace root directory")
 	root.PersistentFlags().BoolVar(&g.json, "json", false, "print JSON")
-	root.AddCommand(newIndexCmd(g), newGraphCmd(g), newBenchCmd(g), newServeCmd(g), newRouteCmd(g), newSearchCmd(g))
+	root.AddCommand(newIndexCmd(g), newGraphCmd(g), newBenchCmd(g), newServeCmd(g), newRouteCmd(g), newSearchCmd(g), newRoutingStatsCmd(g))
 	return root
 }
 

@@ -116,6 +116,9 @@ func Open(ctx context.Context, opts Options) (*Index, error) {
 	return ix, nil
 }
 
+// Embedder returns what embeds the index's chunks, or nil.
+func (ix *Index) Embedder() Embedder { return ix.opts.Embedder }
+
 // Root returns the workspace directory, absolute.
 func (ix *Index) Root() string { return ix.root }
 

@@ -33,7 +33,8 @@ func graphCommands() map[string]string {
 
 // commandNames lists the commands advertised in initialize.
 func commandNames() []string {
-	return []string{cmdCallers, cmdCallees, cmdBlastRadius, cmdInheritance, cmdIndexStatus}
+	return []string{cmdCallers, cmdCallees, cmdBlastRadius, cmdInheritance, cmdIndexStatus,
+		cmdSearch, cmdSearchUsed, cmdRoutingStats, cmdReindex}
 }
 
 // symbolArgs are the arguments of the graph commands: either one object
@@ -71,8 +72,17 @@ func decodeSymbolArgs(args []any) (symbolArgs, error) {
 }
 
 func (s *Server) executeCommand(ctx context.Context, p *protocol.ExecuteCommandParams) (any, error) {
-	if p.Command == cmdIndexStatus {
+	switch p.Command {
+	case cmdIndexStatus:
 		return s.indexStatus(ctx)
+	case cmdSearch:
+		return s.search(ctx, p.Arguments)
+	case cmdSearchUsed:
+		return s.searchUsed(ctx, p.Arguments)
+	case cmdRoutingStats:
+		return s.routingStats(ctx)
+	case cmdReindex:
+		return s.reindex()
 	}
 	op, ok := graphCommands()[p.Command]
 	if !ok {

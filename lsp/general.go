@@ -126,6 +126,7 @@ func (s *Server) openFolder(ctx context.Context, name string, u protocol.Documen
 	ix, err := analysis.Open(ctx, analysis.Options{
 		Root: abs, DBPath: dirs.IndexPath(abs),
 		Exclude: settings.ExcludedDirectories, MaxFileSize: settings.MaxFileSize,
+		Embedder: s.embedder(),
 	})
 	if err != nil {
 		return nil, fmt.Errorf("open workspace folder %s: %w", root, err)

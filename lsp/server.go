@@ -21,6 +21,7 @@ import (
 	"go.uber.org/zap/zapcore"
 
 	"github.com/anchorage-dev/anchorage/retrieval"
+	"github.com/anchorage-dev/anchorage/retrieval/feedback"
 )
 
 // Options configure a server.
@@ -65,6 +66,13 @@ type Server struct {
 
 	// router classifies workspace/symbol queries that are not identifiers.
 	router *retrieval.Router
+	// vectors are the word vectors of semantic search, loaded once.
+	vectorsOnce sync.Once
+	vectors     *retrieval.WordVectors
+	// feedback records searches for routing statistics, opened on first
+	// use.
+	feedbackMu sync.Mutex
+	feedback   *feedback.Store
 
 	reqHandlers  map[string]handlerFunc
 	noteHandlers map[string]func(context.Context, json.RawMessage) error
@@ -138,6 +146,12 @@ func (s *Server) stop() {
 	for _, f := range folders {
 		f.close(context.Background())
 	}
+	s.feedbackMu.Lock()
+	if s.feedback != nil {
+		s.feedback.Close()
+		s.feedback = nil
+	}
+	s.feedbackMu.Unlock()
 	if s.conn != nil {
 		s.conn.Close()
 	}

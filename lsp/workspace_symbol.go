@@ -2,6 +2,7 @@ package lsp
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 
@@ -16,22 +17,30 @@ const maxWorkspaceSymbols = 200
 
 // workspaceSymbol searches symbol names in every folder: exact matches,
 // then prefixes, camel-case initials and substrings. A query that is not
-// one identifier goes through the search router first: a structural
-// question ("what calls FindByID") is answered with the symbols the graph
-// gives; the other strategies' backends are not there yet, and the symbol
-// search answers. Open documents are written to the index first, so the
-// answer reflects every edit.
+// one identifier goes through the search router: a structural question
+// ("what calls FindByID") is answered with the symbols the graph gives, and
+// the other strategies (semantic, keyword, hybrid) with their results, each
+// named by its symbol or, for code outside any symbol, its first line.
+// Open documents are written to the index first, so the answer reflects
+// every edit.
 func (s *Server) workspaceSymbol(ctx context.Context, p *protocol.WorkspaceSymbolParams) ([]protocol.SymbolInformation, error) {
 	var route *retrieval.Route
 	if q := strings.TrimSpace(p.Query); strings.ContainsAny(q, " \t") {
-		if rt := s.router.Route(q); rt.Strategy == retrieval.Structural {
-			route = &rt
-		}
+		rt := s.router.Route(q)
+		route = &rt
 	}
 	out := []protocol.SymbolInformation{}
 	for _, f := range sortedFolders(s.snapshotFolders()) {
 		if err := f.ws.Flush(ctx); err != nil {
 			return nil, err
+		}
+		if route != nil && route.Strategy != retrieval.Structural {
+			found, err := s.routedSymbols(ctx, f, p.Query, maxWorkspaceSymbols-len(out))
+			if err != nil {
+				return nil, fmt.Errorf("workspace/symbol %q: %w", p.Query, err)
+			}
+			out = append(out, found...)
+			continue
 		}
 		var syms []analysis.SymbolInfo
 		if route != nil {
@@ -65,4 +74,48 @@ func (s *Server) workspaceSymbol(ctx context.Context, p *protocol.WorkspaceSymbo
 		}
 	}
 	return out, nil
+}
+
+// routedSymbols answers a workspace/symbol query with a routed search of
+// one folder.
+func (s *Server) routedSymbols(ctx context.Context, f *folder, query string, limit int) ([]protocol.SymbolInformation, error) {
+	if limit <= 0 {
+		return nil, nil
+	}
+	resp, err := s.searcherFor(f).Search(ctx, retrieval.Request{Query: query, TopK: min(limit, 50)})
+	var qe *retrieval.QueryError
+	if errors.As(err, &qe) {
+		return nil, nil // not a searchable query: nothing matches
+	}
+	if err != nil {
+		return nil, err
+	}
+	var out []protocol.SymbolInformation
+	for _, r := range resp.Results {
+		if !s.owns(f, r.File) {
+			continue
+		}
+		name, container := r.Symbol, string(resp.Strategy)
+		if i := strings.LastIndexByte(name, '.'); i >= 0 {
+			name, container = name[i+1:], name[:i]
+		}
+		if name == "" {
+			name = strings.TrimSpace(firstLine(r.Snippet))
+		}
+		start := protocol.Position{Line: uint32(max(r.Line-1, 0))}
+		end := protocol.Position{Line: uint32(max(r.EndLine-1, 0))}
+		out = append(out, protocol.SymbolInformation{
+			Name: name, Kind: symbolKind(analysis.Kind(r.Kind)), ContainerName: container,
+			Location: protocol.Location{URI: f.fileURI(r.File), Range: protocol.Range{Start: start, End: end}},
+		})
+	}
+	return out, nil
+}
+
+// firstLine returns text up to its first line break.
+func firstLine(text string) string {
+	if i := strings.IndexByte(text, '\n'); i >= 0 {
+		return text[:i]
+	}
+	return text
 }

@@ -9,6 +9,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/anchorage-dev/anchorage/analysis"
+	"github.com/anchorage-dev/anchorage/retrieval/feedback"
 )
 
 // Searcher answers queries about one workspace: it routes each query and
@@ -32,7 +33,7 @@ type Searcher struct {
 	// nil uses an estimate.
 	Budget TokenCounter
 	// Feedback, if set, records each search for routing statistics.
-	Feedback FeedbackRecorder
+	Feedback *feedback.Store
 }
 
 // Vectorizer embeds text for the semantic backend's vector signal. The
@@ -42,12 +43,6 @@ type Vectorizer interface {
 	Embed(text string) []byte
 	// Similarity compares two vectors made by Embed: higher is closer.
 	Similarity(a, b []byte) float64
-}
-
-// FeedbackRecorder records a search and returns its id, which editors send
-// back when the user opens a result.
-type FeedbackRecorder interface {
-	RecordSearch(ctx context.Context, query string, strategy Strategy, confidence float64, results int) (int64, error)
 }
 
 // Request is one search.
@@ -189,8 +184,7 @@ func (s *Searcher) Search(ctx context.Context, req Request) (*Response, error) {
 		return nil, err
 	}
 	if req.Budget > 0 {
-		resp.Tokens = fitBudget(found, req.Budget, s.Budget)
-		found = dropEmpty(found)
+		found, resp.Tokens = fitBudget(found, req.Budget, s.Budget)
 	}
 	resp.Results = append(resp.Results, found...)
 	if notice != "" {
@@ -206,7 +200,10 @@ func (s *Searcher) Search(ctx context.Context, req Request) (*Response, error) {
 		resp.Notice = "nothing matched"
 	}
 	if s.Feedback != nil {
-		id, err := s.Feedback.RecordSearch(ctx, query, rt.Strategy, rt.Confidence, len(resp.Results))
+		id, err := s.Feedback.Record(ctx, feedback.Entry{
+			Query: query, Strategy: string(rt.Strategy), Confidence: rt.Confidence,
+			Results: len(resp.Results), Root: s.Index.Root(),
+		})
 		if err != nil {
 			return nil, fmt.Errorf("record search: %w", err)
 		}
@@ -262,14 +259,4 @@ func joinNotice(a, b string) string {
 		return a
 	}
 	return a + "; " + b
-}
-
-func dropEmpty(rs []Result) []Result {
-	out := rs[:0]
-	for _, r := range rs {
-		if r.Snippet != "" || !r.Truncated {
-			out = append(out, r)
-		}
-	}
-	return out
 }

@@ -56,11 +56,17 @@ func BenchmarkSearch(b *testing.B) {
 	} {
 		b.Run(bc.name, func(b *testing.B) {
 			var res *Result
+			cpu := cpuTime()
 			for b.Loop() {
 				var err error
 				if res, err = Search(context.Background(), files, bc.pattern, bc.opts); err != nil {
 					b.Fatal(err)
 				}
+			}
+			// CPU time (user + system, all threads) tells more than the
+			// wall time on a busy machine.
+			if cpu := cpuTime() - cpu; cpu > 0 {
+				b.ReportMetric(float64(cpu.Nanoseconds())/float64(b.N), "cpu-ns/op")
 			}
 			b.ReportMetric(float64(res.Total), "matches")
 			b.ReportMetric(float64(res.FilesSearched), "files")

@@ -2,6 +2,7 @@ package keyword
 
 import (
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"regexp"
 	"regexp/syntax"
@@ -41,8 +42,10 @@ func (e *PatternError) Error() string {
 	return fmt.Sprintf("%s %q: %s", e.kind(), p, e.Reason)
 }
 
+// kind says what kind of problem e is, to start its message.
 func (e *PatternError) kind() string {
-	if _, ok := e.Err.(*syntax.Error); ok {
+	var se *syntax.Error
+	if errors.As(e.Err, &se) {
 		return "invalid regular expression"
 	}
 	return "cannot search for"
@@ -85,12 +88,13 @@ func compile(pattern string, opts Options) (*searcher, error) {
 	case !utf8.ValidString(pattern):
 		return nil, bad("pattern is not valid UTF-8", nil)
 	}
-	fold := false
-	if opts.IgnoreCase != nil {
+	var fold bool
+	switch {
+	case opts.IgnoreCase != nil:
 		fold = *opts.IgnoreCase
-	} else if opts.Regex {
+	case opts.Regex:
 		fold = !regexHasUpper(pattern)
-	} else {
+	default:
 		fold = strings.IndexFunc(pattern, unicode.IsUpper) < 0
 	}
 	s := &searcher{wholeWord: opts.WholeWord}
@@ -109,10 +113,14 @@ func compile(pattern string, opts Options) (*searcher, error) {
 			s.lit, s.fold, s.direct = lit, f, true
 			return s, nil
 		}
-		// Letters whose case forms differ in length (k, s, non-ASCII):
-		// the regexp decides, on the lines that a safe part selects.
+		// A letter with a non-ASCII case form (k and the Kelvin sign, é
+		// and É): a regexp decides, on the lines where the longest part
+		// without one is found.
 		s.lit, s.fold = prefilter(its)
-		return s, s.compileRegexp("(?i:" + regexp.QuoteMeta(pattern) + ")")
+		if err := s.compileRegexp("(?i:" + regexp.QuoteMeta(pattern) + ")"); err != nil {
+			return nil, bad(err.Error(), err)
+		}
+		return s, nil
 	}
 
 	flags := syntax.Perl
@@ -147,7 +155,10 @@ func compile(pattern string, opts Options) (*searcher, error) {
 		}
 	}
 	s.lit, s.fold = prefilter(info.best)
-	return s, s.compileRegexp(tree.String())
+	if err := s.compileRegexp(tree.String()); err != nil {
+		return nil, bad(err.Error(), err)
+	}
+	return s, nil
 }
 
 // compileRegexp compiles the line-local expression expr and, for whole

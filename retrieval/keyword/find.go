@@ -1,6 +1,9 @@
 package keyword
 
-import "bytes"
+import (
+	"bytes"
+	"math"
+)
 
 // byteRank ranks bytes by how common they are in source code, 255 the
 // most common (' '), 0 the least. It was counted over the text files of the
@@ -23,51 +26,141 @@ const byteRank = "" +
 	"\x41\x48\x9e\x63\x66\x4e\x8b\x61\x68\x40\x4f\x37\x3b\x36\x2b\x60" +
 	"\x8c\x0d\x0c\x0b\x35\x0a\x09\x08\x07\x06\x05\x04\x03\x02\x01\x00"
 
-// finder finds a needle by looking for its rarest byte with
-// bytes.IndexByte, which is much faster than bytes.Index when the needle
-// starts with a common byte (" *Reader) Read").
+// finder finds the occurrences of a needle in a text by looking for the
+// needle's rarest byte with bytes.IndexByte, which is much faster than
+// bytes.Index when the needle starts with a common byte (" *Reader) Read").
+// Case-insensitive needles (fold: ASCII letters in either case) are found
+// by looking for both cases of that byte, preferring a byte that has no
+// case; after too many false starts, the rest of the text is lowered into a
+// copy and searched with bytes.Index.
 type finder struct {
-	needle []byte
-	rare   byte
-	off    int // offset of rare in needle
+	text   []byte
+	needle []byte // in lower case when fold
+	fold   bool
+	rare   byte // in lower case when fold
+	rareUp byte // rare in upper case, when fold and rare is a letter
+	off    int  // offset of rare in needle
+	// nextLo and nextUp are where rare and rareUp next occur in text (at
+	// or after the last place looked at), math.MaxInt for nowhere.
+	nextLo, nextUp int
+	// lower, once the finder has given up on rare bytes for a fold
+	// needle, holds text[lowFrom:] in lower case; lowFrom is -1 before.
+	lower   *[]byte
+	lowFrom int
 }
 
-// newFinder returns a finder for needle, which must not be empty.
-func newFinder(needle []byte) finder {
-	f := finder{needle: needle, rare: needle[0]}
+// newFinder returns a finder of needle, which must not be empty, in text.
+// When fold, needle is in lower case and lower is memory the finder may
+// use.
+func newFinder(text, needle []byte, fold bool, lower *[]byte) *finder {
+	f := &finder{text: text, needle: needle, fold: fold, lower: lower, lowFrom: -1, nextLo: -1, nextUp: -1}
+	score := func(c byte) byte {
+		if fold && 'a' <= c && c <= 'z' {
+			return max(byteRank[c], byteRank[c-'a'+'A'])
+		}
+		return byteRank[c]
+	}
+	f.rare = needle[0]
 	for i, c := range needle {
-		if byteRank[c] < byteRank[f.rare] {
+		if score(c) < score(f.rare) {
 			f.rare, f.off = c, i
 		}
+	}
+	if fold && 'a' <= f.rare && f.rare <= 'z' {
+		f.rareUp = f.rare - 'a' + 'A'
 	}
 	return f
 }
 
-// index returns the offset of the first needle in hay, or -1.
-func (f *finder) index(hay []byte) int {
-	n := len(f.needle)
-	if n == 1 {
-		return bytes.IndexByte(hay, f.rare)
-	}
-	// The rare byte of a needle at s is at s+off, with s <= len(hay)-n.
-	fails := 0
-	for p := 0; p+n <= len(hay); {
-		i := bytes.IndexByte(hay[p+f.off:len(hay)-n+f.off+1], f.rare)
-		if i < 0 {
-			return -1
+// next returns the offset in text of the first needle at or after p, or
+// -1. p must not be less than in the previous call.
+func (f *finder) next(p int) int {
+	text, n := f.text, len(f.needle)
+	if f.lowFrom >= 0 {
+		if j := bytes.Index((*f.lower)[p-f.lowFrom:], f.needle); j >= 0 {
+			return p + j
 		}
-		s := p + i
-		if bytes.Equal(hay[s:s+n], f.needle) {
+		return -1
+	}
+	if n == 1 && !f.fold {
+		if j := bytes.IndexByte(text[p:], f.rare); j >= 0 {
+			return p + j
+		}
+		return -1
+	}
+	// The rare byte of a needle at s is at s+off, with s <= len(text)-n.
+	end := len(text) - n + f.off + 1
+	for start, fails := p, 0; p+n <= len(text); {
+		var r int
+		if f.rareUp == 0 {
+			j := bytes.IndexByte(text[p+f.off:end], f.rare)
+			if j < 0 {
+				return -1
+			}
+			r = p + f.off + j
+		} else {
+			f.nextLo = nextByte(text, f.nextLo, p+f.off, end, f.rare)
+			f.nextUp = nextByte(text, f.nextUp, p+f.off, end, f.rareUp)
+			if r = min(f.nextLo, f.nextUp); r == math.MaxInt {
+				return -1
+			}
+		}
+		s := r - f.off
+		if f.equal(text[s : s+n]) {
 			return s
 		}
 		p = s + 1
-		// Too many false starts: let bytes.Index do the rest.
-		if fails++; fails > 8+p>>5 {
-			if j := bytes.Index(hay[p:], f.needle); j >= 0 {
-				return p + j
-			}
-			return -1
+		// Too many false starts for the distance covered: leave the rest
+		// to bytes.Index.
+		if fails++; fails > 8+(p-start)>>5 {
+			return f.index(p)
 		}
+	}
+	return -1
+}
+
+// nextByte returns where c next occurs in text[from:end], given that
+// cached is where it was last found (math.MaxInt: not before end; below
+// from: to look again).
+func nextByte(text []byte, cached, from, end int, c byte) int {
+	if cached >= from {
+		return cached
+	}
+	if j := bytes.IndexByte(text[from:end], c); j >= 0 {
+		return from + j
+	}
+	return math.MaxInt
+}
+
+// equal reports whether b is the needle (up to ASCII case when fold).
+func (f *finder) equal(b []byte) bool {
+	if !f.fold {
+		return bytes.Equal(b, f.needle)
+	}
+	for i, c := range b {
+		if 'A' <= c && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		if c != f.needle[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// index returns the offset in text of the first needle at or after p, or
+// -1, with bytes.Index; for a fold needle it lowers text[p:] first, and
+// next then uses that copy from then on.
+func (f *finder) index(p int) int {
+	hay := f.text[p:]
+	if f.fold {
+		*f.lower = grow(*f.lower, len(hay))
+		lowerASCII(*f.lower, hay)
+		f.lowFrom = p
+		hay = *f.lower
+	}
+	if j := bytes.Index(hay, f.needle); j >= 0 {
+		return p + j
 	}
 	return -1
 }

@@ -84,9 +84,6 @@ func FuzzSearch(f *testing.F) {
 		if res.Total != len(res.Matches) {
 			t.Fatalf("Total %d, %d matches", res.Total, len(res.Matches))
 		}
-		if regex && ww {
-			return // naiveSearch has no whole-word regexps
-		}
 		fold := false
 		switch {
 		case ignoreCase != nil:
@@ -105,10 +102,61 @@ func FuzzSearch(f *testing.F) {
 				t.Fatalf("Search accepted %q, which regexp refuses: %v", pattern, err)
 			}
 		}
+		if regex && ww {
+			// naiveSearch has no whole-word regexps: check what can be.
+			checkWholeWord(t, res.Matches, map[string][]byte{"a": text, "b": []byte(pattern)},
+				append(naiveSearch(t, "a", text, pattern, true, fold, false),
+					naiveSearch(t, "b", []byte(pattern), pattern, true, fold, false)...))
+			return
+		}
 		want := append(naiveSearch(t, "a", text, pattern, regex, fold, ww),
 			naiveSearch(t, "b", []byte(pattern), pattern, regex, fold, ww)...)
 		if got := hits(res.Matches); fmt.Sprint(got) != fmt.Sprint(want) {
 			t.Fatalf("Search(%q, regex=%v, fold=%v, ww=%v) in %q: %s", pattern, regex, fold, ww, text, diffHits(got, want))
 		}
 	})
+}
+
+// checkWholeWord checks whole-word matches: no identifier character
+// touches them, they are in order without overlapping, and each match
+// that the search without WholeWord finds (all) and that no identifier
+// character touches overlaps one of them.
+func checkWholeWord(t *testing.T, ms []Match, texts map[string][]byte, all []hit) {
+	t.Helper()
+	lines := func(path string) []string {
+		var out []string
+		for _, l := range strings.Split(string(texts[path]), "\n") {
+			out = append(out, strings.TrimSuffix(l, "\r"))
+		}
+		return out
+	}
+	isolated := func(h hit) bool {
+		line := lines(h.Path)[h.Line-1]
+		s, e := h.Col-1, h.End-1
+		return e <= len(line) && (s == 0 || !isIdent(line[s-1])) && (e == len(line) || !isIdent(line[e]))
+	}
+	got := hits(ms)
+	for i, h := range got {
+		if !isolated(h) {
+			t.Fatalf("whole-word match %v touches an identifier character", h)
+		}
+		if i > 0 && got[i-1].Path == h.Path && (got[i-1].Line > h.Line || got[i-1].Line == h.Line && got[i-1].End > h.Col) {
+			t.Fatalf("whole-word matches %v and %v overlap or are out of order", got[i-1], h)
+		}
+	}
+	for _, a := range all {
+		if !isolated(a) {
+			continue
+		}
+		found := false
+		for _, h := range got {
+			if h.Path == a.Path && h.Line == a.Line && h.Col < a.End && a.Col < h.End {
+				found = true
+				break
+			}
+		}
+		if !found {
+			t.Fatalf("match %v has no identifier character next to it but no whole-word match overlaps it (got %v)", a, got)
+		}
+	}
 }

@@ -6,15 +6,19 @@
 // Matching is line by line, as in grep: a match never spans lines, and a
 // line is its text without its terminator ("\n" or "\r\n"; a final "\r"
 // without "\n" is dropped too). Within a line the matches are the
-// successive non-overlapping leftmost ones; a regular expression picks its
-// alternatives as Go's regexp does (leftmost-first, RE2 syntax). Binary
-// files, with a NUL byte in their first 8000 bytes, are skipped.
+// successive non-overlapping leftmost ones; a regular expression picks among
+// its alternatives as Go's regexp does (leftmost-first, RE2 syntax), and
+// its ^, $, \A and \z anchor at line ends. Patterns that contain a line
+// break, and regular expressions that can match the empty string (a*, ^,
+// \b), are refused with a *PatternError. Binary files, with a NUL byte in
+// their first 8000 bytes, are skipped.
 //
-// Literals are found with bytes.Index over the whole file, and line numbers
-// are counted only up to the matches. A regular expression is run only on
-// the lines that contain a literal every one of its matches must contain
-// (" *Reader) Read" for `func \(\w+ \*Reader\) Read`), or, when it has
-// none, over the whole file in blocks of lines.
+// Search reads the files in parallel. A literal is looked for over the
+// whole file by scanning for its rarest byte with bytes.IndexByte; line
+// numbers are counted only up to the matches. A regular expression is run
+// only on the lines that contain a literal that every one of its matches
+// must contain (" *Reader) Read" for `func \(\w+ \*Reader\) Read`), or,
+// when it has none, over the whole file a block of lines at a time.
 package keyword
 
 import (
@@ -81,7 +85,8 @@ type Options struct {
 	Workers int
 	// Overlay, if set, gives the text of a file that is open in an editor,
 	// by File.Path; ok false reads the file from disk. It is called from
-	// several goroutines at once and must not modify or retain text.
+	// several goroutines at once. Search neither modifies nor keeps the
+	// text, which must not change until Search returns.
 	Overlay func(path string) (text []byte, ok bool)
 }
 

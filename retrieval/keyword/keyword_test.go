@@ -605,19 +605,45 @@ func TestLowerASCII(t *testing.T) {
 
 func TestFinder(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 4))
-	alphabet := []byte(" eeetT\tab*)R\n")
-	for range 3000 {
-		hay := make([]byte, rng.IntN(300))
-		for i := range hay {
-			hay[i] = alphabet[rng.IntN(len(alphabet))]
+	alphabet := []byte(" eEetTtT\tab*)R\n")
+	for range 5000 {
+		text := make([]byte, rng.IntN(400))
+		for i := range text {
+			text[i] = alphabet[rng.IntN(len(alphabet))]
 		}
 		needle := make([]byte, 1+rng.IntN(4))
 		for i := range needle {
 			needle[i] = alphabet[rng.IntN(len(alphabet))]
 		}
-		f := newFinder(needle)
-		if got, want := f.index(hay), bytes.Index(hay, needle); got != want {
-			t.Fatalf("index(%q, %q) = %d, want %d", hay, needle, got, want)
+		fold := rng.IntN(2) == 0
+		hay := text
+		if fold {
+			lowerASCII(needle, needle)
+			hay = make([]byte, len(text))
+			lowerASCII(hay, text)
+		}
+		// Every non-overlapping occurrence, as the scanners ask for them.
+		var want, got []int
+		for p := 0; ; {
+			i := bytes.Index(hay[p:], needle)
+			if i < 0 {
+				break
+			}
+			want = append(want, p+i)
+			p += i + len(needle)
+		}
+		var lower []byte
+		f := newFinder(text, needle, fold, &lower)
+		for p := 0; ; {
+			i := f.next(p)
+			if i < 0 {
+				break
+			}
+			got = append(got, i)
+			p = i + len(needle)
+		}
+		if fmt.Sprint(got) != fmt.Sprint(want) {
+			t.Fatalf("finder(%q, fold=%v) in %q: %v, want %v", needle, fold, text, got, want)
 		}
 	}
 }

@@ -39,34 +39,28 @@ func isIdent(c byte) bool {
 // returns ctx's error when ctx is done.
 func (s *searcher) scan(ctx context.Context, text []byte, sc *scratch, fs *fileScan) error {
 	fs.text = text
-	if s.lit == nil {
+	if len(s.lit) == 0 {
 		return s.scanBlocks(ctx, text, sc, fs)
 	}
-	hay := text
-	if s.fold {
-		sc.lower = grow(sc.lower, len(text))
-		hay = sc.lower[:len(text)]
-		lowerASCII(hay, text)
-	}
+	f := newFinder(text, s.lit, s.fold, &sc.lower)
 	if s.direct {
-		return s.scanDirect(ctx, text, hay, fs)
+		return s.scanDirect(ctx, text, f, fs)
 	}
-	return s.scanCandidates(ctx, text, hay, fs)
+	return s.scanCandidates(ctx, text, f, fs)
 }
 
-// scanDirect reports the occurrences of s.lit in hay that are matches.
-func (s *searcher) scanDirect(ctx context.Context, text, hay []byte, fs *fileScan) error {
+// scanDirect reports the occurrences of s.lit that are matches.
+func (s *searcher) scanDirect(ctx context.Context, text []byte, f *finder, fs *fileScan) error {
 	n := len(s.lit)
-	f := newFinder(s.lit)
 	for p, seen := 0, 0; ; seen++ {
 		if seen%checkEvery == checkEvery-1 && ctx.Err() != nil {
 			return ctx.Err()
 		}
-		i := f.index(hay[p:])
-		if i < 0 {
+		start := f.next(p)
+		if start < 0 {
 			return nil
 		}
-		start, end := p+i, p+i+n
+		end := start + n
 		if s.litCR && (end == len(text) || text[end] == '\n') ||
 			s.wholeWord && (start > 0 && isIdent(text[start-1]) || end < len(text) && isIdent(text[end])) {
 			p = start + 1
@@ -77,18 +71,16 @@ func (s *searcher) scanDirect(ctx context.Context, text, hay []byte, fs *fileSca
 	}
 }
 
-// scanCandidates runs the regexp on the lines where hay has s.lit.
-func (s *searcher) scanCandidates(ctx context.Context, text, hay []byte, fs *fileScan) error {
-	f := newFinder(s.lit)
+// scanCandidates runs the regexp on the lines that have s.lit.
+func (s *searcher) scanCandidates(ctx context.Context, text []byte, f *finder, fs *fileScan) error {
 	for p, seen := 0, 0; p < len(text); seen++ {
 		if seen%checkEvery == checkEvery-1 && ctx.Err() != nil {
 			return ctx.Err()
 		}
-		i := f.index(hay[p:])
-		if i < 0 {
+		at := f.next(p)
+		if at < 0 {
 			return nil
 		}
-		at := p + i
 		// p is a line start, so the line starts after the last '\n'
 		// between p and at.
 		start := p + bytes.LastIndexByte(text[p:at], '\n') + 1

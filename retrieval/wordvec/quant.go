@@ -58,7 +58,9 @@ func Dequantize(q []byte) ([]float32, error) {
 	}
 	v := make([]float32, len(q)-4)
 	for i, b := range q[4:] {
-		v[i] = float32(int8(b)) * s
+		// In float64 and clamped: 127 × scale may round past MaxFloat32.
+		x := float64(int8(b)) * float64(s)
+		v[i] = float32(max(-math.MaxFloat32, min(math.MaxFloat32, x)))
 	}
 	return v, nil
 }
@@ -91,5 +93,5 @@ func DotQuantized(a, b []byte) (float32, error) {
 	for ; i < len(a); i++ {
 		s0 += int64(int8(a[i])) * int64(int8(b[i]))
 	}
-	return float32(s0+s1+s2+s3) * sa * sb, nil
+	return float32(float64(s0+s1+s2+s3) * float64(sa) * float64(sb)), nil
 }

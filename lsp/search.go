@@ -1,0 +1,247 @@
+package lsp
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sort"
+
+	"go.lsp.dev/jsonrpc2"
+
+	"github.com/anchorage-dev/anchorage/analysis"
+	"github.com/anchorage-dev/anchorage/retrieval"
+	"github.com/anchorage-dev/anchorage/retrieval/feedback"
+	"github.com/anchorage-dev/anchorage/state"
+)
+
+// Search commands.
+const (
+	cmdSearch       = "anchorage.search"
+	cmdSearchUsed   = "anchorage.search.used"
+	cmdRoutingStats = "anchorage.routing.stats"
+	cmdReindex      = "anchorage.reindex"
+)
+
+// searcherFor returns the search service of a folder: routed search over
+// its index, with the text of open documents for keyword search and the
+// progress of its indexing to mark partial answers.
+func (s *Server) searcherFor(f *folder) *retrieval.Searcher {
+	return &retrieval.Searcher{
+		Index:   f.ws.Index(),
+		Router:  s.router,
+		Vectors: s.vectorizer(),
+		Overlay: func(rel string) ([]byte, bool) {
+			text, _, _, ok := f.ws.Snapshot(rel)
+			return text, ok
+		},
+		Partial: func() (bool, string) {
+			if f.indexing.Load() == 0 {
+				return false, ""
+			}
+			return true, fmt.Sprintf("%d of %d files", f.done.Load(), f.total.Load())
+		},
+		Feedback: s.feedbackStore(),
+	}
+}
+
+// searchResponse is anchorage.search's answer: the search's, with the
+// results of every folder merged. Root names each result's folder when
+// there are several.
+type searchResponse struct {
+	*retrieval.Response
+	Results []folderResult `json:"results"`
+}
+
+// folderResult is a result with the folder it is relative to.
+type folderResult struct {
+	retrieval.Result
+	Root string `json:"root,omitempty"`
+}
+
+// search runs anchorage.search: {"query", "top_k"?, "strategy"?,
+// "budget"?} or ["query"].
+func (s *Server) search(ctx context.Context, args []any) (any, error) {
+	req, err := decodeSearchArgs(args)
+	if err != nil {
+		return nil, jsonrpc2.Errorf(jsonrpc2.InvalidParams, "%s: %v", cmdSearch, err)
+	}
+	folders := sortedFolders(s.snapshotFolders())
+	if len(folders) == 0 {
+		return nil, jsonrpc2.Errorf(jsonrpc2.InvalidRequest, "%s: no workspace folder is open", cmdSearch)
+	}
+	var out *searchResponse
+	for _, f := range folders {
+		if err := f.ws.Flush(ctx); err != nil {
+			return nil, err
+		}
+		resp, err := s.searcherFor(f).Search(ctx, req)
+		if err != nil {
+			return nil, searchError(err)
+		}
+		if out == nil {
+			out = &searchResponse{Response: resp, Results: []folderResult{}}
+		} else {
+			out.Total += resp.Total
+			out.Partial = out.Partial || resp.Partial
+		}
+		for _, r := range resp.Results {
+			if !s.owns(f, r.File) {
+				continue // a nested folder answers for it
+			}
+			fr := folderResult{Result: r}
+			if len(folders) > 1 {
+				fr.Root = f.dir
+			}
+			out.Results = append(out.Results, fr)
+		}
+	}
+	if len(folders) > 1 {
+		sort.SliceStable(out.Results, func(i, j int) bool { return out.Results[i].Score > out.Results[j].Score })
+		if top := max(req.TopK, retrieval.DefaultTopK); len(out.Results) > top {
+			out.Results = out.Results[:top]
+		}
+	}
+	return out, nil
+}
+
+// searchError turns a search's error into the protocol's: bad queries are
+// invalid parameters, the rest internal errors.
+func searchError(err error) error {
+	var qe *retrieval.QueryError
+	if errors.As(err, &qe) {
+		return jsonrpc2.Errorf(jsonrpc2.InvalidParams, "%s: %v", cmdSearch, err)
+	}
+	return fmt.Errorf("%s: %w", cmdSearch, err)
+}
+
+func decodeSearchArgs(args []any) (retrieval.Request, error) {
+	var req retrieval.Request
+	if len(args) == 0 {
+		return req, errors.New("missing argument: the query")
+	}
+	if q, ok := args[0].(string); ok {
+		req.Query = q
+		return req, nil
+	}
+	raw, err := json.Marshal(args[0])
+	if err != nil {
+		return req, fmt.Errorf("arguments: %w", err)
+	}
+	if err := json.Unmarshal(raw, &req); err != nil {
+		return req, fmt.Errorf("arguments: %w", err)
+	}
+	return req, nil
+}
+
+// wordVectors returns the server's word vectors, loaded on first use,
+// or nil when they cannot be loaded (search then ranks by BM25 alone).
+func (s *Server) wordVectors() *retrieval.WordVectors {
+	s.vectorsOnce.Do(func() {
+		v, err := retrieval.NewWordVectors()
+		if err != nil {
+			s.warn("semantic search without word vectors: %v", err)
+			return
+		}
+		s.vectors = v
+	})
+	return s.vectors
+}
+
+// vectorizer is wordVectors as the searcher's vector signal (a nil
+// interface when there are none).
+func (s *Server) vectorizer() retrieval.Vectorizer {
+	if v := s.wordVectors(); v != nil {
+		return v
+	}
+	return nil
+}
+
+// embedder is wordVectors as the index's chunk embedder.
+func (s *Server) embedder() analysis.Embedder {
+	if v := s.wordVectors(); v != nil {
+		return v
+	}
+	return nil
+}
+
+// feedbackStore returns the user's routing feedback, opened on first use,
+// or nil when it cannot be opened (searches are then not recorded).
+func (s *Server) feedbackStore() *feedback.Store {
+	s.feedbackMu.Lock()
+	defer s.feedbackMu.Unlock()
+	if s.feedback != nil {
+		return s.feedback
+	}
+	s.mu.Lock()
+	dataDir := s.opts.DataDir
+	if s.settings.DataDir != "" {
+		dataDir = s.settings.DataDir
+	}
+	s.mu.Unlock()
+	dirs, err := state.Resolve(dataDir)
+	if err == nil {
+		s.feedback, err = feedback.Open(s.bg, dirs.MemoryPath())
+	}
+	if err != nil {
+		s.warn("searches are not recorded for routing statistics: %v", err)
+		return nil
+	}
+	return s.feedback
+}
+
+// searchUsedArgs are anchorage.search.used's: the search's feedback_id and
+// the result opened.
+type searchUsedArgs struct {
+	ID   int64  `json:"id"`
+	File string `json:"file"`
+	Line int    `json:"line"`
+}
+
+// searchUsed runs anchorage.search.used, which editors send when the user
+// opens a result.
+func (s *Server) searchUsed(ctx context.Context, args []any) (any, error) {
+	var a searchUsedArgs
+	if len(args) == 0 {
+		return nil, jsonrpc2.Errorf(jsonrpc2.InvalidParams, "%s: missing argument {id, file, line}", cmdSearchUsed)
+	}
+	raw, _ := json.Marshal(args[0])
+	if err := json.Unmarshal(raw, &a); err != nil || a.ID <= 0 || a.File == "" {
+		return nil, jsonrpc2.Errorf(jsonrpc2.InvalidParams, "%s: want {\"id\": feedback_id, \"file\": path, \"line\": n}, got %s", cmdSearchUsed, raw)
+	}
+	fb := s.feedbackStore()
+	if fb == nil {
+		return nil, fmt.Errorf("%s: routing feedback is unavailable (see the server log)", cmdSearchUsed)
+	}
+	if err := fb.Used(ctx, a.ID, a.File, a.Line); err != nil {
+		if errors.Is(err, feedback.ErrUnknownSearch) {
+			return nil, jsonrpc2.Errorf(jsonrpc2.InvalidParams, "%s: %v", cmdSearchUsed, err)
+		}
+		return nil, err
+	}
+	return map[string]any{"recorded": true}, nil
+}
+
+// routingStats runs anchorage.routing.stats: per strategy, the searches,
+// the router's mean confidence and how often a result was used.
+func (s *Server) routingStats(ctx context.Context) (any, error) {
+	fb := s.feedbackStore()
+	if fb == nil {
+		return nil, fmt.Errorf("%s: routing feedback is unavailable (see the server log)", cmdRoutingStats)
+	}
+	stats, err := fb.Stats(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return map[string]any{"strategies": stats}, nil
+}
+
+// reindex runs anchorage.reindex: every folder is brought up to date
+// again, with progress.
+func (s *Server) reindex() (any, error) {
+	folders := sortedFolders(s.snapshotFolders())
+	for _, f := range folders {
+		s.indexFolder(f, "Anchorage: re-indexing "+f.name)
+	}
+	return map[string]any{"folders": len(folders), "started": true}, nil
+}

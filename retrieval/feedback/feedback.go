@@ -1,0 +1,303 @@
+// Package feedback records how searches were routed and which of their
+// results were used, in the user's database (state.Dirs.MemoryPath), so
+// that routing can be judged and tuned: per strategy, how many searches,
+// how confident the router was, and how often a result was opened.
+//
+// The database is shared with other components (memories), so this
+// package versions only its own tables, in the row "feedback" of the table
+// schema_versions(component, version), and leaves PRAGMA user_version
+// alone. Its tables are routing_feedback (one row per search) and
+// routing_feedback_used (one row per distinct result marked used).
+//
+// A Store is safe for concurrent use, and several processes (the
+// language server and the command line) may write the same database: it
+// runs in WAL mode, waits for locks, and commits every write before
+// returning.
+package feedback
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"math"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/ncruces/go-sqlite3"
+	"github.com/ncruces/go-sqlite3/driver"
+)
+
+// Component is this package's row in schema_versions.
+const Component = "feedback"
+
+// MaxQuery is the most characters of a query that are stored; the rest is
+// cut.
+const MaxQuery = 2000
+
+// migrations returns this component's schema versions, applied in order;
+// schema_versions records how many have run.
+func migrations() []string {
+	return []string{schemaV1}
+}
+
+// schemaV1 creates the tables.
+const schemaV1 = `CREATE TABLE routing_feedback(
+		id INTEGER PRIMARY KEY AUTOINCREMENT,
+		created_at INTEGER NOT NULL, -- Unix milliseconds
+		query TEXT NOT NULL,
+		strategy TEXT NOT NULL,
+		confidence REAL NOT NULL,
+		result_count INTEGER NOT NULL,
+		results_used INTEGER NOT NULL DEFAULT 0,
+		root TEXT NOT NULL DEFAULT ''
+	);
+	CREATE INDEX routing_feedback_strategy ON routing_feedback(strategy);
+	CREATE TABLE routing_feedback_used(
+		search_id INTEGER NOT NULL REFERENCES routing_feedback(id) ON DELETE CASCADE,
+		file TEXT NOT NULL,
+		line INTEGER NOT NULL,
+		used_at INTEGER NOT NULL, -- Unix milliseconds
+		PRIMARY KEY(search_id, file, line)
+	) WITHOUT ROWID;`
+
+// ErrCorrupt reports a database file that SQLite cannot read. The file
+// holds the user's memories too: it is never removed or rewritten.
+var ErrCorrupt = errors.New("database is corrupt or not an SQLite database")
+
+// ErrUnknownSearch reports a search id that was never recorded.
+var ErrUnknownSearch = errors.New("no such search")
+
+// Store is the routing feedback in one database file.
+type Store struct {
+	db   *sql.DB
+	path string
+}
+
+// Open opens the database at path, creating it and its directory if
+// needed, and brings this component's tables up to date.
+func Open(ctx context.Context, path string) (*Store, error) {
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return nil, fmt.Errorf("open routing feedback %s: %w", path, err)
+	}
+	dsn := (&url.URL{Scheme: "file", OmitHost: true, Path: filepath.ToSlash(path), RawQuery: "_txlock=immediate"}).String()
+	db, err := driver.Open(dsn, func(c *sqlite3.Conn) error {
+		// Wait for locks before changing the journal mode, which
+		// takes one.
+		return c.Exec(`PRAGMA busy_timeout=10000; PRAGMA journal_mode=WAL; PRAGMA synchronous=FULL; PRAGMA foreign_keys=ON;`)
+	})
+	if err != nil {
+		return nil, fmt.Errorf("open routing feedback %s: %w", path, err)
+	}
+	s := &Store{db: db, path: path}
+	if err := s.migrate(ctx); err != nil {
+		db.Close()
+		if isCorrupt(err) {
+			return nil, fmt.Errorf("open routing feedback %s: %w (the file was left as it is): %v", path, ErrCorrupt, err)
+		}
+		return nil, fmt.Errorf("open routing feedback %s: %w", path, err)
+	}
+	return s, nil
+}
+
+func isCorrupt(err error) bool {
+	return errors.Is(err, sqlite3.CORRUPT) || errors.Is(err, sqlite3.NOTADB)
+}
+
+// migrate applies the migrations this database lacks, in one transaction
+// so that two processes opening it at once do not both apply them.
+func (s *Store) migrate(ctx context.Context) error {
+	ms := migrations()
+	if v, err := version(ctx, s.db); err == nil && v == len(ms) {
+		return nil
+	}
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("migrate: %w", err)
+	}
+	defer tx.Rollback()
+	if _, err := tx.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS schema_versions(component TEXT PRIMARY KEY, version INTEGER NOT NULL)`); err != nil {
+		return fmt.Errorf("migrate: %w", err)
+	}
+	v, err := version(ctx, tx)
+	if err != nil {
+		return fmt.Errorf("migrate: %w", err)
+	}
+	if v > len(ms) {
+		return fmt.Errorf("schema version %d of %s is newer than this anchorage knows (%d)", v, Component, len(ms))
+	}
+	for ; v < len(ms); v++ {
+		if _, err := tx.ExecContext(ctx, ms[v]); err != nil {
+			return fmt.Errorf("migrate %s to version %d: %w", Component, v+1, err)
+		}
+	}
+	if _, err := tx.ExecContext(ctx, `INSERT INTO schema_versions(component, version) VALUES(?, ?)
+		ON CONFLICT(component) DO UPDATE SET version = excluded.version`, Component, v); err != nil {
+		return fmt.Errorf("migrate %s to version %d: %w", Component, v, err)
+	}
+	if err := tx.Commit(); err != nil {
+		return fmt.Errorf("migrate %s to version %d: %w", Component, v, err)
+	}
+	return nil
+}
+
+// version returns this component's schema version: 0 before the first
+// migration.
+func version(ctx context.Context, q interface {
+	QueryRowContext(context.Context, string, ...any) *sql.Row
+}) (int, error) {
+	var v int
+	err := q.QueryRowContext(ctx, `SELECT version FROM schema_versions WHERE component = ?`, Component).Scan(&v)
+	if errors.Is(err, sql.ErrNoRows) {
+		return 0, nil
+	}
+	if err != nil {
+		return 0, fmt.Errorf("read schema version: %w", err)
+	}
+	return v, nil
+}
+
+// Path returns the database file's path.
+func (s *Store) Path() string { return s.path }
+
+// Close closes the database.
+func (s *Store) Close() error { return s.db.Close() }
+
+// Entry is one routed search.
+type Entry struct {
+	// Query is the query as typed; only its first MaxQuery characters
+	// are kept.
+	Query string
+	// Strategy is the strategy the search used (semantic, structural,
+	// keyword, hybrid).
+	Strategy string
+	// Confidence is the router's confidence, from 0 to 1.
+	Confidence float64
+	// Results is how many results the search returned.
+	Results int
+	// Root is the workspace searched, if known.
+	Root string
+}
+
+// Record stores a search and returns its id, for Used. The search is
+// committed when Record returns.
+func (s *Store) Record(ctx context.Context, e Entry) (int64, error) {
+	switch {
+	case e.Strategy == "":
+		return 0, errors.New("record search: no strategy")
+	case math.IsNaN(e.Confidence) || e.Confidence < 0 || e.Confidence > 1:
+		return 0, fmt.Errorf("record search: confidence %v is not between 0 and 1", e.Confidence)
+	case e.Results < 0:
+		return 0, fmt.Errorf("record search: %d results", e.Results)
+	}
+	res, err := s.db.ExecContext(ctx, `INSERT INTO routing_feedback(created_at, query, strategy, confidence, result_count, root)
+		VALUES(?, ?, ?, ?, ?, ?)`,
+		time.Now().UnixMilli(), capQuery(e.Query), e.Strategy, e.Confidence, e.Results, strings.ToValidUTF8(e.Root, "\uFFFD"))
+	if err != nil {
+		return 0, fmt.Errorf("record search: %w", err)
+	}
+	id, err := res.LastInsertId()
+	if err != nil {
+		return 0, fmt.Errorf("record search: %w", err)
+	}
+	return id, nil
+}
+
+// capQuery returns the first MaxQuery characters of q, as valid UTF-8.
+func capQuery(q string) string {
+	q = strings.ToValidUTF8(q, "\uFFFD")
+	n := 0
+	for i := range q {
+		if n == MaxQuery {
+			return q[:i]
+		}
+		n++
+	}
+	return q
+}
+
+// Used records that the result at file:line of search id was used
+// (opened, followed). Each distinct result counts once, however often it
+// is reported. An id that Record did not return is ErrUnknownSearch.
+func (s *Store) Used(ctx context.Context, id int64, file string, line int) error {
+	if file == "" || line < 0 {
+		return fmt.Errorf("mark result %q:%d of search %d used: no such place", file, line, id)
+	}
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("mark result %s:%d of search %d used: %w", file, line, id, err)
+	}
+	defer tx.Rollback()
+	var exists bool
+	if err := tx.QueryRowContext(ctx, `SELECT EXISTS(SELECT 1 FROM routing_feedback WHERE id = ?)`, id).Scan(&exists); err != nil {
+		return fmt.Errorf("mark result %s:%d of search %d used: %w", file, line, id, err)
+	}
+	if !exists {
+		return fmt.Errorf("mark result %s:%d of search %d used: %w", file, line, id, ErrUnknownSearch)
+	}
+	res, err := tx.ExecContext(ctx, `INSERT INTO routing_feedback_used(search_id, file, line, used_at) VALUES(?, ?, ?, ?)
+		ON CONFLICT DO NOTHING`, id, strings.ToValidUTF8(file, "\uFFFD"), line, time.Now().UnixMilli())
+	if err != nil {
+		return fmt.Errorf("mark result %s:%d of search %d used: %w", file, line, id, err)
+	}
+	if n, err := res.RowsAffected(); err != nil {
+		return fmt.Errorf("mark result %s:%d of search %d used: %w", file, line, id, err)
+	} else if n > 0 {
+		if _, err := tx.ExecContext(ctx, `UPDATE routing_feedback SET results_used = results_used + 1 WHERE id = ?`, id); err != nil {
+			return fmt.Errorf("mark result %s:%d of search %d used: %w", file, line, id, err)
+		}
+	}
+	if err := tx.Commit(); err != nil {
+		return fmt.Errorf("mark result %s:%d of search %d used: %w", file, line, id, err)
+	}
+	return nil
+}
+
+// StrategyStats sums up the searches that used one strategy.
+type StrategyStats struct {
+	Strategy string `json:"strategy"`
+	// Queries is the number of searches.
+	Queries int `json:"queries"`
+	// AvgConfidence is the router's mean confidence.
+	AvgConfidence float64 `json:"avg_confidence"`
+	// AvgResults is the mean number of results returned.
+	AvgResults float64 `json:"avg_results"`
+	// Used is the number of distinct results marked used, over all
+	// the searches.
+	Used int `json:"used"`
+	// SearchesUsed is the number of searches with at least one result
+	// marked used.
+	SearchesUsed int `json:"searches_used"`
+	// Utilisation is SearchesUsed / Queries: the share of searches that
+	// led somewhere. (Not Used / results returned: a search that answers
+	// with one good result among ten did its job.)
+	Utilisation float64 `json:"utilisation"`
+}
+
+// Stats returns the statistics of each strategy that has searches, most
+// searched first.
+func (s *Store) Stats(ctx context.Context) ([]StrategyStats, error) {
+	rows, err := s.db.QueryContext(ctx, `SELECT strategy, COUNT(*), AVG(confidence), AVG(result_count),
+			SUM(results_used), SUM(results_used > 0)
+		FROM routing_feedback GROUP BY strategy ORDER BY COUNT(*) DESC, strategy`)
+	if err != nil {
+		return nil, fmt.Errorf("read routing statistics: %w", err)
+	}
+	defer rows.Close()
+	out := []StrategyStats{}
+	for rows.Next() {
+		var st StrategyStats
+		if err := rows.Scan(&st.Strategy, &st.Queries, &st.AvgConfidence, &st.AvgResults, &st.Used, &st.SearchesUsed); err != nil {
+			return nil, fmt.Errorf("read routing statistics: %w", err)
+		}
+		st.Utilisation = float64(st.SearchesUsed) / float64(st.Queries)
+		out = append(out, st)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("read routing statistics: %w", err)
+	}
+	return out, nil
+}
