@@ -14,31 +14,33 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/anchorage-dev/anchorage/analysis"
+	"github.com/anchorage-dev/anchorage/retrieval"
 )
 
 // benchReport holds the figures of anchorage bench.
 type benchReport struct {
-	Root         string     `json:"root"`
-	Files        int        `json:"files"`
-	Symbols      int        `json:"symbols"`
-	Edges        int        `json:"edges"`
-	MB           float64    `json:"mb_parsed"`
-	ColdSeconds  float64    `json:"cold_index_seconds"`
-	MBPerSecond  float64    `json:"cold_mb_per_second"`
-	WarmSeconds  float64    `json:"warm_index_seconds"`
-	PeakRSSMB    float64    `json:"peak_rss_mb"`
-	Workers      int        `json:"workers"`
-	SymbolP50ms  float64    `json:"symbol_lookup_p50_ms"`
-	SymbolP95ms  float64    `json:"symbol_lookup_p95_ms"`
-	CallersP50ms float64    `json:"callers_p50_ms"`
-	CallersP95ms float64    `json:"callers_p95_ms"`
-	Samples      int        `json:"samples"`
-	BaselineSecs float64    `json:"bare_parse_seconds"`
-	Ratio        float64    `json:"cold_index_to_bare_parse"`
-	EditFile     string     `json:"edit_file,omitempty"`
-	EditP50ms    float64    `json:"edit_p50_ms"`
-	EditP99ms    float64    `json:"edit_p99_ms"`
-	LSP          *lspReport `json:"lsp,omitempty"`
+	Root         string        `json:"root"`
+	Files        int           `json:"files"`
+	Symbols      int           `json:"symbols"`
+	Edges        int           `json:"edges"`
+	MB           float64       `json:"mb_parsed"`
+	ColdSeconds  float64       `json:"cold_index_seconds"`
+	MBPerSecond  float64       `json:"cold_mb_per_second"`
+	WarmSeconds  float64       `json:"warm_index_seconds"`
+	PeakRSSMB    float64       `json:"peak_rss_mb"`
+	Workers      int           `json:"workers"`
+	SymbolP50ms  float64       `json:"symbol_lookup_p50_ms"`
+	SymbolP95ms  float64       `json:"symbol_lookup_p95_ms"`
+	CallersP50ms float64       `json:"callers_p50_ms"`
+	CallersP95ms float64       `json:"callers_p95_ms"`
+	Samples      int           `json:"samples"`
+	BaselineSecs float64       `json:"bare_parse_seconds"`
+	Ratio        float64       `json:"cold_index_to_bare_parse"`
+	EditFile     string        `json:"edit_file,omitempty"`
+	EditP50ms    float64       `json:"edit_p50_ms"`
+	EditP99ms    float64       `json:"edit_p99_ms"`
+	LSP          *lspReport    `json:"lsp,omitempty"`
+	Search       *searchReport `json:"search,omitempty"`
 }
 
 func newBenchCmd(g *globalFlags) *cobra.Command {
@@ -75,11 +77,20 @@ from this command.`,
 				return err
 			}
 			defer os.RemoveAll(tmp)
-			ix, err := analysis.Open(ctx, analysis.Options{Root: root, DBPath: filepath.Join(tmp, "index.db"), Workers: workers})
+			vec, err := retrieval.NewWordVectors()
+			if err != nil {
+				return err
+			}
+			ix, err := analysis.Open(ctx, analysis.Options{Root: root, DBPath: filepath.Join(tmp, "index.db"), Workers: workers, Embedder: vec})
 			if err != nil {
 				return err
 			}
 			defer ix.Close()
+			graphOnly, err := analysis.Open(ctx, analysis.Options{Root: root, DBPath: filepath.Join(tmp, "graph.db"), Workers: workers, NoChunks: true})
+			if err != nil {
+				return err
+			}
+			defer graphOnly.Close()
 			if workers <= 0 {
 				workers = runtime.NumCPU()
 			}
@@ -89,6 +100,11 @@ from this command.`,
 				return err
 			}
 			rep.BaselineSecs = base.Seconds()
+			graphSum, err := updateWithProgress(ctx, cmd, graphOnly)
+			if err != nil {
+				return err
+			}
+			graphOnly.Close()
 			cold, err := updateWithProgress(ctx, cmd, ix)
 			if err != nil {
 				return err
@@ -127,6 +143,11 @@ from this command.`,
 			if err != nil {
 				return err
 			}
+			if rep.Search, err = benchSearch(ctx, ix, names, vec); err != nil {
+				return err
+			}
+			rep.Search.GraphOnlySeconds = graphSum.Seconds
+			rep.Search.ChunkOverhead = cold.Seconds/graphSum.Seconds - 1
 			rep.PeakRSSMB = peakRSSMB()
 			if withLSP {
 				var queries []string
@@ -151,6 +172,17 @@ from this command.`,
 			fmt.Fprintf(w, "callers         p50 %.2f ms  p95 %.2f ms  (%d samples)\n", rep.CallersP50ms, rep.CallersP95ms, len(callerTimes))
 			if rep.EditFile != "" {
 				fmt.Fprintf(w, "keystroke       p50 %.2f ms  p99 %.2f ms  (graph update of open %s)\n", rep.EditP50ms, rep.EditP99ms, rep.EditFile)
+			}
+			if sr := rep.Search; sr != nil {
+				fmt.Fprintf(w, "graph only      %.2f s cold; chunks and vectors add %.0f %% (%d chunks)\n", sr.GraphOnlySeconds, sr.ChunkOverhead*100, sr.Chunks)
+				fmt.Fprintf(w, "routing         p50 %.1f µs  p95 %.1f µs\n", sr.RouteP50us, sr.RouteP95us)
+				fmt.Fprintf(w, "routed search   p50 %.2f ms  p95 %.2f ms  (%d queries)\n", sr.SearchP50ms, sr.SearchP95ms, sr.Queries)
+				for _, k := range []string{"semantic", "structural", "keyword", "hybrid"} {
+					if p, ok := sr.ByStrategy[k]; ok {
+						fmt.Fprintf(w, "  %-13s p50 %.2f ms  p95 %.2f ms  (%d)\n", k, p.P50, p.P95, p.N)
+					}
+				}
+				fmt.Fprintf(w, "keyword scan    TODO %.2f ms, whole word %s %.2f ms (best of 3, all indexed files)\n", sr.KeywordTODOms, sr.KeywordWord, sr.KeywordWordms)
 			}
 			if l := rep.LSP; l != nil {
 				fmt.Fprintf(w, "server          first workspace/symbol %.0f ms after start (while indexing: %v), indexed in %.2f s\n", l.FirstSymbolMs, l.FirstSymbolDuring, l.IndexSeconds)

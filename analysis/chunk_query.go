@@ -10,7 +10,9 @@ import (
 
 // ChunkInfo is a stored chunk with its file.
 type ChunkInfo struct {
-	ID   int64
+	ID int64
+	// NodeID is the chunk's symbol's id, 0 for module-level code.
+	NodeID int64
 	Path string
 	// Language is the file's language.
 	Language string
@@ -28,13 +30,13 @@ type ChunkInfo struct {
 	Text               string
 }
 
-const chunkColumns = `c.id, f.path, f.language, c.kind, c.name, c.sym_name, c.part, c.parts,
+const chunkColumns = `c.id, coalesce(c.node_id, 0), f.path, f.language, c.kind, c.name, c.sym_name, c.part, c.parts,
 	c.start_line, c.end_line, c.context, c.callers, c.text`
 
 func scanChunk(rows interface{ Scan(...any) error }) (ChunkInfo, error) {
 	var c ChunkInfo
 	var kind string
-	err := rows.Scan(&c.ID, &c.Path, &c.Language, &kind, &c.Name, &c.Symbol, &c.Part, &c.Parts,
+	err := rows.Scan(&c.ID, &c.NodeID, &c.Path, &c.Language, &kind, &c.Name, &c.Symbol, &c.Part, &c.Parts,
 		&c.StartLine, &c.EndLine, &c.Context, &c.Callers, &c.Text)
 	c.Kind = Kind(kind)
 	return c, err
@@ -86,7 +88,7 @@ func (s *Store) SearchChunks(ctx context.Context, terms []string, limit int) ([]
 	for rows.Next() {
 		var h ChunkHit
 		var kind string
-		err := rows.Scan(&h.ID, &h.Path, &h.Language, &kind, &h.Name, &h.Symbol, &h.Part, &h.Parts,
+		err := rows.Scan(&h.ID, &h.NodeID, &h.Path, &h.Language, &kind, &h.Name, &h.Symbol, &h.Part, &h.Parts,
 			&h.StartLine, &h.EndLine, &h.Context, &h.Callers, &h.Text, &h.Score)
 		if err != nil {
 			return nil, fmt.Errorf("search chunks: %w", err)

@@ -284,8 +284,12 @@ func TestChunkStoreSample(t *testing.T) {
 		if found == nil {
 			t.Fatalf("FindByID of users/repo.go is not in the top 5: %q", hitNames(hits))
 		}
+		defs, err := ix.Lookup(context.Background(), "UserRepository.FindByID")
+		if err != nil || len(defs) != 1 {
+			t.Fatalf("Lookup(UserRepository.FindByID) = %v, %v", defs, err)
+		}
 		want := ChunkInfo{
-			ID: found.ID, Path: "users/repo.go", Language: "go", Kind: KindMethod, Name: "UserRepository.FindByID",
+			ID: found.ID, NodeID: defs[0].ID, Path: "users/repo.go", Language: "go", Kind: KindMethod, Name: "UserRepository.FindByID",
 			Symbol: "FindByID", Part: 1, Parts: 1, StartLine: 23, EndLine: 31,
 			Context: found.Context, Callers: found.Callers, Text: found.Text,
 		}

@@ -155,7 +155,7 @@ func (d *Document) reparse(ctx context.Context, p *Parser, text []byte, lines *l
 		}
 	}
 	d.text, d.tree, d.lines = text, tree, lines
-	d.graph = assemble(d.Language, d.Path, text, lines, root, raw)
+	d.graph = assemble(d.Language, d.Path, text, lines, root, raw, true)
 	return nil
 }
 

@@ -16,6 +16,9 @@ import (
 // parser and query cursor, so it is not safe for concurrent use: make one per
 // goroutine.
 type Parser struct {
+	// NoChunks leaves FileGraph.Chunks empty (see Options.NoChunks).
+	NoChunks bool
+
 	parser  *sitter.Parser
 	cursor  *sitter.QueryCursor
 	current *Language
@@ -112,7 +115,7 @@ func (r *rawGraph) addShifted(o *rawGraph, delta int64) {
 func (p *Parser) ExtractTree(lang *Language, filePath string, src []byte, tree *sitter.Tree) *FileGraph {
 	root := tree.RootNode()
 	raw := p.query(lang, src, root, nil)
-	return assemble(lang, filePath, src, newLineIndex(src), root, raw)
+	return assemble(lang, filePath, src, newLineIndex(src), root, raw, !p.NoChunks)
 }
 
 // query runs the language's tags query over root, or only over the part of
@@ -201,7 +204,7 @@ func (p *Parser) query(lang *Language, src []byte, root, within *sitter.Node) ra
 }
 
 // assemble numbers, nests and positions what the query found in a file.
-func assemble(lang *Language, filePath string, src []byte, lines *lineIndex, root *sitter.Node, raw rawGraph) *FileGraph {
+func assemble(lang *Language, filePath string, src []byte, lines *lineIndex, root *sitter.Node, raw rawGraph, chunks bool) *FileGraph {
 	module := raw.module
 	if module == "" {
 		module = strings.ToValidUTF8(moduleFromPath(filePath), "\uFFFD")
@@ -219,7 +222,9 @@ func assemble(lang *Language, filePath string, src []byte, lines *lineIndex, roo
 	sort.Slice(comments, func(i, j int) bool { return comments[i].start < comments[j].start })
 	g.Symbols = append(g.Symbols, buildSymbols(raw.defs, module, src, lines, comments)...)
 	g.Refs = attachRefs(g.Symbols, raw.refs, lines)
-	g.Chunks = chunkFile(g, src, lines, comments)
+	if chunks {
+		g.Chunks = chunkFile(g, src, lines, comments)
+	}
 	return g
 }
 

@@ -35,6 +35,9 @@ type Options struct {
 	// Embedder, if set, computes a vector for each chunk (see
 	// EmbedChunks).
 	Embedder Embedder
+	// NoChunks indexes the code graph alone, without chunks for semantic
+	// search: for measuring what chunks cost.
+	NoChunks bool
 }
 
 // Index is the code graph of one workspace: it scans and parses the
@@ -291,6 +294,7 @@ func (ix *Index) parseAll(ctx context.Context, todo []candidate, known map[strin
 		go func() {
 			defer wg.Done()
 			p := NewParser()
+			p.NoChunks = ix.opts.NoChunks
 			defer p.Close()
 			for c := range jobs {
 				select {

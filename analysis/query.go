@@ -427,11 +427,11 @@ func (s *Store) Inheritance(ctx context.Context, def SymbolInfo, depth int) (bas
 	if depth <= 0 {
 		depth = 1
 	}
-	bases, err = s.walk(ctx, def, depth, s.baseTypes)
+	bases, err = s.walk(ctx, def, depth, 0, s.baseTypes)
 	if err != nil {
 		return nil, nil, fmt.Errorf("inheritance of %s: %w", def.QualifiedName, err)
 	}
-	derived, err = s.walk(ctx, def, depth, s.derivedTypes)
+	derived, err = s.walk(ctx, def, depth, 0, s.derivedTypes)
 	if err != nil {
 		return nil, nil, fmt.Errorf("inheritance of %s: %w", def.QualifiedName, err)
 	}
@@ -442,10 +442,17 @@ func (s *Store) Inheritance(ctx context.Context, def SymbolInfo, depth int) (bas
 // breadth-first walk over reverse calls (callers) and reverse inheritance
 // (derived types), with the depth at which each symbol is first reached.
 func (s *Store) BlastRadius(ctx context.Context, def SymbolInfo, depth int) ([]Relation, error) {
+	return s.BlastRadiusLimit(ctx, def, depth, 0)
+}
+
+// BlastRadiusLimit is BlastRadius stopping once it has found limit symbols
+// (all of them when limit ≤ 0): the nearest, since the walk is breadth
+// first. A search that shows ten results need not walk ten thousand.
+func (s *Store) BlastRadiusLimit(ctx context.Context, def SymbolInfo, depth, limit int) ([]Relation, error) {
 	if depth <= 0 {
 		depth = 3
 	}
-	rels, err := s.walk(ctx, def, depth, func(ctx context.Context, sym SymbolInfo) ([]Relation, error) {
+	rels, err := s.walk(ctx, def, depth, limit, func(ctx context.Context, sym SymbolInfo) ([]Relation, error) {
 		derived, err := s.derivedTypes(ctx, sym)
 		if err != nil {
 			return nil, err
@@ -467,8 +474,9 @@ func (s *Store) BlastRadius(ctx context.Context, def SymbolInfo, depth int) ([]R
 
 // walk runs a breadth-first search from def over the relations that next
 // returns, up to depth levels, and returns each symbol once with the depth
-// it was first reached at. Unresolved relations are kept but not followed.
-func (s *Store) walk(ctx context.Context, def SymbolInfo, depth int, next func(context.Context, SymbolInfo) ([]Relation, error)) ([]Relation, error) {
+// it was first reached at; with limit > 0, it stops after limit symbols.
+// Unresolved relations are kept but not followed.
+func (s *Store) walk(ctx context.Context, def SymbolInfo, depth, limit int, next func(context.Context, SymbolInfo) ([]Relation, error)) ([]Relation, error) {
 	seen := map[int64]bool{def.ID: true}
 	seenName := map[string]bool{}
 	frontier := []SymbolInfo{def}
@@ -498,6 +506,9 @@ func (s *Store) walk(ctx context.Context, def SymbolInfo, depth int, next func(c
 				seen[r.Symbol.ID] = true
 				out = append(out, r)
 				nextFrontier = append(nextFrontier, r.Symbol)
+			}
+			if limit > 0 && len(out) >= limit {
+				return out[:limit], nil
 			}
 		}
 		frontier = nextFrontier

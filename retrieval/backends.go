@@ -201,7 +201,7 @@ func (s *Searcher) semantic(ctx context.Context, query string, topK int) ([]Resu
 		}
 		out = append(out, Result{
 			File: c.Path, Line: c.StartLine + 1, EndLine: c.EndLine + 1, Symbol: sym, Kind: string(c.Kind),
-			Score: f.score, Strategy: Semantic, Snippet: c.Text,
+			Score: f.score, Strategy: Semantic, Snippet: c.Text, node: c.NodeID,
 		})
 		if len(out) == topK {
 			break
@@ -317,27 +317,46 @@ func (s *Searcher) hybrid(ctx context.Context, rt Route, topK int, resp *Respons
 	if err != nil {
 		return nil, err
 	}
-	st := rt
-	if st.StructuralOperation == "" {
-		st.StructuralOperation = OpBlastRadius
-	}
-	if st.StructuralQuery == "" {
-		for _, r := range sem {
-			if r.Symbol != "" {
-				st.StructuralQuery = r.Symbol
-				break
-			}
-		}
-	}
+	limit := max(topK, 20)
 	var structural []Result
-	if st.StructuralQuery != "" {
+	if rt.StructuralQuery != "" {
+		st := rt
+		if st.StructuralOperation == "" || st.StructuralOperation == OpSearch {
+			st.StructuralOperation = OpBlastRadius
+		}
 		var ignored Response
-		if structural, err = s.structural(ctx, st, max(topK, 20), &ignored); err != nil {
+		if structural, err = s.structural(ctx, st, limit, &ignored); err != nil {
 			return nil, err
 		}
 		// The subject itself belongs to the structural answer.
 		if defs, err := s.Index.Lookup(ctx, st.StructuralQuery); err == nil && len(defs) > 0 {
 			structural = append([]Result{symbolResult(defs[0], 1, Structural)}, structural...)
+		}
+	} else {
+		// The subject is the best semantic hit that is a symbol: the
+		// graph around that very definition.
+		for _, r := range sem {
+			if r.node == 0 {
+				continue
+			}
+			def, ok, err := s.Index.Symbol(ctx, r.node)
+			if err != nil {
+				return nil, err
+			}
+			if !ok {
+				continue
+			}
+			rels, err := s.Index.BlastRadiusLimit(ctx, def, 2, limit)
+			if err != nil {
+				return nil, err
+			}
+			structural = append(structural, symbolResult(def, 1, Structural))
+			for i, rel := range rels {
+				if rel.Symbol.ID != 0 {
+					structural = append(structural, symbolResult(rel.Symbol, 1/float64(i+2), Structural))
+				}
+			}
+			break
 		}
 	}
 	return fuseResults(topK, sem, structural), nil

@@ -96,6 +96,9 @@ type Result struct {
 	Snippet       string   `json:"snippet"`
 	// Truncated is set when the snippet was cut to fit the token budget.
 	Truncated bool `json:"truncated,omitempty"`
+
+	// node is the id of the result's symbol in the index, when known.
+	node int64
 }
 
 // Query limits.

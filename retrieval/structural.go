@@ -2,7 +2,6 @@ package retrieval
 
 import (
 	"context"
-	"errors"
 
 	"github.com/anchorage-dev/anchorage/analysis"
 )
@@ -29,20 +28,19 @@ func StructuralSymbols(ctx context.Context, st *analysis.Store, rt Route, limit 
 		}
 		return out, err
 	}
-	op := map[string]string{
-		OpCallers: analysis.OpCallers, OpCallees: analysis.OpCallees,
-		OpInheritance: analysis.OpInheritance, OpBlastRadius: analysis.OpBlastRadius,
-	}[rt.StructuralOperation]
-	if op == "" {
+	switch rt.StructuralOperation {
+	case OpCallers, OpCallees, OpInheritance, OpBlastRadius:
+	default:
 		return nil, nil
 	}
-	answer, err := st.Ask(ctx, op, rt.StructuralQuery, 0)
-	var noSymbol *analysis.ErrNoSymbol
-	if errors.As(err, &noSymbol) {
-		return nil, nil
-	}
+	defs, err := st.Lookup(ctx, rt.StructuralQuery)
 	if err != nil {
 		return nil, err
+	}
+	// A name defined in many places (Close, String) is asked about its
+	// first definitions only: the answer is cut to limit anyway.
+	if len(defs) > maxStructuralDefs {
+		defs = defs[:maxStructuralDefs]
 	}
 	var out []analysis.SymbolInfo
 	seen := map[int64]bool{}
@@ -52,28 +50,53 @@ func StructuralSymbols(ctx context.Context, st *analysis.Store, rt Route, limit 
 			out = append(out, s)
 		}
 	}
-	for _, d := range answer.Definitions {
-		switch r := d.Result.(type) {
-		case []analysis.CallSite:
-			for _, c := range r {
-				if op == analysis.OpCallers {
-					add(c.Caller)
-				} else if c.Callee != nil {
+	for _, d := range defs {
+		if len(out) >= limit {
+			break
+		}
+		switch rt.StructuralOperation {
+		case OpCallers:
+			calls, err := st.Callers(ctx, d)
+			if err != nil {
+				return nil, err
+			}
+			for _, c := range calls {
+				add(c.Caller)
+			}
+		case OpCallees:
+			calls, err := st.Callees(ctx, d)
+			if err != nil {
+				return nil, err
+			}
+			for _, c := range calls {
+				if c.Callee != nil {
 					add(*c.Callee)
 				}
 			}
-		case *analysis.InheritanceResult:
-			for _, rel := range append(r.Bases, r.Derived...) {
+		case OpInheritance:
+			bases, derived, err := st.Inheritance(ctx, d, 0)
+			if err != nil {
+				return nil, err
+			}
+			for _, rel := range append(bases, derived...) {
 				add(rel.Symbol)
 			}
-		case []analysis.Relation:
-			for _, rel := range r {
+		case OpBlastRadius:
+			rels, err := st.BlastRadiusLimit(ctx, d, 0, limit)
+			if err != nil {
+				return nil, err
+			}
+			for _, rel := range rels {
 				add(rel.Symbol)
 			}
 		}
 	}
 	return out, nil
 }
+
+// maxStructuralDefs caps the definitions of one name a structural search
+// asks the graph about.
+const maxStructuralDefs = 25
 
 func capSymbols(s []analysis.SymbolInfo, limit int) []analysis.SymbolInfo {
 	if len(s) > limit {
