@@ -13,7 +13,7 @@ type ChunkInfo struct {
 	ID int64
 	// NodeID is the chunk's symbol's id, 0 for module-level code.
 	NodeID int64
-	Path string
+	Path   string
 	// Language is the file's language.
 	Language string
 	Kind     Kind
