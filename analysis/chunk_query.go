@@ -57,9 +57,18 @@ const (
 	weightBody    = 1.0
 )
 
+// commonTerm is the share of chunks above which a term is left out of a
+// query that has rarer ones: its weight in BM25 is small, and reading its
+// long list of chunks is most of a query's time.
+const commonTerm = 0.08
+
 // SearchChunks ranks chunks by BM25 against terms (as AppendTerms makes
 // them; any of them may match) and returns the best limit.
 func (s *Store) SearchChunks(ctx context.Context, terms []string, limit int) ([]ChunkHit, error) {
+	terms, err := s.dropCommonTerms(ctx, terms)
+	if err != nil {
+		return nil, err
+	}
 	var q strings.Builder
 	seen := map[string]bool{}
 	for _, t := range terms {
@@ -100,6 +109,33 @@ func (s *Store) SearchChunks(ctx context.Context, terms []string, limit int) ([]
 		return nil, fmt.Errorf("search chunks: %w", err)
 	}
 	return out, nil
+}
+
+// dropCommonTerms leaves out of terms those held by more than commonTerm
+// of the chunks, unless nothing rarer remains.
+func (s *Store) dropCommonTerms(ctx context.Context, terms []string) ([]string, error) {
+	if len(terms) < 2 {
+		return terms, nil
+	}
+	var total float64
+	if err := s.db.QueryRowContext(ctx, `SELECT count(*) FROM chunks`).Scan(&total); err != nil {
+		return nil, fmt.Errorf("count chunks: %w", err)
+	}
+	var rare []string
+	for _, t := range terms {
+		var docs float64
+		err := s.db.QueryRowContext(ctx, `SELECT doc FROM chunk_vocab WHERE term = ?`, t).Scan(&docs)
+		if err != nil && err != sql.ErrNoRows {
+			return nil, fmt.Errorf("term %q: %w", t, err)
+		}
+		if docs <= commonTerm*total {
+			rare = append(rare, t)
+		}
+	}
+	if len(rare) == 0 {
+		return terms, nil
+	}
+	return rare, nil
 }
 
 // Chunks returns the chunks with the given ids, in that order; ids that
@@ -155,6 +191,15 @@ func (s *Store) ChunkCount(ctx context.Context) (int, error) {
 type Vectors struct {
 	IDs  []int64
 	Data [][]byte
+	pos  map[int64]int
+}
+
+// Of returns the vector of a chunk, or nil.
+func (v *Vectors) Of(id int64) []byte {
+	if i, ok := v.pos[id]; ok {
+		return v.Data[i]
+	}
+	return nil
 }
 
 // vectorCache keeps the last Vectors read, keyed by the chunks' state.
@@ -184,13 +229,14 @@ func (s *Store) ChunkVectors(ctx context.Context) (*Vectors, error) {
 		return nil, fmt.Errorf("read vectors: %w", err)
 	}
 	defer rows.Close()
-	v := &Vectors{}
+	v := &Vectors{pos: map[int64]int{}}
 	for rows.Next() {
 		var id int64
 		var b sql.RawBytes
 		if err := rows.Scan(&id, &b); err != nil {
 			return nil, fmt.Errorf("read vectors: %w", err)
 		}
+		v.pos[id] = len(v.IDs)
 		v.IDs = append(v.IDs, id)
 		v.Data = append(v.Data, append([]byte(nil), b...))
 	}

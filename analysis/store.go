@@ -86,6 +86,8 @@ var migrations = []string{
 	);
 	CREATE INDEX chunks_file ON chunks(file_id);
 	CREATE VIRTUAL TABLE chunk_fts USING fts5(name, context, body, content='', contentless_delete=1, tokenize='unicode61 remove_diacritics 0');`,
+	// How many chunks hold each term, for queries to skip the commonest.
+	`CREATE VIRTUAL TABLE chunk_vocab USING fts5vocab(chunk_fts, 'row');`,
 }
 
 // secondaryIndexes are the indexes of the graph tables. A first build of

@@ -74,7 +74,8 @@ func (s *Searcher) structural(ctx context.Context, rt Route, topK int, resp *Res
 	if rt.StructuralOperation == OpImports {
 		return s.imports(ctx, rt.StructuralQuery, topK, resp)
 	}
-	syms, err := StructuralSymbols(ctx, s.Index.Store, rt, topK)
+	// More than asked for, to put test code last among them.
+	syms, err := StructuralSymbols(ctx, s.Index.Store, rt, max(4*topK, 50))
 	if err != nil {
 		return nil, err
 	}
@@ -90,6 +91,10 @@ func (s *Searcher) structural(ctx context.Context, rt Route, topK int, resp *Res
 		}
 		return nil, nil
 	}
+	// Code in test files comes after the rest: "who uses X" is first
+	// answered by the code that ships.
+	sort.SliceStable(syms, func(i, j int) bool { return !IsTestPath(syms[i].Path) && IsTestPath(syms[j].Path) })
+	syms = syms[:min(len(syms), topK)]
 	out := make([]Result, 0, len(syms))
 	for i, sym := range syms {
 		out = append(out, symbolResult(sym, 1/float64(i+1), Structural))
@@ -152,25 +157,14 @@ func (s *Searcher) semantic(ctx context.Context, query string, topK int) ([]Resu
 	for _, h := range bm {
 		chunks[h.ID] = h.ChunkInfo
 	}
-	if s.Vectors != nil {
-		near, err := s.nearest(ctx, query, max(semanticCandidates, topK))
+	if s.Vectors != nil && len(bm) > 1 {
+		// The vectors re-rank what BM25 found: on their own, word vectors
+		// bring in more noise than answers (see the evaluation).
+		byVector, err := s.vectorOrder(ctx, query, bm)
 		if err != nil {
 			return nil, err
 		}
-		var missing []int64
-		for _, id := range near {
-			if _, ok := chunks[id]; !ok {
-				missing = append(missing, id)
-			}
-		}
-		more, err := s.Index.Chunks(ctx, missing)
-		if err != nil {
-			return nil, err
-		}
-		for _, c := range more {
-			chunks[c.ID] = c
-		}
-		lists = append(lists, near)
+		lists = append(lists, byVector)
 		weights = append(weights, vectorWeight)
 	}
 	ranked := fuse(lists, weights)
@@ -231,9 +225,10 @@ func IsTestPath(p string) bool {
 	return false
 }
 
-// nearest returns the ids of the chunks whose vectors are closest to the
-// query's, best first.
-func (s *Searcher) nearest(ctx context.Context, query string, n int) ([]int64, error) {
+// vectorOrder returns the ids of hits ordered by the similarity of their
+// vectors to the query's, most similar first; hits without a vector are
+// left out.
+func (s *Searcher) vectorOrder(ctx context.Context, query string, hits []analysis.ChunkHit) ([]int64, error) {
 	q := s.Vectors.Embed(query)
 	if len(q) == 0 {
 		return nil, nil
@@ -246,25 +241,16 @@ func (s *Searcher) nearest(ctx context.Context, query string, n int) ([]int64, e
 		id  int64
 		sim float64
 	}
-	best := make([]scored, 0, n+1)
-	for i, v := range vs.Data {
-		if len(v) == 0 {
-			continue
+	var order []scored
+	for _, h := range hits {
+		if v := vs.Of(h.ID); len(v) > 0 {
+			order = append(order, scored{h.ID, s.Vectors.Similarity(q, v)})
 		}
-		sim := s.Vectors.Similarity(q, v)
-		if len(best) == n && sim <= best[n-1].sim {
-			continue
-		}
-		j := sort.Search(len(best), func(j int) bool { return best[j].sim < sim })
-		if len(best) < n {
-			best = append(best, scored{})
-		}
-		copy(best[j+1:], best[j:])
-		best[j] = scored{vs.IDs[i], sim}
 	}
-	out := make([]int64, len(best))
-	for i, b := range best {
-		out[i] = b.id
+	sort.SliceStable(order, func(i, j int) bool { return order[i].sim > order[j].sim })
+	out := make([]int64, len(order))
+	for i, o := range order {
+		out[i] = o.id
 	}
 	return out, nil
 }
