@@ -58,9 +58,13 @@ const (
 )
 
 // commonTerm is the share of chunks above which a term is left out of a
-// query that has rarer ones: its weight in BM25 is small, and reading its
-// long list of chunks is most of a query's time.
-const commonTerm = 0.08
+// query that has rarer ones, in an index of at least commonTermMinChunks:
+// its weight in BM25 is small, and reading its long list of chunks is most
+// of a query's time. Small indexes are fast anyway and keep every term.
+const (
+	commonTerm          = 0.08
+	commonTermMinChunks = 20000
+)
 
 // SearchChunks ranks chunks by BM25 against terms (as AppendTerms makes
 // them; any of them may match) and returns the best limit.
@@ -120,6 +124,9 @@ func (s *Store) dropCommonTerms(ctx context.Context, terms []string) ([]string, 
 	var total float64
 	if err := s.db.QueryRowContext(ctx, `SELECT count(*) FROM chunks`).Scan(&total); err != nil {
 		return nil, fmt.Errorf("count chunks: %w", err)
+	}
+	if total < commonTermMinChunks {
+		return terms, nil
 	}
 	var rare []string
 	for _, t := range terms {
