@@ -40,7 +40,7 @@ func openIndex(ctx context.Context, g *globalFlags, f *indexFlags) (*analysis.In
 	if err != nil {
 		return nil, err
 	}
-	vec, err := retrieval.NewWordVectors()
+	vec, err := vectorSignal(g)
 	if err != nil {
 		return nil, err
 	}
@@ -51,10 +51,26 @@ func openIndex(ctx context.Context, g *globalFlags, f *indexFlags) (*analysis.In
 	return analysis.Open(ctx, opts)
 }
 
-// indexVectors returns the word vectors an index opened by openIndex
+// vectors is a vector signal for semantic search: it embeds the index's
+// chunks and the queries.
+type vectors interface {
+	analysis.Embedder
+	retrieval.Vectorizer
+}
+
+// vectorSignal returns the embedding server the flags configure, else the
+// built-in word vectors.
+func vectorSignal(g *globalFlags) (vectors, error) {
+	if g.embedding.Kind != "" {
+		return retrieval.NewProviderVectors(g.embedding)
+	}
+	return retrieval.NewWordVectors()
+}
+
+// indexVectors returns the vector signal an index opened by openIndex
 // embeds its chunks with.
-func indexVectors(ix *analysis.Index) *retrieval.WordVectors {
-	v, _ := ix.Embedder().(*retrieval.WordVectors)
+func indexVectors(ix *analysis.Index) retrieval.Vectorizer {
+	v, _ := ix.Embedder().(retrieval.Vectorizer)
 	return v
 }
 

@@ -20,6 +20,8 @@ import (
 	"os/signal"
 
 	"github.com/spf13/cobra"
+
+	"github.com/anchorage-dev/anchorage/retrieval/embedding"
 )
 
 func main() {
@@ -39,6 +41,9 @@ type globalFlags struct {
 	dataDir string
 	root    string
 	json    bool
+	// embedding configures an embedding server for semantic search;
+	// without one, built-in word vectors are used.
+	embedding embedding.Config
 }
 
 func newRootCmd(stdout, stderr io.Writer) *cobra.Command {
@@ -54,6 +59,10 @@ func newRootCmd(stdout, stderr io.Writer) *cobra.Command {
 	root.PersistentFlags().StringVar(&g.dataDir, "data-dir", "", "directory for all of Anchorage's state (default: user cache and data directories; env ANCHORAGE_HOME)")
 	root.PersistentFlags().StringVar(&g.root, "root", ".", "workspace root directory")
 	root.PersistentFlags().BoolVar(&g.json, "json", false, "print JSON")
+	root.PersistentFlags().StringVar(&g.embedding.Kind, "embedding-provider", "", "embed code for semantic search with a server: ollama or openai (default: built-in word vectors, offline)")
+	root.PersistentFlags().StringVar(&g.embedding.URL, "embedding-url", "", "the embedding server's URL (default for ollama: "+embedding.DefaultOllamaURL+")")
+	root.PersistentFlags().StringVar(&g.embedding.Model, "embedding-model", "", "the embedding model")
+	root.PersistentFlags().StringVar(&g.embedding.APIKeyEnv, "embedding-api-key-env", "", "environment variable holding the embedding server's API key")
 	root.AddCommand(newIndexCmd(g), newGraphCmd(g), newBenchCmd(g), newServeCmd(g), newRouteCmd(g), newSearchCmd(g), newRoutingStatsCmd(g))
 	return root
 }

@@ -12,7 +12,7 @@ import (
 // newSearcher sets up search over an open index: routing, the word
 // vectors the index embeds chunks with, and routing feedback in the user's
 // database. The returned function releases what it opened.
-func newSearcher(ctx context.Context, g *globalFlags, ix *analysis.Index, vec *retrieval.WordVectors) (*retrieval.Searcher, func(), error) {
+func newSearcher(ctx context.Context, g *globalFlags, ix *analysis.Index, vec retrieval.Vectorizer) (*retrieval.Searcher, func(), error) {
 	dirs, err := state.Resolve(g.dataDir)
 	if err != nil {
 		return nil, nil, err
@@ -21,9 +21,6 @@ func newSearcher(ctx context.Context, g *globalFlags, ix *analysis.Index, vec *r
 	if err != nil {
 		return nil, nil, err
 	}
-	s := &retrieval.Searcher{Index: ix, Feedback: fb}
-	if vec != nil {
-		s.Vectors = vec
-	}
+	s := &retrieval.Searcher{Index: ix, Feedback: fb, Vectors: vec}
 	return s, func() { fb.Close() }, nil
 }

@@ -14,6 +14,14 @@ type Embedder interface {
 	Embed(text string) []byte
 }
 
+// BatchEmbedder is an Embedder that embeds many texts at once (a server
+// reached over the network); EmbedChunks uses it when it can. A failure
+// leaves the chunks without vectors, to be embedded by a later update.
+type BatchEmbedder interface {
+	Embedder
+	EmbedBatch(ctx context.Context, texts []string) ([][]byte, error)
+}
+
 // ChunkEmbeddingText is what a chunk's vector is computed from: its
 // contextual prefix, the callers the index knows, and its text.
 func ChunkEmbeddingText(context, callers, text string) string {
@@ -82,20 +90,39 @@ func (ix *Index) EmbedChunks(ctx context.Context) error {
 			return nil
 		}
 		after = jobs[len(jobs)-1].id
-		var wg sync.WaitGroup
-		workers := max(1, ix.opts.Workers)
-		for w := range workers {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				for i := w; i < len(jobs); i += workers {
-					if jobs[i].vec = e.Embed(jobs[i].text); jobs[i].vec == nil {
-						jobs[i].vec = []byte{} // no vector, but embedded
-					}
+		if be, ok := e.(BatchEmbedder); ok {
+			texts := make([]string, len(jobs))
+			for i, j := range jobs {
+				texts[i] = j.text
+			}
+			vecs, err := be.EmbedBatch(ctx, texts)
+			if err != nil {
+				return fmt.Errorf("embed chunks with %s: %w", e.Model(), err)
+			}
+			if len(vecs) != len(jobs) {
+				return fmt.Errorf("embed chunks with %s: %d vectors for %d chunks", e.Model(), len(vecs), len(jobs))
+			}
+			for i := range jobs {
+				if jobs[i].vec = vecs[i]; jobs[i].vec == nil {
+					jobs[i].vec = []byte{}
 				}
-			}()
+			}
+		} else {
+			var wg sync.WaitGroup
+			workers := max(1, ix.opts.Workers)
+			for w := range workers {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					for i := w; i < len(jobs); i += workers {
+						if jobs[i].vec = e.Embed(jobs[i].text); jobs[i].vec == nil {
+							jobs[i].vec = []byte{} // no vector, but embedded
+						}
+					}
+				}()
+			}
+			wg.Wait()
 		}
-		wg.Wait()
 		err = ix.Store.Write(ctx, func(w *Writer) error {
 			st, err := w.stmt(`UPDATE chunks SET vector = ? WHERE id = ?`)
 			if err != nil {

@@ -253,7 +253,11 @@ func (ix *Index) UpdateExcept(ctx context.Context, keep func(rel string) bool, p
 		}
 	}
 	if err := ix.EmbedChunks(ctx); err != nil {
-		return nil, err
+		if ctx.Err() != nil {
+			return nil, err
+		}
+		// The graph is indexed; the vectors wait for the next update.
+		sum.Problems = append(sum.Problems, Problem{Reason: "embedding", Detail: err.Error()})
 	}
 	if len(sum.Problems) > maxProblems {
 		sum.Problems = sum.Problems[:maxProblems]

@@ -33,6 +33,18 @@ type Settings struct {
 	DataDir string `json:"dataDir,omitempty"`
 	// LogLevel is debug, info, warn or error.
 	LogLevel string `json:"logLevel,omitempty"`
+	// Embedding, when its kind is set, embeds code for semantic search
+	// with a server (ollama or openai) instead of the built-in word
+	// vectors; read once, when the first folder opens.
+	Embedding EmbeddingSettings `json:"embedding,omitempty"`
+}
+
+// EmbeddingSettings configure an embedding server.
+type EmbeddingSettings struct {
+	Provider  string `json:"provider,omitempty"`
+	URL       string `json:"url,omitempty"`
+	Model     string `json:"model,omitempty"`
+	APIKeyEnv string `json:"apiKeyEnv,omitempty"`
 }
 
 // merge overrides s with the fields set in o.
@@ -48,6 +60,9 @@ func (s Settings) merge(o Settings) Settings {
 	}
 	if o.LogLevel != "" {
 		s.LogLevel = o.LogLevel
+	}
+	if o.Embedding.Provider != "" {
+		s.Embedding = o.Embedding
 	}
 	return s
 }

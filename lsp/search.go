@@ -11,6 +11,7 @@ import (
 
 	"github.com/anchorage-dev/anchorage/analysis"
 	"github.com/anchorage-dev/anchorage/retrieval"
+	"github.com/anchorage-dev/anchorage/retrieval/embedding"
 	"github.com/anchorage-dev/anchorage/retrieval/feedback"
 	"github.com/anchorage-dev/anchorage/state"
 )
@@ -134,10 +135,27 @@ func decodeSearchArgs(args []any) (retrieval.Request, error) {
 	return req, nil
 }
 
-// wordVectors returns the server's word vectors, loaded on first use,
-// or nil when they cannot be loaded (search then ranks by BM25 alone).
-func (s *Server) wordVectors() *retrieval.WordVectors {
+// vectorSignal is what semantic search embeds with: an embedding server
+// when the settings name one, else the built-in word vectors. It is set
+// up once; nil when neither can be had (search then ranks by BM25 alone).
+type vectorSignal interface {
+	analysis.Embedder
+	retrieval.Vectorizer
+}
+
+func (s *Server) vectorSignal() vectorSignal {
 	s.vectorsOnce.Do(func() {
+		s.mu.Lock()
+		cfg := s.settings.Embedding
+		s.mu.Unlock()
+		if cfg.Provider != "" {
+			v, err := retrieval.NewProviderVectors(embedding.Config{Kind: cfg.Provider, URL: cfg.URL, Model: cfg.Model, APIKeyEnv: cfg.APIKeyEnv})
+			if err == nil {
+				s.vectors = v
+				return
+			}
+			s.warn("embedding server %s: %v; using the built-in word vectors", cfg.Provider, err)
+		}
 		v, err := retrieval.NewWordVectors()
 		if err != nil {
 			s.warn("semantic search without word vectors: %v", err)
@@ -148,18 +166,18 @@ func (s *Server) wordVectors() *retrieval.WordVectors {
 	return s.vectors
 }
 
-// vectorizer is wordVectors as the searcher's vector signal (a nil
-// interface when there are none).
+// vectorizer is the vector signal as the searcher's (a nil interface
+// when there is none).
 func (s *Server) vectorizer() retrieval.Vectorizer {
-	if v := s.wordVectors(); v != nil {
+	if v := s.vectorSignal(); v != nil {
 		return v
 	}
 	return nil
 }
 
-// embedder is wordVectors as the index's chunk embedder.
+// embedder is the vector signal as the index's chunk embedder.
 func (s *Server) embedder() analysis.Embedder {
-	if v := s.wordVectors(); v != nil {
+	if v := s.vectorSignal(); v != nil {
 		return v
 	}
 	return nil

@@ -66,9 +66,9 @@ type Server struct {
 
 	// router classifies workspace/symbol queries that are not identifiers.
 	router *retrieval.Router
-	// vectors are the word vectors of semantic search, loaded once.
+	// vectors are semantic search's vector signal, set up once.
 	vectorsOnce sync.Once
-	vectors     *retrieval.WordVectors
+	vectors     vectorSignal
 	// feedback records searches for routing statistics, opened on first
 	// use.
 	feedbackMu sync.Mutex

@@ -1,8 +1,12 @@
 package retrieval
 
 import (
+	"context"
 	"fmt"
+	"math"
+	"time"
 
+	"github.com/anchorage-dev/anchorage/retrieval/embedding"
 	"github.com/anchorage-dev/anchorage/retrieval/wordvec"
 )
 
@@ -47,6 +51,76 @@ func (w *WordVectors) Embed(text string) []byte {
 // Similarity returns the cosine similarity of two vectors made by Embed,
 // or -1 when they cannot be compared.
 func (w *WordVectors) Similarity(a, b []byte) float64 {
+	d, err := wordvec.DotQuantized(a, b)
+	if err != nil {
+		return -1
+	}
+	return float64(d)
+}
+
+// ProviderVectors is the vector signal of an embedding server (see package
+// embedding): chunk vectors computed in batches and stamped with the
+// server's model, the query embedded at search time. It is opt-in: it
+// sends code to the server.
+type ProviderVectors struct {
+	p embedding.Provider
+}
+
+// NewProviderVectors returns the vector signal of an embedding server.
+func NewProviderVectors(cfg embedding.Config) (*ProviderVectors, error) {
+	p, err := embedding.New(cfg)
+	if err != nil {
+		return nil, err
+	}
+	return &ProviderVectors{p: p}, nil
+}
+
+// Model stamps the vectors with the provider's kind and model, so that a
+// change of either re-embeds the index.
+func (v *ProviderVectors) Model() string { return embedding.Stamp(v.p) }
+
+// queryTimeout bounds the embedding of one query.
+const queryTimeout = 10 * time.Second
+
+// Embed returns the quantised vector of one text, or nil when the server
+// fails (the search then ranks by BM25 alone).
+func (v *ProviderVectors) Embed(text string) []byte {
+	ctx, cancel := context.WithTimeout(context.Background(), queryTimeout)
+	defer cancel()
+	out, err := v.EmbedBatch(ctx, []string{text})
+	if err != nil || len(out) != 1 {
+		return nil
+	}
+	return out[0]
+}
+
+// EmbedBatch returns the quantised, unit-length vectors of texts.
+func (v *ProviderVectors) EmbedBatch(ctx context.Context, texts []string) ([][]byte, error) {
+	vecs, err := v.p.Embed(ctx, texts)
+	if err != nil {
+		return nil, err
+	}
+	out := make([][]byte, len(vecs))
+	for i, x := range vecs {
+		var norm float64
+		for _, f := range x {
+			norm += float64(f) * float64(f)
+		}
+		if norm == 0 {
+			continue
+		}
+		unit := make([]float32, len(x))
+		for j, f := range x {
+			unit[j] = float32(float64(f) / math.Sqrt(norm))
+		}
+		out[i] = wordvec.Quantize(unit)
+	}
+	return out, nil
+}
+
+// Similarity returns the cosine similarity of two vectors made by Embed,
+// or -1 when they cannot be compared (different models' vectors).
+func (v *ProviderVectors) Similarity(a, b []byte) float64 {
 	d, err := wordvec.DotQuantized(a, b)
 	if err != nil {
 		return -1
