@@ -73,3 +73,12 @@ func BenchmarkSearch(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkWalk lists the files that BenchmarkSearch searches, the part of
+// ripgrep's time that BenchmarkSearch leaves out.
+func BenchmarkWalk(b *testing.B) {
+	root := filepath.Join(runtimeGOROOT(), "src")
+	for b.Loop() {
+		goSourceFiles(b, root)
+	}
+}

@@ -57,10 +57,10 @@ func (e *PatternError) Unwrap() error { return e.Err }
 // searcher is a compiled pattern. It is read-only once built and shared by
 // the workers.
 type searcher struct {
-	// lit is the needle handed to bytes.Index: the matches themselves when
+	// lit is the needle a finder looks for: the matches themselves when
 	// direct, else a string every match contains (nil: none, the regexp runs
 	// over the whole file). When fold, lit is in ASCII lower case and is
-	// searched for in an ASCII-lowered copy of the file.
+	// found up to ASCII case.
 	lit    []byte
 	fold   bool
 	direct bool

@@ -21,7 +21,7 @@ const (
 // scratch is a worker's memory, reused from file to file.
 type scratch struct {
 	buf   []byte // the file read from disk
-	lower []byte // its ASCII-lowered copy
+	lower []byte // an ASCII-lowered copy of part of it (see finder)
 	norm  []byte // its copy without the '\r' of line terminators
 }
 
