@@ -589,7 +589,103 @@ func (s *Store) derivedTypes(ctx context.Context, sym SymbolInfo) ([]Relation, e
 			out = append(out, Relation{Symbol: t, Via: e.kind, Line: e.line})
 		}
 	}
+	if sym.Language == "go" && sym.Kind == KindInterface {
+		impls, err := s.goImplementers(ctx, sym)
+		if err != nil {
+			return nil, err
+		}
+		for _, t := range impls {
+			if !containsRelation(out, t.ID) {
+				out = append(out, Relation{Symbol: t, Via: EdgeImplements, Line: t.Range.Start.Line + 1})
+			}
+		}
+	}
 	return out, nil
+}
+
+// goImplementers returns the Go types whose methods include every method
+// of the interface iface, by name: Go types implement interfaces without
+// saying so. Methods are matched by name only (no signatures), and an
+// interface that only embeds others has no methods of its own to match.
+func (s *Store) goImplementers(ctx context.Context, iface SymbolInfo) ([]SymbolInfo, error) {
+	rows, err := s.db.QueryContext(ctx, `SELECT DISTINCT name FROM nodes WHERE parent = ? AND kind = 'method'`, iface.ID)
+	if err != nil {
+		return nil, fmt.Errorf("methods of %s: %w", iface.QualifiedName, err)
+	}
+	var names []string
+	for rows.Next() {
+		var n string
+		if err := rows.Scan(&n); err != nil {
+			rows.Close()
+			return nil, err
+		}
+		names = append(names, n)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil || len(names) == 0 {
+		return nil, err
+	}
+	args := make([]any, 0, 2*len(names)+1)
+	marks := strings.TrimSuffix(strings.Repeat("?,", len(names)), ",")
+	for _, n := range names {
+		args = append(args, foldName(n))
+	}
+	for _, n := range names {
+		args = append(args, n)
+	}
+	args = append(args, len(names))
+	// A method's owner is its qualified name without the method's name
+	// (the receiver type, in Go), wherever in the package it is declared.
+	owners, err := s.db.QueryContext(ctx, `SELECT n.module,
+			substr(n.qualified_name, 1, length(n.qualified_name) - length(n.name) - 1) AS owner
+		FROM nodes n JOIN files f ON f.id = n.file_id
+		WHERE n.lname IN (`+marks+`) AND n.name IN (`+marks+`) AND n.kind = 'method' AND f.language = 'go'
+		GROUP BY n.module, owner HAVING count(DISTINCT n.name) = ?`, args...)
+	if err != nil {
+		return nil, fmt.Errorf("implementers of %s: %w", iface.QualifiedName, err)
+	}
+	type owner struct{ module, name string }
+	var found []owner
+	for owners.Next() {
+		var o owner
+		if err := owners.Scan(&o.module, &o.name); err != nil {
+			owners.Close()
+			return nil, err
+		}
+		found = append(found, o)
+	}
+	owners.Close()
+	if err := owners.Err(); err != nil {
+		return nil, err
+	}
+	var out []SymbolInfo
+	for _, o := range found {
+		if o.name == "" || strings.Contains(o.name, ".") {
+			continue
+		}
+		defs, err := s.querySymbols(ctx, `n.lname = ? AND n.name = ? AND n.module = ? AND f.language = 'go'
+			AND n.kind IN ('struct', 'type', 'class', 'enum')`, foldName(o.name), o.name, o.module)
+		if err != nil {
+			return nil, fmt.Errorf("implementers of %s: %w", iface.QualifiedName, err)
+		}
+		out = append(out, defs...)
+	}
+	sort.SliceStable(out, func(i, j int) bool {
+		if out[i].Path != out[j].Path {
+			return out[i].Path < out[j].Path
+		}
+		return out[i].Range.Start.Line < out[j].Range.Start.Line
+	})
+	return out, nil
+}
+
+func containsRelation(rels []Relation, id int64) bool {
+	for _, r := range rels {
+		if r.Symbol.ID == id {
+			return true
+		}
+	}
+	return false
 }
 
 func containsID(syms []SymbolInfo, id int64) bool {

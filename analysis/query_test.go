@@ -362,8 +362,15 @@ func TestSampleGraph(t *testing.T) {
 				derived: []string{"1 embeds users.Admin (users/user.go)"},
 			},
 			{
-				name: "go interface embedding", symbol: "Reader", path: "users/user.go", depth: 1,
-				derived: []string{"1 embeds users.Repository (users/user.go)"},
+				// UserRepository has FindByID, Reader's one method: Go
+				// types implement interfaces without saying so.
+				name: "go interface embedding and implicit implementation", symbol: "Reader", path: "users/user.go", depth: 1,
+				derived: []string{"1 embeds users.Repository (users/user.go)", "1 implements users.UserRepository (users/repo.go)"},
+			},
+			{
+				name: "go implicit implementation", symbol: "Repository", path: "users/user.go", depth: 1,
+				bases:   []string{"1 embeds users.Reader (users/user.go)"},
+				derived: []string{"1 implements users.UserRepository (users/repo.go)"},
 			},
 			{
 				name: "python", symbol: "EmailJob", path: "worker/jobs.py", depth: 1,

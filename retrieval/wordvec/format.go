@@ -8,8 +8,6 @@ import (
 	"hash/crc32"
 	"io"
 	"math"
-	"slices"
-	"strings"
 	"unsafe"
 )
 
@@ -25,12 +23,15 @@ import (
 //	 32  uint32 offset of scales:  n float32, one per row
 //	 36  uint32 offset of ranks:   n uint32, the word's frequency rank (1 = most frequent)
 //	 40  uint32 offset of offsets: n+1 uint32, row i's word is blob[off[i]:off[i+1]]
-//	 44  uint32 offset of sorted:  n uint32, rows in byte order of their words
+//	 44  uint32 offset of table:   t uint32 slots of a hash table of the words:
+//	                               0 for an empty slot, else row+1; a word
+//	                               is looked up from slot fnv1a(word) mod t
+//	                               on, by linear probing
 //	 48  uint32 offset of blob:    the words, concatenated
 //	 52  uint32 offset of vectors: n rows of dims int8; component j of row i is
 //	                               int8 × scales[i]
 //	 56  uint32 total file size
-//	 60  reserved, zero
+//	 60  uint32 t: slots of the hash table, a power of two ≥ 2n
 //
 // Sections follow the header in the order listed. Rows are in the order the
 // writer gave them (for the built-in file, by frequency).
@@ -106,7 +107,9 @@ func Encode(w io.Writer, name string, zipfN uint32, rows []Row) error {
 	put(32, 4*n)
 	put(36, 4*n)
 	put(40, 4*(n+1))
-	put(44, 4*n)
+	slots := tableSize(n)
+	le.PutUint32(hdr[60:], uint32(slots))
+	put(44, 4*slots)
 	put(48, blobLen)
 	put(52, dims*n)
 	if off > math.MaxUint32 {
@@ -133,13 +136,8 @@ func Encode(w io.Writer, name string, zipfN uint32, rows []Row) error {
 		o += len(r.Word)
 	}
 	u32(uint32(o))
-	sorted := make([]int, n)
-	for i := range sorted {
-		sorted[i] = i
-	}
-	slices.SortFunc(sorted, func(a, b int) int { return strings.Compare(rows[a].Word, rows[b].Word) })
-	for _, i := range sorted {
-		u32(uint32(i))
+	for _, slot := range hashTable(rows) {
+		u32(slot)
 	}
 	for _, r := range rows {
 		body.WriteString(r.Word)
@@ -160,6 +158,40 @@ func Encode(w io.Writer, name string, zipfN uint32, rows []Row) error {
 		return fmt.Errorf("wordvec: encode: %w", err)
 	}
 	return nil
+}
+
+// tableSize returns the number of slots of the hash table for n words: the
+// smallest power of two ≥ 2n, so that the table is at most half full.
+func tableSize(n int) int {
+	t := 1
+	for t < 2*n {
+		t <<= 1
+	}
+	return t
+}
+
+// fnv1a returns the 32-bit FNV-1a hash of w.
+func fnv1a[S string | []byte](w S) uint32 {
+	h := uint32(2166136261)
+	for i := 0; i < len(w); i++ {
+		h ^= uint32(w[i])
+		h *= 16777619
+	}
+	return h
+}
+
+// hashTable returns the slots of the words' hash table.
+func hashTable(rows []Row) []uint32 {
+	t := make([]uint32, tableSize(len(rows)))
+	mask := uint32(len(t) - 1)
+	for i, r := range rows {
+		j := fnv1a(r.Word) & mask
+		for t[j] != 0 {
+			j = (j + 1) & mask
+		}
+		t[j] = uint32(i + 1)
+	}
+	return t
 }
 
 // quantizeRow returns v as int8 values and the scale that maps them back:
@@ -187,9 +219,12 @@ func le32(s string, off int) uint32 {
 	return uint32(s[off]) | uint32(s[off+1])<<8 | uint32(s[off+2])<<16 | uint32(s[off+3])<<24
 }
 
-// parse checks a model file held in data and returns a Model that reads it
-// in place.
-func parse(data string) (*Model, error) {
+// parse returns a Model that reads the model file held in data in place.
+// With verify, it checks the whole file (checksum, every offset, rank,
+// scale and table slot), so that no file can make a Model panic; without,
+// only the header and the section layout, which takes microseconds: Load
+// trusts the embedded file, which the package's tests verify in full.
+func parse(data string, verify bool) (*Model, error) {
 	if len(data) < headerSize {
 		return nil, fmt.Errorf("wordvec: model file of %d bytes is shorter than its header", len(data))
 	}
@@ -199,17 +234,20 @@ func parse(data string) (*Model, error) {
 	if int(le32(data, 56)) != len(data) {
 		return nil, fmt.Errorf("wordvec: model file is %d bytes, its header says %d", len(data), le32(data, 56))
 	}
-	// The checksum reads the bytes in place: data may be the 8 MB embedded
-	// file, which a conversion to []byte would copy.
-	body := unsafe.Slice(unsafe.StringData(data[headerSize:]), len(data)-headerSize)
-	if got, want := crc32.Checksum(body, crc32.MakeTable(crc32.Castagnoli)), le32(data, 20); got != want {
-		return nil, fmt.Errorf("wordvec: model file is corrupt: checksum %08x, want %08x", got, want)
+	if verify {
+		// The checksum reads the bytes in place: data may be the 8 MB
+		// embedded file, which a conversion to []byte would copy.
+		body := unsafe.Slice(unsafe.StringData(data[headerSize:]), len(data)-headerSize)
+		if got, want := crc32.Checksum(body, crc32.MakeTable(crc32.Castagnoli)), le32(data, 20); got != want {
+			return nil, fmt.Errorf("wordvec: model file is corrupt: checksum %08x, want %08x", got, want)
+		}
 	}
 	m := &Model{
 		data:  data,
 		dims:  int(le32(data, 8)),
 		n:     int(le32(data, 12)),
 		zipfN: le32(data, 16),
+		slots: int(le32(data, 60)),
 	}
 	if m.dims == 0 || m.dims > maxDims {
 		return nil, fmt.Errorf("wordvec: model file has %d dimensions, want 1..%d", m.dims, maxDims)
@@ -219,6 +257,9 @@ func parse(data string) (*Model, error) {
 	}
 	if m.zipfN < uint32(m.n) {
 		return nil, fmt.Errorf("wordvec: model file's Zipf vocabulary (%d) is smaller than its rows (%d)", m.zipfN, m.n)
+	}
+	if m.slots != tableSize(m.n) {
+		return nil, fmt.Errorf("wordvec: model file's hash table has %d slots, want %d", m.slots, tableSize(m.n))
 	}
 	// Each section must start where the previous one ends.
 	nameLen := int(le32(data, 28))
@@ -231,7 +272,7 @@ func parse(data string) (*Model, error) {
 		{"scales", 32, 4 * m.n},
 		{"ranks", 36, 4 * m.n},
 		{"offsets", 40, 4 * (m.n + 1)},
-		{"sorted", 44, 4 * m.n},
+		{"table", 44, 4 * m.slots},
 		{"blob", 48, -1},
 		{"vectors", 52, m.dims * m.n},
 	}
@@ -256,36 +297,55 @@ func parse(data string) (*Model, error) {
 		return nil, fmt.Errorf("wordvec: model file has %d trailing bytes", len(data)-pos)
 	}
 	m.name = data[offs[0] : offs[0]+nameLen]
-	m.scalesOff, m.ranksOff, m.offsOff, m.sortedOff, m.blobOff, m.vecOff = offs[1], offs[2], offs[3], offs[4], offs[5], offs[6]
+	m.scalesOff, m.ranksOff, m.offsOff, m.tableOff, m.blobOff, m.vecOff = offs[1], offs[2], offs[3], offs[4], offs[5], offs[6]
+	m.zipfH = float32(math.Log(float64(m.zipfN)) + 0.5772156649)
+	if verify {
+		if err := m.verify(); err != nil {
+			return nil, err
+		}
+	}
+	return m, nil
+}
 
+// verify checks every row of m: word offsets, scales, ranks, and that the
+// hash table holds each row exactly once where a lookup finds it.
+func (m *Model) verify() error {
 	prev := uint32(0)
 	for i := 0; i <= m.n; i++ {
-		o := le32(data, m.offsOff+4*i)
+		o := le32(m.data, m.offsOff+4*i)
 		if (i == 0 && o != 0) || (i > 0 && (o <= prev || o-prev > maxWordLen)) {
-			return nil, fmt.Errorf("wordvec: model file's word offset %d is out of order", i)
+			return fmt.Errorf("wordvec: model file's word offset %d is out of order", i)
 		}
 		prev = o
 	}
 	for i := 0; i < m.n; i++ {
-		s := math.Float32frombits(le32(data, m.scalesOff+4*i))
+		s := math.Float32frombits(le32(m.data, m.scalesOff+4*i))
 		if math.IsNaN(float64(s)) || math.IsInf(float64(s), 0) || s < 0 {
-			return nil, fmt.Errorf("wordvec: model file's row %d has scale %v", i, s)
+			return fmt.Errorf("wordvec: model file's row %d has scale %v", i, s)
 		}
-		if r := le32(data, m.ranksOff+4*i); r == 0 || r > m.zipfN {
-			return nil, fmt.Errorf("wordvec: model file's row %d has rank %d, want 1..%d", i, r, m.zipfN)
+		if r := le32(m.data, m.ranksOff+4*i); r == 0 || r > m.zipfN {
+			return fmt.Errorf("wordvec: model file's row %d has rank %d, want 1..%d", i, r, m.zipfN)
 		}
 	}
-	// The sorted index must list every row once, in strictly increasing
-	// word order; that also proves the words unique.
+	used := 0
+	for j := 0; j < m.slots; j++ {
+		v := le32(m.data, m.tableOff+4*j)
+		if v > uint32(m.n) {
+			return fmt.Errorf("wordvec: model file's hash table names row %d of %d", v-1, m.n)
+		}
+		if v != 0 {
+			used++
+		}
+	}
+	if used != m.n {
+		return fmt.Errorf("wordvec: model file's hash table holds %d rows, want %d", used, m.n)
+	}
+	// n slots in use and every row found at its own slot: each row is in
+	// the table exactly once, and the words are unique.
 	for i := 0; i < m.n; i++ {
-		r := le32(data, m.sortedOff+4*i)
-		if int(r) >= m.n {
-			return nil, fmt.Errorf("wordvec: model file's sorted index names row %d of %d", r, m.n)
-		}
-		if i > 0 && m.sortedWord(i-1) >= m.sortedWord(i) {
-			return nil, fmt.Errorf("wordvec: model file's sorted index is out of order at %d", i)
+		if r := m.lookup([]byte(m.Word(i))); r != i {
+			return fmt.Errorf("wordvec: model file's hash table finds row %d for word %d (%q)", r, i, m.Word(i))
 		}
 	}
-	m.zipfH = float32(math.Log(float64(m.zipfN)) + 0.5772156649)
-	return m, nil
+	return nil
 }

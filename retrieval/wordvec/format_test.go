@@ -30,6 +30,24 @@ func encodeTiny(t testing.TB) []byte {
 	return buf.Bytes()
 }
 
+// tableSlot returns the offset of the hash table slot that holds word in
+// a model file.
+func tableSlot(b []byte, word string) int {
+	le := binary.LittleEndian
+	table, slots := int(le.Uint32(b[44:])), int(le.Uint32(b[60:]))
+	j := int(fnv1a(word)) & (slots - 1)
+	for {
+		row := int(le.Uint32(b[table+4*j:])) - 1
+		offs := int(le.Uint32(b[40:]))
+		blob := int(le.Uint32(b[48:]))
+		a, z := int(le.Uint32(b[offs+4*row:])), int(le.Uint32(b[offs+4*row+4:]))
+		if string(b[blob+a:blob+z]) == word {
+			return table + 4*j
+		}
+		j = (j + 1) & (slots - 1)
+	}
+}
+
 // fixChecksum rewrites the header's checksum after a test corrupts a file.
 func fixChecksum(b []byte) {
 	if len(b) >= headerSize {
@@ -66,6 +84,13 @@ func TestEncodeParse(t *testing.T) {
 	}
 	if v := m.Embed("the"); slices.ContainsFunc(v, func(x float32) bool { return x != 0 }) {
 		t.Errorf("Embed(the) = %v, want zero (stop word)", v)
+	}
+}
+
+// TestBuiltinValid checks all of the embedded file, which Load trusts.
+func TestBuiltinValid(t *testing.T) {
+	if _, err := parse(builtin, true); err != nil {
+		t.Fatal(err)
 	}
 }
 
@@ -162,17 +187,27 @@ func TestParseErrors(t *testing.T) {
 			return put(int(le.Uint32(b[32:]))+4, math.Float32bits(-1))(b)
 		}, "scale -1"},
 		{"rank 0", func(b []byte) []byte { return put(int(le.Uint32(b[36:])), 0)(b) }, "rank 0"},
-		{"sorted out of range", func(b []byte) []byte { return put(int(le.Uint32(b[44:])), 9)(b) }, "names row 9"},
-		{"sorted out of order", func(b []byte) []byte {
-			off := int(le.Uint32(b[44:]))
-			x, y := le.Uint32(b[off:]), le.Uint32(b[off+4:])
-			le.PutUint32(b[off:], y)
-			return put(off+4, x)(b)
-		}, "out of order"},
-		{"duplicate row in sorted", func(b []byte) []byte {
-			off := int(le.Uint32(b[44:]))
-			return put(off+4, le.Uint32(b[off:]))(b)
-		}, "out of order"},
+		{"table names a missing row", func(b []byte) []byte {
+			return put(tableSlot(b, "flags"), 9)(b)
+		}, "names row 8"},
+		{"table slot emptied", func(b []byte) []byte {
+			return put(tableSlot(b, "flags"), 0)(b)
+		}, "holds 3 rows, want 4"},
+		{"table row twice", func(b []byte) []byte {
+			return put(tableSlot(b, "flags"), 1)(b)
+		}, "finds row -1 for word 3"},
+		{"table slot moved", func(b []byte) []byte {
+			// Once its slot is emptied, probing for the word stops there:
+			// in any other empty slot, the row is never found.
+			off := tableSlot(b, "flags")
+			le.PutUint32(b[off:], 0)
+			for j := int(le.Uint32(b[44:])); ; j += 4 {
+				if j != off && le.Uint32(b[j:]) == 0 {
+					return put(j, 4)(b)
+				}
+			}
+		}, "finds row -1 for word 3"},
+		{"table size", func(b []byte) []byte { return put(60, 16)(b) }, "hash table has 16 slots"},
 		{"trailing bytes", func(b []byte) []byte {
 			b = append(b, 0)
 			return put(56, uint32(len(b)))(b)

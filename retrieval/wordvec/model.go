@@ -9,9 +9,11 @@
 // Sentence vectors can be stored compactly with Quantize and compared in
 // that form with DotQuantized.
 //
-// Word vectors ignore context and know code only as far as English text
-// mentions it; they are a weak signal to be fused with keyword search, not
-// a replacement for it.
+// Vectors built by a Model should be stored with its Stamp, which changes
+// whenever the embedded data does. Word vectors ignore context and know
+// code only as far as English text mentions it; they are a weak signal to
+// add to keyword search, not a replacement for it (data/README.md has the
+// measurements).
 package wordvec
 
 import (
@@ -36,32 +38,33 @@ type Model struct {
 	zipfH float32
 	name  string
 
-	scalesOff, ranksOff, offsOff, sortedOff, blobOff, vecOff int
+	slots                                                   int // of the hash table
+	scalesOff, ranksOff, offsOff, tableOff, blobOff, vecOff int
 
 	normsOnce sync.Once
 	invNorms  []float32 // 1/‖row‖ of each int8 row, 0 for a zero row
 }
 
-// Load returns the built-in model. It reads the embedded file in place
-// (no copy of the vectors); each call checks the file again and returns a
-// new Model, so callers should load once and share the result.
+// Load returns the built-in model. It reads the embedded file in place,
+// without copying or checking more than its header (the package's tests
+// check the whole file), so it is cheap; each call returns a new Model.
 func Load() (*Model, error) {
-	m, err := parse(builtin)
+	m, err := parse(builtin, false)
 	if err != nil {
 		return nil, fmt.Errorf("wordvec: built-in model: %w", err)
 	}
 	return m, nil
 }
 
-// Parse returns the model held in data, a file written by Encode. It
-// copies data.
+// Parse returns the model held in data, a file written by Encode, after
+// checking all of it. It copies data.
 func Parse(data []byte) (*Model, error) {
-	return parse(string(data))
+	return parse(string(data), true)
 }
 
-// Name names the model's vectors, for example "glove-6b-100d-64k-1a2b3c4d":
-// source, dimensions, vocabulary size and a hash of the file, so that any
-// change to the vectors changes the name.
+// Name names the model's vectors, for example "glove-6b-100d-62k-041a92ee":
+// source, dimensions, vocabulary size and a hash of the words, ranks and
+// vectors, so that any change to them changes the name.
 func (m *Model) Name() string { return m.name }
 
 // Stamp names the model that built a vector, for storing alongside it:
@@ -82,51 +85,24 @@ func (m *Model) Word(i int) string {
 	return m.data[m.blobOff+a : m.blobOff+b]
 }
 
-// sortedWord returns the word at position i of the sorted index.
-func (m *Model) sortedWord(i int) string {
-	return m.Word(int(le32(m.data, m.sortedOff+4*i)))
-}
-
 // lookup returns the row of word w, given as lower-case bytes, or -1.
 func (m *Model) lookup(w []byte) int {
 	if len(w) == 0 || len(w) > maxWordLen {
 		return -1
 	}
-	lo, hi := 0, m.n
-	for lo < hi {
-		mid := int(uint(lo+hi) >> 1)
-		row := int(le32(m.data, m.sortedOff+4*mid))
-		c := compare(m.Word(row), w)
-		switch {
-		case c == 0:
-			return row
-		case c < 0:
-			lo = mid + 1
-		default:
-			hi = mid
+	mask := m.slots - 1
+	j := int(fnv1a(w)) & mask
+	for range m.slots {
+		v := le32(m.data, m.tableOff+4*j)
+		if v == 0 {
+			return -1
 		}
+		if row := int(v) - 1; m.Word(row) == string(w) {
+			return row
+		}
+		j = (j + 1) & mask
 	}
 	return -1
-}
-
-// compare compares a string with bytes, as strings.Compare does.
-func compare(a string, b []byte) int {
-	n := min(len(a), len(b))
-	for i := 0; i < n; i++ {
-		if a[i] != b[i] {
-			if a[i] < b[i] {
-				return -1
-			}
-			return 1
-		}
-	}
-	switch {
-	case len(a) < len(b):
-		return -1
-	case len(a) > len(b):
-		return 1
-	}
-	return 0
 }
 
 // Row returns the row of word (matched exactly, as SplitWords yields it),

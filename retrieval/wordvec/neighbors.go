@@ -7,8 +7,10 @@ import (
 
 // Neighbor is a word near another in vector space.
 type Neighbor struct {
-	Word string  `json:"word"`
-	Cos  float32 `json:"cos"`
+	// Word is the neighbouring word.
+	Word string `json:"word"`
+	// Cos is its cosine similarity to the query, in [-1, 1].
+	Cos float32 `json:"cos"`
 }
 
 // Neighbors returns the k words nearest to word by cosine similarity,
@@ -72,31 +74,37 @@ func (m *Model) nearest(v []float32, k int, skip func(int) bool) []Neighbor {
 	qInv := float32(1 / math.Sqrt(qss))
 	inv := m.rowInvNorms()
 
-	type cand struct {
-		row int
-		cos float32
-	}
-	top := make([]cand, 0, k+1)
+	// The k best so far, in a min-heap on cos: top[0] is the worst kept.
+	k = min(k, m.n)
+	top := make([]cand, 0, k)
 	for r := 0; r < m.n; r++ {
 		if inv[r] == 0 {
 			continue
 		}
 		cos := float32(dotInt8(q, m.rowBytes(r))) * inv[r] * qInv
-		if len(top) == k && cos <= top[k-1].cos {
+		if len(top) == k && cos <= top[0].cos {
 			continue
 		}
 		if skip != nil && skip(r) {
 			continue
 		}
-		i := len(top)
-		for i > 0 && top[i-1].cos < cos {
-			i--
-		}
-		top = slices.Insert(top, i, cand{r, cos})
-		if len(top) > k {
-			top = top[:k]
+		if len(top) < k {
+			top = append(top, cand{r, cos})
+			siftUp(top, len(top)-1)
+		} else {
+			top[0] = cand{r, cos}
+			siftDown(top, 0)
 		}
 	}
+	slices.SortFunc(top, func(a, b cand) int {
+		switch {
+		case a.cos > b.cos:
+			return -1
+		case a.cos < b.cos:
+			return 1
+		}
+		return a.row - b.row
+	})
 	out := make([]Neighbor, len(top))
 	for i, c := range top {
 		out[i] = Neighbor{Word: m.Word(c.row), Cos: min(1, max(-1, c.cos))}
@@ -104,18 +112,59 @@ func (m *Model) nearest(v []float32, k int, skip func(int) bool) []Neighbor {
 	return out
 }
 
-// dotInt8 returns the dot product of q and the int8 row r.
-func dotInt8(q []int32, r string) int32 {
-	q = q[:len(r)]
-	var s0, s1, s2, s3 int32
-	i := 0
-	for ; i+4 <= len(r); i += 4 {
-		s0 += q[i] * int32(int8(r[i]))
-		s1 += q[i+1] * int32(int8(r[i+1]))
-		s2 += q[i+2] * int32(int8(r[i+2]))
-		s3 += q[i+3] * int32(int8(r[i+3]))
+// cand is a row and its cosine similarity to a query.
+type cand struct {
+	row int
+	cos float32
+}
+
+// less orders the heap of nearest: by cos, a later row counting as
+// smaller on ties so that the earlier (more frequent) row is kept.
+func less(a, b cand) bool { return a.cos < b.cos || a.cos == b.cos && a.row > b.row }
+
+// siftUp restores the heap after h[i] was added.
+func siftUp(h []cand, i int) {
+	for i > 0 {
+		p := (i - 1) / 2
+		if !less(h[i], h[p]) {
+			return
+		}
+		h[i], h[p] = h[p], h[i]
+		i = p
 	}
-	for ; i < len(r); i++ {
+}
+
+// siftDown restores the heap after h[i] was replaced.
+func siftDown(h []cand, i int) {
+	for {
+		l := 2*i + 1
+		if l >= len(h) {
+			return
+		}
+		c := l
+		if r := l + 1; r < len(h) && less(h[r], h[l]) {
+			c = r
+		}
+		if !less(h[c], h[i]) {
+			return
+		}
+		h[i], h[c] = h[c], h[i]
+		i = c
+	}
+}
+
+// dotInt8 returns the dot product of q and the int8 row r (over the
+// shorter of the two).
+func dotInt8(q []int32, r string) int32 {
+	var s0, s1, s2, s3 int32
+	for len(q) >= 4 && len(r) >= 4 { // shaped so that no index is bounds-checked
+		s0 += q[0] * int32(int8(r[0]))
+		s1 += q[1] * int32(int8(r[1]))
+		s2 += q[2] * int32(int8(r[2]))
+		s3 += q[3] * int32(int8(r[3]))
+		q, r = q[4:], r[4:]
+	}
+	for i := 0; i < len(q) && i < len(r); i++ {
 		s0 += q[i] * int32(int8(r[i]))
 	}
 	return s0 + s1 + s2 + s3

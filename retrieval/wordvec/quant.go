@@ -81,16 +81,16 @@ func DotQuantized(a, b []byte) (float32, error) {
 	if len(a) != len(b) {
 		return 0, fmt.Errorf("wordvec: quantised vectors of %d and %d components", len(a)-4, len(b)-4)
 	}
-	a, b = a[4:], b[4:len(a)]
+	a, b = a[4:], b[4:]
 	var s0, s1, s2, s3 int64
-	i := 0
-	for ; i+4 <= len(a); i += 4 {
-		s0 += int64(int8(a[i])) * int64(int8(b[i]))
-		s1 += int64(int8(a[i+1])) * int64(int8(b[i+1]))
-		s2 += int64(int8(a[i+2])) * int64(int8(b[i+2]))
-		s3 += int64(int8(a[i+3])) * int64(int8(b[i+3]))
+	for len(a) >= 4 && len(b) >= 4 { // shaped so that no index is bounds-checked
+		s0 += int64(int8(a[0])) * int64(int8(b[0]))
+		s1 += int64(int8(a[1])) * int64(int8(b[1]))
+		s2 += int64(int8(a[2])) * int64(int8(b[2]))
+		s3 += int64(int8(a[3])) * int64(int8(b[3]))
+		a, b = a[4:], b[4:]
 	}
-	for ; i < len(a); i++ {
+	for i := 0; i < len(a) && i < len(b); i++ {
 		s0 += int64(int8(a[i])) * int64(int8(b[i]))
 	}
 	return float32(float64(s0+s1+s2+s3) * float64(sa) * float64(sb)), nil

