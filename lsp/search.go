@@ -26,7 +26,8 @@ const (
 
 // searcherFor returns the search service of a folder: routed search over
 // its index, with the text of open documents for keyword search and the
-// progress of its indexing to mark partial answers.
+// progress of its indexing to mark partial answers. It records nothing:
+// anchorage.search records each search once, whatever the folders.
 func (s *Server) searcherFor(f *folder) *retrieval.Searcher {
 	return &retrieval.Searcher{
 		Index:   f.ws.Index(),
@@ -42,7 +43,6 @@ func (s *Server) searcherFor(f *folder) *retrieval.Searcher {
 			}
 			return true, fmt.Sprintf("%d of %d files", f.done.Load(), f.total.Load())
 		},
-		Feedback: s.feedbackStore(),
 	}
 }
 
@@ -99,9 +99,24 @@ func (s *Server) search(ctx context.Context, args []any) (any, error) {
 	}
 	if len(folders) > 1 {
 		sort.SliceStable(out.Results, func(i, j int) bool { return out.Results[i].Score > out.Results[j].Score })
-		if top := max(req.TopK, retrieval.DefaultTopK); len(out.Results) > top {
+		top := req.TopK
+		if top <= 0 {
+			top = retrieval.DefaultTopK
+		}
+		if len(out.Results) > top {
 			out.Results = out.Results[:top]
 		}
+	}
+	out.FeedbackID = 0
+	if fb := s.feedbackStore(); fb != nil {
+		id, err := fb.Record(ctx, feedback.Entry{
+			Query: out.Query, Strategy: string(out.Strategy), Confidence: out.Confidence,
+			Results: len(out.Results), Root: folders[0].root(),
+		})
+		if err != nil {
+			s.warn("search not recorded for routing statistics: %v", err)
+		}
+		out.FeedbackID = id
 	}
 	return out, nil
 }

@@ -209,10 +209,6 @@ func TestE2ESearch(t *testing.T) {
 	})
 
 	t.Run("workspace/symbol is not a recorded search", func(t *testing.T) {
-		t.Skip("BUG: routed workspace/symbol queries (lsp/workspace_symbol.go routedSymbols) go through a Searcher " +
-			"with Feedback set, so each one is recorded in the routing statistics; editors send workspace/symbol " +
-			"as the user types, and the client never receives a feedback_id to mark a result used, so these rows " +
-			"flood anchorage.routing.stats with partial queries and pull utilisation down")
 		before, _ := c.routingStatsCommand(t)
 		for _, q := range []string{"where are", "where are users", "where are users loaded"} {
 			c.symbols(t, q)
@@ -312,10 +308,6 @@ func TestE2ESearch(t *testing.T) {
 // TestE2ESearchMultiRoot searches two copies of the sample app open as
 // workspace folders.
 func TestE2ESearchMultiRoot(t *testing.T) {
-	t.Skip("BUG: with several workspace folders anchorage.search (lsp/search.go) cuts the merged results to " +
-		"max(top_k, DefaultTopK), so top_k 3 over two folders returns 6 results; and it runs and records one " +
-		"search per folder in the routing feedback, so one anchorage.search counts as two searches in " +
-		"anchorage.routing.stats (and the results of the second folder can never be marked used)")
 	t.Parallel()
 	a, b := sampleApp(t), sampleApp(t)
 	c := startClient(t)

@@ -75,7 +75,7 @@ func (s *Searcher) structural(ctx context.Context, rt Route, topK int, resp *Res
 		return s.imports(ctx, rt.StructuralQuery, topK, resp)
 	}
 	// More than asked for, to put test code last among them.
-	syms, err := StructuralSymbols(ctx, s.Index.Store, rt, max(4*topK, 50))
+	syms, err := StructuralSymbols(ctx, s.Index.Store, rt, max(topK, 50))
 	if err != nil {
 		return nil, err
 	}

@@ -67,7 +67,8 @@ type Response struct {
 	ElapsedMS  float64  `json:"elapsed_ms"`
 	Results    []Result `json:"results"`
 	// Total counts what the backends found before TopK: for a keyword
-	// search, every occurrence.
+	// search, every occurrence; for the others, up to 100 results (or
+	// TopK, when larger).
 	Total int `json:"total"`
 	// Partial is set when the index was still being built; Notice says
 	// what else the user should know (a cut query, a missing symbol).
@@ -105,6 +106,9 @@ type Result struct {
 const (
 	DefaultTopK = 10
 	MaxTopK     = 1000
+	// candidateResults is how many results the backends other than
+	// keyword look for, to count them in Total.
+	candidateResults = 100
 	// snippetLines is how many lines of a result a snippet shows when no
 	// token budget asks for whole texts.
 	snippetLines = 12
@@ -156,25 +160,36 @@ func (s *Searcher) Search(ctx context.Context, req Request) (*Response, error) {
 	case Semantic, Structural, Keyword, Hybrid:
 		// The router's own reading when it agrees, for its richer parts
 		// (a regex, an operation); otherwise the strategy's prefix.
-		if rt = router.Route(query); rt.Strategy != req.Strategy {
-			rt = router.Route(string(req.Strategy) + ": " + stripPrefix(query))
+		if rt = router.Route(query); rt.Strategy == req.Strategy {
+			break
+		}
+		bare := stripPrefix(query)
+		if bare == "" {
+			return nil, &QueryError{Reason: fmt.Sprintf("nothing to search for after %q", query)}
+		}
+		if rt = router.Route(bare); rt.Strategy != req.Strategy {
+			rt = router.Route(string(req.Strategy) + ": " + bare)
+			rt.Reasoning = "the strategy was chosen for this search"
 		}
 	default:
 		return nil, &QueryError{Reason: fmt.Sprintf("unknown strategy %q: use semantic, structural, keyword or hybrid", req.Strategy)}
 	}
 	resp := &Response{Query: query, Strategy: rt.Strategy, Confidence: rt.Confidence, Reasoning: rt.Reasoning, Results: []Result{}}
+	// The backends find up to want results, so that Total says how many
+	// there were beyond TopK.
+	want := max(topK, candidateResults)
 	var found []Result
 	switch rt.Strategy {
 	case Keyword:
 		found, resp.Total, err = s.keyword(ctx, rt, topK, resp)
 	case Structural:
-		found, err = s.structural(ctx, rt, topK, resp)
+		found, err = s.structural(ctx, rt, want, resp)
 		resp.Total = len(found)
 	case Semantic:
-		found, err = s.semantic(ctx, rt.SemanticQuery, topK)
+		found, err = s.semantic(ctx, rt.SemanticQuery, want)
 		resp.Total = len(found)
 	case Hybrid:
-		found, err = s.hybrid(ctx, rt, topK, resp)
+		found, err = s.hybrid(ctx, rt, want, resp)
 		resp.Total = len(found)
 	}
 	if err != nil {
@@ -203,12 +218,14 @@ func (s *Searcher) Search(ctx context.Context, req Request) (*Response, error) {
 		resp.Notice = "nothing matched"
 	}
 	if s.Feedback != nil {
+		// Statistics are secondary to the answer: a search that cannot be
+		// recorded still answers, and says so.
 		id, err := s.Feedback.Record(ctx, feedback.Entry{
 			Query: query, Strategy: string(rt.Strategy), Confidence: rt.Confidence,
 			Results: len(resp.Results), Root: s.Index.Root(),
 		})
 		if err != nil {
-			return nil, fmt.Errorf("record search: %w", err)
+			resp.Notice = joinNotice(resp.Notice, "this search was not recorded for routing statistics: "+err.Error())
 		}
 		resp.FeedbackID = id
 	}
@@ -247,7 +264,7 @@ func cleanQuery(q string) (string, string, error) {
 func stripPrefix(q string) string {
 	if i := strings.IndexByte(q, ':'); i > 0 && i <= len("structural") {
 		switch strings.ToLower(q[:i]) {
-		case "kw", "keyword", "grep", "re", "regex", "sym", "symbol", "struct", "structural", "sem", "semantic", "hybrid":
+		case "kw", "key", "keyword", "grep", "re", "regex", "sym", "symbol", "struct", "structural", "sem", "semantic", "hyb", "hybrid":
 			return strings.TrimSpace(q[i+1:])
 		}
 	}
