@@ -156,7 +156,7 @@ func OpenStore(ctx context.Context, path string) (*Store, error) {
 // indexFormat versions what the index derives from files beyond its
 // schema: how chunks are cut and their terms made. An index of another
 // format forgets its files, so that the next update indexes them again.
-const indexFormat = "2"
+const indexFormat = "3"
 
 func (s *Store) checkFormat(ctx context.Context) error {
 	var format string
@@ -165,6 +165,11 @@ func (s *Store) checkFormat(ctx context.Context) error {
 		return fmt.Errorf("read index format: %w", err)
 	}
 	if format == indexFormat {
+		// The text index must open with this build's tokenizer (one
+		// built during development used another).
+		if _, err := s.db.ExecContext(ctx, `SELECT rowid FROM chunk_fts WHERE chunk_fts MATCH 'anchorage' LIMIT 1`); err != nil {
+			return fmt.Errorf("%w: chunk text index: %v", ErrCorrupt, err)
+		}
 		return nil
 	}
 	_, err = s.db.ExecContext(ctx, `BEGIN IMMEDIATE;
@@ -175,7 +180,8 @@ func (s *Store) checkFormat(ctx context.Context) error {
 		COMMIT;`)
 	if err != nil {
 		s.db.ExecContext(ctx, `ROLLBACK`)
-		return fmt.Errorf("reset index to format %s: %w", indexFormat, err)
+		// The index is a cache: one that cannot be reset is rebuilt.
+		return fmt.Errorf("%w: reset index to format %s: %v", ErrCorrupt, indexFormat, err)
 	}
 	return nil
 }

@@ -40,7 +40,9 @@ func (s *Server) startProgress(ctx context.Context, title string, cancel context
 	}
 	go func() {
 		token := protocol.NewProgressToken(fmt.Sprintf("anchorage-%d", time.Now().UnixNano()))
-		cctx, stop := context.WithTimeout(ctx, 10*time.Second)
+		// Not the work's context: work that ends before the editor
+		// answers would cancel the request and leave a token dangling.
+		cctx, stop := context.WithTimeout(s.bg, 10*time.Second)
 		defer stop()
 		if err := s.client.WorkDoneProgressCreate(cctx, &protocol.WorkDoneProgressCreateParams{Token: *token}); err != nil {
 			s.log.Debug("window/workDoneProgress/create failed", zap.Error(err))

@@ -98,11 +98,13 @@ func compile(pattern string, opts Options) (*searcher, error) {
 		fold = strings.IndexFunc(pattern, unicode.IsUpper) < 0
 	}
 	s := &searcher{wholeWord: opts.WholeWord}
+	// A line break typed into a pattern, literal or regex, is a mistake:
+	// matches never span lines. (A regex's \n escape is refused later.)
+	if strings.ContainsRune(pattern, '\n') {
+		return nil, bad("pattern contains a line break, and matches cannot span lines", nil)
+	}
 
 	if !opts.Regex {
-		if strings.ContainsRune(pattern, '\n') {
-			return nil, bad("pattern contains a line break, and matches cannot span lines", nil)
-		}
 		s.litCR = strings.HasSuffix(pattern, "\r")
 		if !fold {
 			s.lit, s.direct = []byte(pattern), true

@@ -1,0 +1,313 @@
+// Drives real VS Code (code-server) in Debian's Chromium with playwright-core
+// and checks the Anchorage extension end to end. test/e2e.sh prepares
+// everything and runs this with:
+//   E2E_URL        code-server's address, opened on a copy of testdata/sampleapp
+//   E2E_ARTIFACTS  where screenshots go
+//   E2E_CHROMIUM   the browser (default /usr/bin/chromium)
+//   E2E_LOGS       code-server's log folder (holds the Anchorage output channel)
+// Exits non-zero when a check fails.
+import { mkdirSync, readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { chromium } from 'playwright-core';
+
+const url = process.env.E2E_URL;
+const artifacts = process.env.E2E_ARTIFACTS;
+if (!url || !artifacts) {
+  console.error('E2E_URL and E2E_ARTIFACTS are required (run test/e2e.sh)');
+  process.exit(2);
+}
+mkdirSync(artifacts, { recursive: true });
+
+const results = [];
+const shots = [];
+let page;
+
+async function shot(name) {
+  const file = join(artifacts, `${name}.png`);
+  try {
+    await page.screenshot({ path: file });
+    shots.push(file);
+    console.log(`   screenshot ${file}`);
+  } catch (err) {
+    console.log(`   (screenshot ${name} failed: ${err.message})`);
+  }
+}
+
+/** Runs one check, timing it; a failure is recorded and the run continues when possible. */
+async function check(name, fn, { fatal = false } = {}) {
+  const t0 = Date.now();
+  console.log(`-- ${name}`);
+  try {
+    const detail = await fn();
+    const ms = Date.now() - t0;
+    results.push({ name, ok: true, ms, detail });
+    console.log(`   PASS ${name} (${(ms / 1000).toFixed(1)}s)${detail ? `: ${detail}` : ''}`);
+  } catch (err) {
+    const ms = Date.now() - t0;
+    results.push({ name, ok: false, ms, detail: err.message });
+    console.log(`   FAIL ${name} (${(ms / 1000).toFixed(1)}s): ${err.message}`);
+    await shot(`fail-${name.replace(/\W+/g, '-').toLowerCase()}`);
+    if (fatal) {
+      throw err;
+    }
+  }
+}
+
+/** The Anchorage output channel's log, as code-server writes it. */
+function anchorageLog() {
+  const root = process.env.E2E_LOGS;
+  if (!root) {
+    return '';
+  }
+  let text = '';
+  for (const e of readdirSync(root, { recursive: true, withFileTypes: true })) {
+    if (e.isFile() && /Anchorage\.log$/.test(e.name)) {
+      text += readFileSync(join(e.parentPath ?? e.path, e.name), 'utf8');
+    }
+  }
+  return text;
+}
+
+/** How often the server logged a finished indexing of a folder. */
+const indexedCount = () => (anchorageLog().match(/anchorage: indexed /g) ?? []).length;
+
+const quickInput = '.quick-input-widget';
+const rows = `${quickInput} .quick-input-list .monaco-list-row`;
+
+async function closeQuickInput() {
+  if (await page.locator(quickInput).isVisible()) {
+    await page.keyboard.press('Escape');
+    await page.locator(quickInput).waitFor({ state: 'hidden', timeout: 5000 }).catch(() => {});
+  }
+}
+
+/** Opens the quick input with a key, retrying when focus moved and closed it. */
+async function openQuickInput(key) {
+  const input = page.locator(`${quickInput} input`);
+  for (let attempt = 1; ; attempt++) {
+    await closeQuickInput();
+    await page.keyboard.press(key);
+    try {
+      await input.waitFor({ state: 'visible', timeout: 3000 });
+      return input;
+    } catch (err) {
+      if (attempt === 3) {
+        throw new Error(`${key} did not open the quick input: ${err.message.split('\n')[0]}`);
+      }
+    }
+  }
+}
+
+/** Runs a command from the palette by its title. */
+async function runCommand(title) {
+  const input = await openQuickInput('F1');
+  await input.fill(`>${title}`);
+  const row = page.locator(rows, { hasText: title }).first();
+  await row.waitFor({ state: 'visible', timeout: 10000 });
+  await row.click();
+}
+
+/** Opens a workspace file with quick open. */
+async function openFile(rel) {
+  const input = await openQuickInput('Control+P');
+  await input.fill(rel);
+  const base = rel.split('/').pop();
+  const dir = rel.split('/').slice(0, -1).join('/');
+  // Click the row of that file: the list may still show recent files first.
+  const row = page.locator(rows, { hasText: base }).filter({ hasText: dir }).first();
+  await row.waitFor({ state: 'visible', timeout: 15000 });
+  await row.click();
+  await page.locator('.tab.active', { hasText: base }).waitFor({ state: 'visible', timeout: 10000 });
+  await page.locator('.monaco-editor .view-lines').first().waitFor({ state: 'visible', timeout: 10000 });
+}
+
+async function goToLine(line, column) {
+  const input = await openQuickInput('Control+G');
+  await input.fill(`:${line}:${column}`);
+  await page.keyboard.press('Enter');
+  await page.locator(quickInput).waitFor({ state: 'hidden', timeout: 5000 }).catch(() => {});
+}
+
+async function rowTexts() {
+  return (await page.locator(rows).allInnerTexts()).map((t) => t.replace(/\s+/g, ' ').trim());
+}
+
+// The extension's status bar item, found by its accessible label.
+const statusItem = () => page.locator('[aria-label^="Anchorage language server"]').first();
+
+let browser;
+const t0 = Date.now();
+try {
+  browser = await chromium.launch({
+    executablePath: process.env.E2E_CHROMIUM || '/usr/bin/chromium',
+    headless: true,
+    args: [
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+    ],
+  });
+  const context = await browser.newContext({ viewport: { width: 1440, height: 900 }, reducedMotion: 'reduce' });
+  page = await context.newPage();
+  page.setDefaultTimeout(20000);
+
+  await check(
+    'workbench opens and the extension starts the server',
+    async () => {
+      await page.goto(url, { waitUntil: 'domcontentloaded' });
+      await page.locator('.monaco-workbench').waitFor({ state: 'visible', timeout: 60000 });
+      await page.locator('.explorer-folders-view .monaco-list-row').first().waitFor({ state: 'visible', timeout: 60000 });
+      const item = statusItem();
+      await item.waitFor({ state: 'visible', timeout: 30000 });
+      // Idle: "⚓ Anchorage" once the server runs and indexing ended.
+      const deadline = Date.now() + 60000;
+      let text = '';
+      let seen = new Set();
+      for (;;) {
+        text = (await item.innerText()).trim();
+        seen.add(text);
+        if (text === '⚓ Anchorage') {
+          break;
+        }
+        if (/not installed/.test(text) || (await page.locator('.statusbar-item .codicon-error', { hasText: 'Anchorage' }).count()) > 0) {
+          throw new Error(`status bar says the server is missing or failed: "${text}"`);
+        }
+        if (Date.now() > deadline) {
+          throw new Error(`status bar never became idle; last text "${text}"`);
+        }
+        await page.waitForTimeout(100);
+      }
+      await shot('01-workbench');
+      // The tooltip holds anchorage.index.status.
+      await item.hover();
+      const hover = page.locator('.monaco-hover, .workbench-hover, .context-view .hover-contents').filter({ hasText: 'Index:' }).first();
+      await hover.waitFor({ state: 'visible', timeout: 10000 });
+      const tip = (await hover.innerText()).replace(/\s+/g, ' ').trim();
+      if (!/\d+ files, \d+ symbols/.test(tip)) {
+        throw new Error(`status tooltip has no index summary: "${tip}"`);
+      }
+      await shot('02-status-tooltip');
+      await page.mouse.move(700, 450);
+      return `status texts seen: ${[...seen].map((s) => JSON.stringify(s)).join(' → ')}; tooltip: ${tip.slice(0, 160)}`;
+    },
+    { fatal: true },
+  );
+
+  await check('Show Callers of UserRepository.FindByID in users/repo.go', async () => {
+    await openFile('users/repo.go');
+    await goToLine(25, 28); // func (r *UserRepository) Fi|ndByID(...)
+    await runCommand('Anchorage: Show Callers');
+    const title = page.locator(`${quickInput} .quick-input-title`);
+    await title.filter({ hasText: 'Callers of UserRepository.FindByID' }).waitFor({ state: 'visible', timeout: 15000 });
+    await page.locator(rows).first().waitFor({ state: 'visible', timeout: 10000 });
+    const texts = await rowTexts();
+    if (texts.length === 0) {
+      throw new Error('no items');
+    }
+    if (!texts.some((t) => t.includes('Service.GetUser') && t.includes('users/service.go:25'))) {
+      throw new Error(`Service.GetUser (users/service.go:25) not among ${JSON.stringify(texts)}`);
+    }
+    await shot('03-show-callers');
+    // Accepting opens the call site.
+    await page.locator(rows, { hasText: 'Service.GetUser' }).first().click();
+    await page.locator('.tab.active', { hasText: 'service.go' }).waitFor({ state: 'visible', timeout: 10000 });
+    await shot('04-callers-opened');
+    return `${(await title.innerText()).trim()}: ${texts.join(' | ')}`;
+  });
+
+  await check('Show Blast Radius of UserRepository.FindByID', async () => {
+    await openFile('users/repo.go');
+    await goToLine(25, 28);
+    await runCommand('Anchorage: Show Blast Radius');
+    const title = page.locator(`${quickInput} .quick-input-title`);
+    await title.filter({ hasText: 'Blast radius of UserRepository.FindByID' }).waitFor({ state: 'visible', timeout: 15000 });
+    const texts = await rowTexts();
+    if (!texts.some((t) => /depth 2/.test(t))) {
+      throw new Error(`no depth-2 dependents among ${JSON.stringify(texts)}`);
+    }
+    await shot('05-blast-radius');
+    await closeQuickInput();
+    return texts.join(' | ');
+  });
+
+  await check('Search Codebase returns routed results with a strategy badge', async () => {
+    await runCommand('Anchorage: Search Codebase');
+    const input = page.locator(`${quickInput} input`);
+    await input.waitFor({ state: 'visible', timeout: 10000 });
+    await input.pressSequentially('where are users loaded', { delay: 20 });
+    const badge = /\[(semantic|structural|keyword|hybrid)\]/;
+    const deadline = Date.now() + 20000;
+    let texts = [];
+    for (;;) {
+      texts = await rowTexts();
+      if (texts.some((t) => badge.test(t))) {
+        break;
+      }
+      if (texts.some((t) => /cannot search|Search failed/.test(t)) || Date.now() > deadline) {
+        await shot('06-search');
+        throw new Error(`no routed results; the palette shows ${JSON.stringify(texts)}`);
+      }
+      await page.waitForTimeout(100);
+    }
+    const title = (await page.locator(`${quickInput} .quick-input-title`).innerText()).trim();
+    if (!badge.test(title)) {
+      throw new Error(`title has no router strategy: "${title}"`);
+    }
+    await shot('06-search');
+    await page.keyboard.press('Enter');
+    await page.locator('.tab.active').waitFor({ state: 'visible', timeout: 10000 });
+    return `title "${title}"; ${texts.length} rows; first: ${texts[0]}`;
+  });
+  await check('Re-index Workspace re-indexes on the server', async () => {
+    await closeQuickInput();
+    const item = statusItem();
+    const seen = new Set();
+    const before = indexedCount();
+    const start = Date.now();
+    await runCommand('Anchorage: Re-index Workspace');
+    // Done when the server logged another finished indexing (its
+    // window/logMessage lands in the output channel) and the item is idle.
+    let after = before;
+    for (;;) {
+      const label = (await item.getAttribute('aria-label')) ?? '';
+      seen.add(label.replace('Anchorage language server: ', ''));
+      const toasts = (await page.locator('.notifications-toasts').innerText().catch(() => '')).replace(/\s+/g, ' ');
+      if (/cannot re-index|re-indexing failed|not running/i.test(toasts)) {
+        throw new Error(`notification: ${toasts}`);
+      }
+      after = indexedCount();
+      if (/: ready$/.test(label) && (after > before || !process.env.E2E_LOGS)) {
+        break;
+      }
+      if (Date.now() - start > 30000) {
+        throw new Error(`no new "indexed" line in the Anchorage log (${before} → ${after}); status seen ${[...seen].join(' → ')}`);
+      }
+      await page.waitForTimeout(50);
+    }
+    await shot('07-reindexed');
+    return `"anchorage: indexed" log lines ${before} → ${after}; status seen: ${[...seen].join(' → ')}`;
+  });
+} catch (err) {
+  console.log(`aborted: ${err.message}`);
+} finally {
+  await browser?.close().catch(() => {});
+}
+
+console.log('\n== e2e results');
+for (const r of results) {
+  console.log(`${r.ok ? 'PASS' : 'FAIL'}  ${(r.ms / 1000).toFixed(1).padStart(5)}s  ${r.name}`);
+}
+console.log(`browser total ${((Date.now() - t0) / 1000).toFixed(1)}s`);
+console.log(`screenshots (${shots.length}):`);
+for (const s of shots) {
+  console.log(`  ${s}`);
+}
+const failed = results.filter((r) => !r.ok).length;
+if (failed > 0 || results.length === 0) {
+  console.log(`${failed || 'all'} check(s) failed`);
+  process.exit(1);
+}

@@ -1,0 +1,133 @@
+import { strict as assert } from 'node:assert';
+import { describe, it } from 'node:test';
+
+import {
+  buildSearchArgs,
+  buildUsedArgs,
+  kindIcon,
+  searchResponseToItems,
+  searchResultToItem,
+  searchTitle,
+  snippetLine,
+  strategyBadge,
+  strategyIcon,
+} from '../../src/lib/search';
+import { SearchResponse } from '../../src/lib/types';
+import { fixture } from './helpers';
+
+describe('buildSearchArgs', () => {
+  it('sends the trimmed query in one object', () => {
+    assert.deepEqual(buildSearchArgs('  where are users loaded '), [{ query: 'where are users loaded' }]);
+  });
+  it('skips blank queries', () => {
+    assert.equal(buildSearchArgs(''), undefined);
+    assert.equal(buildSearchArgs(' \t\n'), undefined);
+  });
+  it('adds top_k when positive, as an integer', () => {
+    assert.deepEqual(buildSearchArgs('x', { topK: 20 }), [{ query: 'x', top_k: 20 }]);
+    assert.deepEqual(buildSearchArgs('x', { topK: 7.9 }), [{ query: 'x', top_k: 7 }]);
+    assert.deepEqual(buildSearchArgs('x', { topK: 0 }), [{ query: 'x' }]);
+    assert.deepEqual(buildSearchArgs('x', { topK: -3 }), [{ query: 'x' }]);
+    assert.deepEqual(buildSearchArgs('x', { topK: Number.NaN }), [{ query: 'x' }]);
+  });
+  it('forces a strategy only when it is a known one', () => {
+    assert.deepEqual(buildSearchArgs('x', { strategy: 'keyword' }), [{ query: 'x', strategy: 'keyword' }]);
+    assert.deepEqual(buildSearchArgs('x', { strategy: 'auto' }), [{ query: 'x' }]);
+    assert.deepEqual(buildSearchArgs('x', { strategy: 'bogus' }), [{ query: 'x' }]);
+  });
+});
+
+describe('buildUsedArgs', () => {
+  it('names the feedback id and the opened location', () => {
+    assert.deepEqual(buildUsedArgs(17, { file: 'users/repo.go', line: 25 }), [{ id: 17, file: 'users/repo.go', line: 25 }]);
+  });
+});
+
+describe('searchResultToItem', () => {
+  const resp = fixture<SearchResponse>('search.json');
+
+  it('maps a multi-strategy symbol hit with star, kind icon, badge and location', () => {
+    const item = searchResultToItem(resp.results![0]);
+    assert.equal(item.label, '★ $(symbol-method) UserRepository.FindByID');
+    assert.equal(item.description, '$(sparkle) [semantic] users/repo.go:25-32');
+    assert.equal(item.detail, '// FindByID loads one user by its id.');
+    assert.equal(item.alwaysShow, true);
+    assert.deepEqual(item.target, { file: 'users/repo.go', line: 25, endLine: 32, root: undefined });
+  });
+
+  it('has no star for single-strategy hits', () => {
+    const item = searchResultToItem(resp.results![1]);
+    assert.equal(item.label, '$(symbol-method) Service.GetUser');
+    assert.match(item.description!, /^\$\(type-hierarchy\) \[structural\] users\/service\.go:20-26/);
+  });
+
+  it('names text hits by their file', () => {
+    const item = searchResultToItem(resp.results![2]);
+    assert.equal(item.label, '$(file-code) db.go');
+    assert.equal(item.description, '$(whole-word) [keyword] internal/db/db.go:30');
+    assert.equal(item.detail, 'return c.db.QueryRowContext(ctx, query, args...)');
+  });
+
+  it('keeps the server order and always shows every item', () => {
+    const items = searchResponseToItems(resp);
+    assert.deepEqual(
+      items.map((i) => i.target.file),
+      ['users/repo.go', 'users/service.go', 'internal/db/db.go'],
+    );
+    assert.ok(items.every((i) => i.alwaysShow));
+  });
+
+  it('copes with null results and drops results without a file', () => {
+    assert.deepEqual(searchResponseToItems({ ...resp, results: null }), []);
+    assert.equal(searchResponseToItems({ ...resp, results: [{ file: '', line: 1 }, resp.results![1]] }).length, 1);
+  });
+});
+
+describe('searchTitle', () => {
+  it('shows the strategy, confidence, reasoning and timing', () => {
+    const resp = fixture<SearchResponse>('search.json');
+    assert.equal(
+      searchTitle(resp),
+      'Anchorage [hybrid] 72% — a question about behaviour that names a domain noun: semantic search plus the graph around it (3 results, 12 ms)',
+    );
+  });
+  it('counts what was cut and shows the notice', () => {
+    assert.equal(
+      searchTitle({ query: 'q', strategy: 'keyword', confidence: 0.9, reasoning: 'a quoted string', total: 57, notice: 'query cut to 2000 characters', results: [{ file: 'a', line: 1 }] }),
+      'Anchorage [keyword] 90% — a quoted string (1 of 57 results) · query cut to 2000 characters',
+    );
+  });
+  it('flags partial answers', () => {
+    assert.equal(
+      searchTitle({ query: 'q', strategy: 'keyword', confidence: 1, reasoning: '', partial: true, results: [] }),
+      'Anchorage [keyword] 100% (0 results, partial)',
+    );
+  });
+});
+
+describe('icons and snippets', () => {
+  it('has an icon and a badge for every strategy, and a fallback', () => {
+    for (const s of ['semantic', 'structural', 'keyword', 'hybrid']) {
+      assert.notEqual(strategyIcon(s), 'search');
+      assert.equal(strategyBadge(s), `[${s}]`);
+    }
+    assert.equal(strategyIcon(undefined), 'search');
+    assert.equal(strategyBadge(''), '[search]');
+  });
+  it('maps symbol kinds to codicons', () => {
+    assert.equal(kindIcon('function'), 'symbol-function');
+    assert.equal(kindIcon('interface'), 'symbol-interface');
+    assert.equal(kindIcon('nonsense'), 'file-code');
+  });
+  it('cuts long snippets to one line', () => {
+    assert.equal(snippetLine(undefined), undefined);
+    assert.equal(snippetLine('\n\n  '), undefined);
+    assert.equal(snippetLine('a   b\tc\nd'), 'a b c');
+    assert.equal(snippetLine('/**\n * Loads and stores users.\n */'), '* Loads and stores users.');
+    assert.equal(snippetLine('  """\n  Fetch one user.\n'), 'Fetch one user.');
+    assert.equal(snippetLine('/** Loads users. */'), '/** Loads users. */');
+    const long = snippetLine('x'.repeat(500))!;
+    assert.equal(long.length, 160);
+    assert.ok(long.endsWith('…'));
+  });
+});
