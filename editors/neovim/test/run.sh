@@ -1,7 +1,13 @@
 #!/usr/bin/env bash
-# Neovim headless smoke test: builds anchorage, starts it from Neovim's own
-# LSP client on a copy of testdata/sampleapp, and checks workspace/symbol,
-# documentSymbol, anchorage.callers and an edit (see smoke.lua).
+# Neovim headless tests: builds anchorage, then
+#  1. smoke.lua starts it from Neovim's own LSP client on a copy of
+#     testdata/sampleapp and checks workspace/symbol, documentSymbol,
+#     anchorage.callers and an edit;
+#  2. plugin.lua loads the plugin (editors/neovim) with
+#     require('anchorage').setup{...} on another copy and checks that the
+#     client attaches, :AnchorageSearch, :AnchorageCallers/Callees/
+#     BlastRadius, :AnchorageStatus/Reindex, one client per root, the code
+#     lens autocommands and :help anchorage after :helptags.
 # Installs nothing: needs go, gcc (cgo) and nvim (0.7 or later) on PATH.
 set -euo pipefail
 cd "$(dirname "$0")/../../.."
@@ -39,12 +45,12 @@ env \
   timeout -k 10 120 nvim --headless -u NONE -i NONE -n \
     -c 'luafile editors/neovim/test/smoke.lua' </dev/null || rc=$?
 
-echo "== results"
+echo "== smoke results"
 if [ -f "$result" ]; then cat "$result"; else echo "(no result file)"; fi
 
 status=0
 if [ "$rc" -ne 0 ]; then
-  echo "nvim exited with status $rc" >&2
+  echo "nvim exited with status $rc (smoke.lua)" >&2
   status=1
 fi
 if [ -f "$result" ] && grep -q '^FAIL' "$result"; then
@@ -57,15 +63,82 @@ for check in initialize workspace-symbol document-symbol callers edit-workspace-
   fi
 done
 
+# 2. The plugin, on a copy of its own (the smoke test edited the first).
+plugin_root="$tmp/plugin/sampleapp"
+mkdir -p "$tmp/plugin/data" "$tmp/plugin/scratch"
+cp -R testdata/sampleapp "$plugin_root"
+presult="$tmp/plugin/result.txt"
+plog="$tmp/plugin/server.log"
+prc=0
+start=$(date +%s)
+env \
+  ANCHORAGE_BIN="$tmp/anchorage" \
+  ANCHORAGE_ROOT="$plugin_root" \
+  ANCHORAGE_DATA="$tmp/plugin/data" \
+  ANCHORAGE_PLUGIN="$PWD/editors/neovim" \
+  ANCHORAGE_SCRATCH="$tmp/plugin/scratch" \
+  ANCHORAGE_RESULT="$presult" \
+  ANCHORAGE_LOG="$plog" \
+  XDG_CONFIG_HOME="$tmp/xdg/config" \
+  XDG_DATA_HOME="$tmp/xdg/data" \
+  XDG_STATE_HOME="$tmp/xdg/state" \
+  XDG_CACHE_HOME="$tmp/xdg/cache" \
+  XDG_RUNTIME_DIR="$tmp/xdg/run" \
+  timeout -k 10 150 nvim --headless -u NONE -i NONE -n \
+    -c 'luafile editors/neovim/test/plugin.lua' </dev/null || prc=$?
+
+echo "== plugin results ($(( $(date +%s) - start )) s)"
+if [ -f "$presult" ]; then cat "$presult"; else echo "(no result file)"; fi
+
+pstatus=0
+if [ "$prc" -ne 0 ]; then
+  echo "nvim exited with status $prc (plugin.lua)" >&2
+  pstatus=1
+fi
+if [ -f "$presult" ] && grep -q '^FAIL' "$presult"; then
+  pstatus=1
+fi
+for check in root-markers setup-validate missing-binary attach indexed status callers blast-radius callees \
+  search search-open search-used search-input search-format reuse-root codelens-guard reindex help \
+  lsp-config-file no-errors no-globals; do
+  if ! { [ -f "$presult" ] && grep -qx "ok $check" "$presult"; }; then
+    echo "missing: ok $check" >&2
+    pstatus=1
+  fi
+done
+
+# The plugin never writes into its own folder (help tags go to a copy).
+if [ -e editors/neovim/doc/tags ] && [ editors/neovim/doc/tags -nt "$tmp/anchorage" ]; then
+  echo "the test wrote editors/neovim/doc/tags" >&2
+  pstatus=1
+fi
+
+lsplog=$(find "$tmp/xdg" -name 'lsp.log' 2>/dev/null | head -n 1)
 if [ "$status" -ne 0 ]; then
-  echo "== server log (last 40 lines)"
+  echo "== smoke: server log (last 40 lines)"
   tail -n 40 "$log" 2>/dev/null || echo "(no server log)"
-  lsplog=$(find "$tmp/xdg" -name 'lsp.log' 2>/dev/null | head -n 1)
+fi
+if [ "$pstatus" -ne 0 ]; then
+  echo "== plugin: server log (last 40 lines)"
+  tail -n 40 "$plog" 2>/dev/null || echo "(no server log)"
+fi
+if [ "$status" -ne 0 ] || [ "$pstatus" -ne 0 ]; then
   if [ -n "$lsplog" ]; then
     echo "== neovim lsp.log (last 40 lines)"
     tail -n 40 "$lsplog"
   fi
+fi
+
+if [ "$status" -ne 0 ]; then
   echo "neovim smoke test: FAILED" >&2
+else
+  echo "neovim smoke test: ok"
+fi
+if [ "$pstatus" -ne 0 ]; then
+  echo "neovim plugin test: FAILED" >&2
+else
+  echo "neovim plugin test: ok"
+fi
+if [ "$status" -ne 0 ] || [ "$pstatus" -ne 0 ]; then
   exit 1
 fi
-echo "neovim smoke test: ok"

@@ -1,0 +1,448 @@
+-- The :Anchorage* user commands. Each asks the buffer's Anchorage client
+-- through workspace/executeCommand (the commands are listed in the
+-- server's README: anchorage.search, anchorage.callers, ...).
+local anchorage = require('anchorage')
+local compat = require('anchorage.compat')
+
+local levels = vim.log.levels
+local notify = anchorage.notify
+
+local M = {}
+
+-- JSON null arrives as vim.NIL.
+local function val(x)
+  if x == vim.NIL then
+    return nil
+  end
+  return x
+end
+
+local function nonempty(s)
+  s = val(s)
+  if type(s) == 'string' and s ~= '' then
+    return s
+  end
+  return nil
+end
+
+local function current_buf()
+  return vim.api.nvim_get_current_buf()
+end
+
+local function client_or_warn(bufnr)
+  local client, reason = anchorage.get_client(bufnr)
+  if not client then
+    notify(reason, levels.WARN)
+  end
+  return client
+end
+
+--- Runs a server command; on_result gets its result. Errors are shown.
+local function exec(client, command, args, bufnr, on_result)
+  local params = { command = command, arguments = args ~= nil and { args } or {} }
+  local sent = compat.request(client, 'workspace/executeCommand', params, function(err, result)
+    if err then
+      local invalid = type(err) == 'table' and err.code == -32602
+      local msg = type(err) == 'table' and err.message or tostring(err)
+      notify(invalid and msg or (command .. ' failed: ' .. msg), invalid and levels.WARN or levels.ERROR)
+      return
+    end
+    on_result(val(result))
+  end, bufnr)
+  if not sent then
+    notify(command .. ': the language server is not running (:AnchorageStatus)', levels.ERROR)
+  end
+end
+M.exec = exec
+
+local function abs_path(root, file)
+  if file:sub(1, 1) == '/' or not root then
+    return file
+  end
+  return root .. '/' .. file
+end
+
+local function same_file(a, b)
+  return vim.fn.fnamemodify(a, ':p') == vim.fn.fnamemodify(b, ':p')
+end
+
+--- Opens a file at a 1-based line (and column, else the line's first
+--- non-blank), keeping the jump in the jumplist. Returns whether it did.
+function M.open_location(path, line, col)
+  vim.cmd("normal! m'")
+  if not same_file(path, vim.api.nvim_buf_get_name(0)) then
+    local ok, err = pcall(vim.cmd, 'edit ' .. vim.fn.fnameescape(path))
+    if not ok then
+      notify('cannot open ' .. path .. ': ' .. tostring(err), levels.ERROR)
+      return false
+    end
+  end
+  local last = vim.api.nvim_buf_line_count(0)
+  line = math.max(1, math.min(tonumber(line) or 1, last))
+  vim.api.nvim_win_set_cursor(0, { line, 0 })
+  if col and col > 1 then
+    vim.api.nvim_win_set_cursor(0, { line, col - 1 })
+  else
+    vim.cmd('normal! ^')
+  end
+  vim.cmd('normal! zv')
+  return true
+end
+
+-- Search ----------------------------------------------------------------------
+
+local function first_line(s)
+  s = nonempty(s)
+  if not s then
+    return ''
+  end
+  return vim.trim((s:gsub('\n.*', '')))
+end
+
+--- One search result as a line of the picker: the strategy that found it
+--- as a badge, ★ when several strategies found it, file:line and the
+--- symbol (or, for text matches, the line's text).
+---@param r table a result of anchorage.search
+---@return string
+function M.format_result(r)
+  local badge = string.format('%-12s', '[' .. (nonempty(r.strategy) or '?') .. ']')
+  local star = val(r.multi_strategy) == true and '★' or ' '
+  local where = string.format('%s:%d', nonempty(r.file) or '?', tonumber(val(r.line)) or 0)
+  local what = nonempty(r.symbol)
+  if what then
+    local kind = nonempty(r.kind)
+    if kind then
+      what = what .. ' (' .. kind .. ')'
+    end
+  else
+    what = first_line(r.snippet)
+  end
+  return string.format('%s %s %s  %s', badge, star, where, what)
+end
+
+--- The picker's prompt: the router's strategy, confidence and reasoning.
+---@param resp table the answer of anchorage.search
+---@return string
+function M.search_prompt(resp)
+  local prompt = 'Anchorage ' .. (nonempty(resp.strategy) or 'search')
+  local confidence = tonumber(val(resp.confidence))
+  if confidence then
+    prompt = prompt .. string.format(' (%.2f)', confidence)
+  end
+  local reasoning = nonempty(resp.reasoning)
+  if reasoning then
+    prompt = prompt .. ': ' .. reasoning
+  end
+  if val(resp.partial) == true then
+    prompt = prompt .. ' [index still building]'
+  end
+  local notice = nonempty(resp.notice)
+  if notice then
+    prompt = prompt .. ' (' .. notice .. ')'
+  end
+  return prompt .. ' '
+end
+
+local function search_used(client, resp, choice)
+  local id = tonumber(val(resp.feedback_id))
+  if not id or id <= 0 then
+    return
+  end
+  local args = { id = id, file = choice.file, line = choice.line }
+  compat.request(client, 'workspace/executeCommand', { command = 'anchorage.search.used', arguments = { args } },
+    function(err)
+      if err then
+        -- Routing statistics only: not worth interrupting the user.
+        require('vim.lsp.log').warn('anchorage.search.used', err)
+      end
+    end)
+end
+
+--- Shows the results of a search in vim.ui.select; the chosen one is
+--- opened and reported with anchorage.search.used.
+function M.show_search(client, resp)
+  local results = val(resp and resp.results) or {}
+  if #results == 0 then
+    local notice = nonempty(resp and resp.notice)
+    notify(string.format('no results for "%s" (%s%s)', resp and resp.query or '', resp and resp.strategy or '?',
+      notice and ': ' .. notice or ''), levels.INFO)
+    return
+  end
+  vim.ui.select(results, {
+    prompt = M.search_prompt(resp),
+    format_item = M.format_result,
+    kind = 'anchorage.search',
+  }, function(choice)
+    if not choice then
+      return
+    end
+    local root = nonempty(choice.root) or anchorage.client_root(client)
+    if M.open_location(abs_path(root, choice.file), choice.line) then
+      search_used(client, resp, choice)
+    end
+  end)
+end
+
+--- :AnchorageSearch [query]: asks for the query when there is none.
+function M.search(query)
+  local bufnr = current_buf()
+  local client = client_or_warn(bufnr)
+  if not client then
+    return
+  end
+  local function run(q)
+    if type(q) ~= 'string' or vim.trim(q) == '' then
+      return
+    end
+    local top_k = anchorage.config().search.top_k
+    exec(client, 'anchorage.search', { query = vim.trim(q), top_k = top_k }, bufnr, function(resp)
+      M.show_search(client, resp)
+    end)
+  end
+  if query and vim.trim(query) ~= '' then
+    run(query)
+  else
+    vim.ui.input({ prompt = 'Anchorage search: ' }, run)
+  end
+end
+
+-- Graph -------------------------------------------------------------------------
+
+local graph_specs = {
+  callers = { command = 'anchorage.callers', title = 'callers of' },
+  callees = { command = 'anchorage.callees', title = 'callees of' },
+  blast_radius = { command = 'anchorage.blastRadius', title = 'blast radius of' },
+}
+
+--- The symbol under the cursor: the word there, qualified through
+--- textDocument/prepareCallHierarchy when the cursor is on a definition
+--- (UserRepository.FindByID rather than FindByID). callback(symbol, path)
+--- gets the definition's file too when known.
+local function resolve_symbol(client, bufnr, callback)
+  local word = vim.fn.expand('<cword>')
+  local identifier = word:match('^[%a_$][%w_$]*$') and word or nil
+  local caps = client.server_capabilities or {}
+  if not compat.is_attached(bufnr, client.id) or not val(caps.callHierarchyProvider) then
+    if identifier then
+      callback(identifier)
+    else
+      notify('no symbol under the cursor', levels.WARN)
+    end
+    return
+  end
+  compat.request(client, 'textDocument/prepareCallHierarchy', compat.position_params(client), function(err, result)
+    local item = not err and type(val(result)) == 'table' and result[1] or nil
+    if item and (not identifier or item.name == identifier) then
+      local data = type(val(item.data)) == 'table' and item.data or {}
+      callback(nonempty(data.qualified_name) or nonempty(item.detail) or item.name, nonempty(data.path))
+    elseif identifier then
+      callback(identifier)
+    else
+      notify('no symbol under the cursor', levels.WARN)
+    end
+  end, bufnr)
+end
+
+--- Quickfix items of a graph answer (the JSON of `anchorage graph ...
+--- --json`). When def_path is given and a definition is in that file,
+--- only the definitions there are listed.
+---@param kind string 'callers', 'callees' or 'blast_radius'
+---@param answer table
+---@param root string|nil the folder the answer's paths are relative to
+---@param def_path string|nil
+---@return table items
+function M.graph_items(kind, answer, root, def_path)
+  local defs = val(answer and answer.definitions) or {}
+  if def_path then
+    local here = {}
+    for _, d in ipairs(defs) do
+      if type(d.definition) == 'table' and d.definition.path == def_path then
+        table.insert(here, d)
+      end
+    end
+    if #here > 0 then
+      defs = here
+    end
+  end
+  local items = {}
+  for _, d in ipairs(defs) do
+    local def = val(d.definition) or {}
+    local prefix = ''
+    if #defs > 1 then
+      prefix = string.format('[%s %s:%s] ', def.qualified_name or '?', def.path or '?', tostring(def.line or '?'))
+    end
+    for _, entry in ipairs(val(d.result) or {}) do
+      if kind == 'blast_radius' then
+        local sym = val(entry.symbol) or {}
+        local name = nonempty(sym.qualified_name) or nonempty(entry.name) or '?'
+        local text = string.format('%sdepth %d: %s (%s %s)', prefix, tonumber(val(entry.depth)) or 0, name,
+          nonempty(entry.via) or '?', nonempty(entry.from) or '')
+        local item = { text = text }
+        if nonempty(sym.path) then
+          item.filename = abs_path(root, sym.path)
+          local line = tonumber(val(entry.line)) or 0
+          item.lnum = line > 0 and line or sym.line
+          item.col = line > 0 and 0 or sym.column
+        end
+        table.insert(items, item)
+      else
+        local caller = val(entry.caller) or {}
+        local callee = val(entry.callee)
+        local call = (nonempty(entry.qualifier) and entry.qualifier .. '.' or '') .. (entry.name or '?')
+        local target = call
+        if kind == 'callees' then
+          target = callee and nonempty(callee.qualified_name) or (call .. ' (outside the workspace)')
+        end
+        local text = string.format('%s%s → %s%s', prefix, nonempty(caller.qualified_name) or '?', target,
+          val(entry.ambiguous) == true and ' (ambiguous)' or '')
+        table.insert(items, {
+          filename = abs_path(root, entry.path or caller.path or '?'),
+          lnum = entry.line,
+          col = entry.column,
+          text = text,
+        })
+      end
+    end
+  end
+  return items
+end
+
+local function show_items(title, items)
+  local graph = anchorage.config().graph
+  if graph.output == 'select' then
+    vim.ui.select(items, {
+      prompt = title .. ' ',
+      kind = 'anchorage.graph',
+      format_item = function(item)
+        if item.filename then
+          return string.format('%s:%d  %s', vim.fn.fnamemodify(item.filename, ':~:.'), item.lnum or 0, item.text)
+        end
+        return item.text
+      end,
+    }, function(choice)
+      if choice and choice.filename then
+        M.open_location(choice.filename, choice.lnum, choice.col)
+      end
+    end)
+    return
+  end
+  vim.fn.setqflist({}, ' ', { title = title, items = items })
+  if graph.open then
+    vim.cmd('botright copen')
+  end
+end
+
+--- :AnchorageCallers / :AnchorageCallees / :AnchorageBlastRadius: the
+--- symbol given, else the one under the cursor.
+---@param kind string 'callers', 'callees' or 'blast_radius'
+---@param symbol string|nil
+---@param depth number|nil
+function M.graph(kind, symbol, depth)
+  local spec = assert(graph_specs[kind], 'unknown graph command ' .. tostring(kind))
+  local bufnr = current_buf()
+  local client = client_or_warn(bufnr)
+  if not client then
+    return
+  end
+  local function run(sym, def_path)
+    local args = { symbol = sym }
+    if kind == 'blast_radius' then
+      args.depth = depth or anchorage.config().graph.depth
+    end
+    exec(client, spec.command, args, bufnr, function(answer)
+      local items = M.graph_items(kind, answer, anchorage.client_root(client), def_path)
+      local title = string.format('Anchorage: %s %s', spec.title, sym)
+      if #items == 0 then
+        notify(string.format('no %s %s', spec.title, sym), levels.INFO)
+        return
+      end
+      show_items(title, items)
+    end)
+  end
+  if symbol and symbol ~= '' then
+    run(symbol)
+  else
+    resolve_symbol(client, bufnr, run)
+  end
+end
+
+-- Index -----------------------------------------------------------------------
+
+--- :AnchorageStatus: the server's index of each folder.
+function M.status()
+  local bufnr = current_buf()
+  local client = client_or_warn(bufnr)
+  if not client then
+    return
+  end
+  exec(client, 'anchorage.index.status', nil, bufnr, function(res)
+    local cmd = client.config and client.config.cmd
+    local lines = {
+      string.format('client %d (%s)%s', client.id, type(cmd) == 'table' and table.concat(cmd, ' ') or 'anchorage serve',
+        compat.is_attached(bufnr, client.id) and '' or ', not attached to this buffer'),
+    }
+    for _, f in ipairs(val(res and res.folders) or {}) do
+      local progress = ''
+      if val(f.indexing) == true then
+        progress = string.format(', indexing %d/%d files', tonumber(val(f.done)) or 0, tonumber(val(f.total)) or 0)
+      end
+      table.insert(lines, string.format('%s: %d files, %d symbols, %d edges%s', f.root or '?',
+        tonumber(val(f.files)) or 0, tonumber(val(f.symbols)) or 0, tonumber(val(f.edges)) or 0, progress))
+      if nonempty(f.database) then
+        table.insert(lines, '  index: ' .. f.database)
+      end
+    end
+    notify(table.concat(lines, '\n'), levels.INFO)
+  end)
+end
+
+--- :AnchorageReindex: brings every folder of the server up to date again.
+function M.reindex()
+  local bufnr = current_buf()
+  local client = client_or_warn(bufnr)
+  if not client then
+    return
+  end
+  exec(client, 'anchorage.reindex', nil, bufnr, function(res)
+    local n = tonumber(val(res and res.folders)) or 0
+    notify(string.format('re-indexing %d folder%s (:AnchorageStatus shows the progress)', n, n == 1 and '' or 's'),
+      levels.INFO)
+  end)
+end
+
+-- Commands ----------------------------------------------------------------------
+
+local function symbol_and_depth(fargs)
+  local args = vim.deepcopy(fargs)
+  local depth
+  if #args > 0 and args[#args]:match('^%d+$') then
+    depth = tonumber(table.remove(args))
+  end
+  return args[1], depth
+end
+
+--- Defines the user commands (again, when setup() runs again).
+function M.create()
+  local create = vim.api.nvim_create_user_command
+  create('AnchorageSearch', function(o)
+    M.search(o.args)
+  end, { nargs = '*', desc = 'Anchorage: routed search of the codebase' })
+  create('AnchorageCallers', function(o)
+    M.graph('callers', o.fargs[1])
+  end, { nargs = '?', desc = 'Anchorage: callers of the symbol under the cursor (or given)' })
+  create('AnchorageCallees', function(o)
+    M.graph('callees', o.fargs[1])
+  end, { nargs = '?', desc = 'Anchorage: callees of the symbol under the cursor (or given)' })
+  create('AnchorageBlastRadius', function(o)
+    local symbol, depth = symbol_and_depth(o.fargs)
+    M.graph('blast_radius', symbol, depth)
+  end, { nargs = '*', desc = 'Anchorage: what depends on the symbol under the cursor (or given) [depth]' })
+  create('AnchorageReindex', function()
+    M.reindex()
+  end, { nargs = 0, desc = 'Anchorage: re-index the workspace' })
+  create('AnchorageStatus', function()
+    M.status()
+  end, { nargs = 0, desc = 'Anchorage: index status' })
+end
+
+return M
