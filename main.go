@@ -63,7 +63,7 @@ func newRootCmd(stdout, stderr io.Writer) *cobra.Command {
 	root.PersistentFlags().StringVar(&g.embedding.URL, "embedding-url", "", "the embedding server's URL (default for ollama: "+embedding.DefaultOllamaURL+")")
 	root.PersistentFlags().StringVar(&g.embedding.Model, "embedding-model", "", "the embedding model")
 	root.PersistentFlags().StringVar(&g.embedding.APIKeyEnv, "embedding-api-key-env", "", "environment variable holding the embedding server's API key")
-	root.AddCommand(newIndexCmd(g), newGraphCmd(g), newBenchCmd(g), newServeCmd(g), newRouteCmd(g), newSearchCmd(g), newRoutingStatsCmd(g))
+	root.AddCommand(newIndexCmd(g), newGraphCmd(g), newBenchCmd(g), newServeCmd(g), newRouteCmd(g), newSearchCmd(g), newRoutingStatsCmd(g), newMemoryCmd(g))
 	return root
 }
 

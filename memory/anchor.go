@@ -1,0 +1,719 @@
+package memory
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/anchorage-dev/anchorage/analysis"
+	"github.com/anchorage-dev/anchorage/retrieval"
+)
+
+// Anchoring defaults.
+const (
+	// DefaultAnchorThreshold is the quality a candidate needs to become a
+	// rule's anchor.
+	DefaultAnchorThreshold = 0.7
+	// DefaultAnchorCandidates is how many ranked candidates an
+	// AnchorResult lists.
+	DefaultAnchorCandidates = 10
+	// MaxAnchorCandidates caps AnchorOptions.MaxCandidates.
+	MaxAnchorCandidates = 100
+)
+
+// The weights of an anchor's quality, from the reference design:
+// quality = 0.6·relevance + 0.2·size + 0.2·recency.
+const (
+	anchorWeightRelevance = 0.6
+	anchorWeightSize      = 0.2
+	anchorWeightRecency   = 0.2
+)
+
+// Errors reported by FindAnchor; test for them with errors.Is.
+var (
+	// ErrEmptyRule reports a rule without text.
+	ErrEmptyRule = errors.New("rule text is empty")
+	// ErrRuleTooLong reports a rule over MaxRuleBytes.
+	ErrRuleTooLong = errors.New("rule text is too long")
+	// ErrRuleNotText reports a rule with NUL bytes, control characters
+	// or invalid UTF-8.
+	ErrRuleNotText = errors.New("rule is not text")
+)
+
+// Anchorer finds the best concrete example of a coding rule in one
+// workspace: a symbol (function, method, type) whose code shows the rule
+// at work. It searches the workspace's index (BM25 over AST chunks with
+// the vector signal, and the code graph for identifiers the rule names)
+// and ranks candidates by quality = 0.6·relevance + 0.2·size +
+// 0.2·recency (see FindAnchor).
+//
+// An Anchorer is safe for concurrent use; it keeps no state between
+// calls.
+type Anchorer struct {
+	// Searcher searches the workspace's index; its Feedback, if any, is
+	// not used: anchoring is not a user's search.
+	Searcher *retrieval.Searcher
+	// Project is the workspace's name for project:<name> scopes; ""
+	// means ProjectName of the index's root.
+	Project string
+}
+
+// NewAnchorer returns an Anchorer over a workspace's searcher.
+func NewAnchorer(s *retrieval.Searcher) *Anchorer {
+	return &Anchorer{Searcher: s}
+}
+
+// AnchorOptions configure FindAnchor. The zero value anchors anywhere in
+// the workspace with the default threshold.
+type AnchorOptions struct {
+	// Scope is the rule's scope: "universal" (or ""), "language:<lang>"
+	// (candidates in that language only) or "project:<name>" (candidates
+	// only when the workspace is that project).
+	Scope string
+	// Language, if set, restricts candidates to files of that language
+	// ("go", "python", "typescript" also covering TSX, …). It must agree
+	// with a language scope.
+	Language string
+	// Threshold is the quality the best candidate needs to be the anchor;
+	// 0 means DefaultAnchorThreshold.
+	Threshold float64
+	// MaxCandidates is how many ranked candidates to return; 0 means
+	// DefaultAnchorCandidates.
+	MaxCandidates int
+}
+
+// AnchorCandidate is a possible example of a rule, with its scores, all
+// from 0 to 1.
+type AnchorCandidate struct {
+	// File is relative to the workspace root, with forward slashes.
+	File string `json:"file"`
+	// Symbol is the qualified name of the example
+	// (UserRepository.FindByID).
+	Symbol string `json:"symbol"`
+	Kind   string `json:"kind"`
+	// Line and EndLine are the symbol's first and last lines, 1-based.
+	Line    int `json:"line"`
+	EndLine int `json:"end_line"`
+	// Quality is 0.6·Relevance + 0.2·Size + 0.2·Recency.
+	Quality float64 `json:"quality"`
+	// Relevance is how well the symbol matches the rule (see
+	// FindAnchor).
+	Relevance float64 `json:"relevance"`
+	// Size prefers examples of a readable length (5 to 40 lines).
+	Size float64 `json:"size"`
+	// Recency prefers recently changed files: the share of the
+	// workspace's files changed before this one.
+	Recency float64 `json:"recency"`
+}
+
+// AnchorResult is what FindAnchor found for a rule.
+type AnchorResult struct {
+	Rule string `json:"rule"`
+	// Anchor is the best candidate when its quality reaches the
+	// threshold, else nil.
+	Anchor *AnchorCandidate `json:"anchor"`
+	// Candidates are the best candidates, best first, whether or not
+	// they reach the threshold.
+	Candidates []AnchorCandidate `json:"candidates"`
+	Threshold  float64           `json:"threshold"`
+	// Scope and Language are the restrictions that applied.
+	Scope    string `json:"scope"`
+	Language string `json:"language,omitempty"`
+	// Reason says why there is no anchor.
+	Reason    string  `json:"reason,omitempty"`
+	ElapsedMS float64 `json:"elapsed_ms"`
+}
+
+// anchorMeta is the JSON kept in a rule's anchor_metadata column.
+type anchorMeta struct {
+	Line       int     `json:"line"`
+	EndLine    int     `json:"end_line"`
+	Kind       string  `json:"kind"`
+	Relevance  float64 `json:"relevance"`
+	Size       float64 `json:"size"`
+	Recency    float64 `json:"recency"`
+	Threshold  float64 `json:"threshold"`
+	Project    string  `json:"project,omitempty"`
+	Root       string  `json:"root,omitempty"`
+	AnchoredAt string  `json:"anchored_at"`
+}
+
+// RuleAnchor returns the anchor columns of the result for Store.SetAnchor,
+// or nil when there is no anchor. root and project say which workspace
+// the anchor's file is relative to; they are kept in its metadata.
+func (r *AnchorResult) RuleAnchor(root, project string) *RuleAnchor {
+	if r == nil || r.Anchor == nil {
+		return nil
+	}
+	a := r.Anchor
+	meta, err := json.Marshal(anchorMeta{
+		Line: a.Line, EndLine: a.EndLine, Kind: a.Kind,
+		Relevance: a.Relevance, Size: a.Size, Recency: a.Recency, Threshold: r.Threshold,
+		Project: project, Root: root, AnchoredAt: time.Now().UTC().Format(time.RFC3339),
+	})
+	if err != nil {
+		meta = nil // cannot happen: plain numbers and strings
+	}
+	return &RuleAnchor{File: a.File, Symbol: a.Symbol, Score: a.Quality, Metadata: meta}
+}
+
+// AnchorRule finds the anchor of a rule with the default threshold and
+// returns its columns for Store.SetAnchor, or nil when no example is
+// good enough. scope is the rule's scope and language, if not "", the
+// language its examples must be in.
+func (a *Anchorer) AnchorRule(ctx context.Context, rule, scope, language string) (*RuleAnchor, error) {
+	res, err := a.FindAnchor(ctx, rule, AnchorOptions{Scope: scope, Language: language})
+	if err != nil {
+		return nil, err
+	}
+	return res.RuleAnchor(a.Searcher.Index.Root(), a.project()), nil
+}
+
+// AnchorLocation is where an anchor's symbol is now.
+type AnchorLocation struct {
+	File    string `json:"file"`
+	Symbol  string `json:"symbol"`
+	Kind    string `json:"kind"`
+	Line    int    `json:"line"`
+	EndLine int    `json:"end_line"`
+}
+
+// Locate resolves a stored anchor through the live graph: the symbol
+// named symbol in file, nearest to line (1-based; 0 when unknown). It
+// reports false when the file is gone from disk or the index, or no
+// longer defines the symbol: the anchor is lost and the rule needs
+// re-anchoring.
+func (a *Anchorer) Locate(ctx context.Context, file, symbol string, line int) (AnchorLocation, bool, error) {
+	ix := a.Searcher.Index
+	if _, err := os.Stat(filepath.Join(ix.Root(), filepath.FromSlash(file))); err != nil {
+		if errors.Is(err, os.ErrNotExist) {
+			return AnchorLocation{}, false, nil
+		}
+		return AnchorLocation{}, false, fmt.Errorf("locate anchor %s in %s: %w", symbol, file, err)
+	}
+	sym, ok, err := ix.FindSymbol(ctx, file, symbol, max(line-1, 0))
+	if err != nil || !ok {
+		return AnchorLocation{}, false, err
+	}
+	return AnchorLocation{File: sym.Path, Symbol: sym.QualifiedName, Kind: string(sym.Kind),
+		Line: sym.Range.Start.Line + 1, EndLine: sym.Range.End.Line + 1}, true, nil
+}
+
+func (a *Anchorer) project() string {
+	if a.Project != "" {
+		return a.Project
+	}
+	return ProjectName(a.Searcher.Index.Root())
+}
+
+// checkAnchorRule validates a rule's text and returns it trimmed.
+func checkAnchorRule(rule string) (string, error) {
+	if strings.IndexByte(rule, 0) >= 0 || !utf8.ValidString(rule) {
+		return "", fmt.Errorf("%w: it holds NUL bytes or invalid UTF-8", ErrRuleNotText)
+	}
+	for _, r := range rule {
+		if unicode.IsControl(r) && r != '\t' && r != '\n' && r != '\r' {
+			return "", fmt.Errorf("%w: it holds the control character %U", ErrRuleNotText, r)
+		}
+	}
+	rule = strings.TrimSpace(rule)
+	switch {
+	case rule == "":
+		return "", ErrEmptyRule
+	case len(rule) > MaxRuleBytes:
+		return "", fmt.Errorf("%w: %d bytes, the limit is %d", ErrRuleTooLong, len(rule), MaxRuleBytes)
+	}
+	return rule, nil
+}
+
+// anchorScope resolves the scope and language options into the language
+// candidates must have ("" for any) and, when the rule cannot anchor in
+// this workspace, the reason.
+func (a *Anchorer) anchorScope(opts AnchorOptions) (scope, lang, skip string, err error) {
+	scope = ScopeUniversal
+	if strings.TrimSpace(opts.Scope) != "" {
+		if scope, err = NormalizeScope(opts.Scope); err != nil {
+			return "", "", "", err
+		}
+	}
+	if opts.Language != "" {
+		if lang = NormalizeLanguage(opts.Language); lang == "" {
+			return "", "", "", fmt.Errorf("%q is not a language name", opts.Language)
+		}
+	}
+	switch scopeKind(scope) {
+	case KindLanguage:
+		if lang != "" && lang != scopeName(scope) {
+			return "", "", "", fmt.Errorf("language %s contradicts scope %s", lang, scope)
+		}
+		lang = scopeName(scope)
+	case KindProject:
+		if p := a.project(); scopeName(scope) != p {
+			skip = fmt.Sprintf("scope %s is another project than this workspace (project:%s)", scope, p)
+		}
+	}
+	return scope, lang, skip, nil
+}
+
+// FindAnchor finds the best example of rule in the workspace.
+//
+// Candidates come from a semantic search of the rule's key words (BM25
+// over identifier-split, stemmed terms of AST chunks, with code
+// abbreviations and the vector signal) and from the code graph: the
+// definitions of identifiers the rule names (sync.Once,
+// UserRepository.FindByID, writeError) and their callers. Each candidate
+// symbol is scored:
+//
+//   - relevance, within [0, 1]: a logistic function of the evidence that
+//     the symbol shows the rule. A ranking score weighs the IDF-weighted
+//     share of the rule's key terms (identifier-split, stemmed, with code
+//     abbreviations) found in the symbol's name, doc comment, signature
+//     and code, the same share in its name alone, its rank in the
+//     semantic search, whether it defines (or calls) an identifier the
+//     rule names or holds a fragment the rule quotes, and whether it is
+//     test code; relevance adds the lead of the score over the other
+//     candidates, the share of all the rule's words the symbol covers,
+//     the share the workspace uses at all, and the size of the index.
+//     Its parameters are calibrated on rule sets with known best examples
+//     so that the default threshold separates right examples from wrong
+//     ones (see anchorCalibration);
+//   - size: 1 for 5 to 40 lines, less for shorter and longer symbols;
+//   - recency: the share of the workspace's files last changed before the
+//     candidate's (by the hour; 0.5 when they all changed together).
+//
+// quality = 0.6·relevance + 0.2·size + 0.2·recency; the best candidate
+// is the anchor when its quality reaches the threshold. Candidates in
+// files that no longer exist are skipped. A rule of another project, or
+// whose words the workspace never uses, gets no anchor, with a reason.
+func (a *Anchorer) FindAnchor(ctx context.Context, rule string, opts AnchorOptions) (*AnchorResult, error) {
+	start := time.Now()
+	rule, err := checkAnchorRule(rule)
+	if err != nil {
+		return nil, fmt.Errorf("anchor rule: %w", err)
+	}
+	if a == nil || a.Searcher == nil || a.Searcher.Index == nil {
+		return nil, errors.New("anchor rule: no index to search")
+	}
+	threshold := opts.Threshold
+	switch {
+	case threshold == 0:
+		threshold = DefaultAnchorThreshold
+	case math.IsNaN(threshold) || threshold < 0 || threshold > 1:
+		return nil, fmt.Errorf("anchor rule: threshold %v is not between 0 and 1", opts.Threshold)
+	}
+	maxCands := opts.MaxCandidates
+	switch {
+	case maxCands <= 0:
+		maxCands = DefaultAnchorCandidates
+	case maxCands > MaxAnchorCandidates:
+		maxCands = MaxAnchorCandidates
+	}
+	scope, lang, skip, err := a.anchorScope(opts)
+	if err != nil {
+		return nil, fmt.Errorf("anchor rule: %w", err)
+	}
+	res := &AnchorResult{Rule: rule, Candidates: []AnchorCandidate{}, Threshold: threshold, Scope: scope, Language: lang}
+	defer func() { res.ElapsedMS = float64(time.Since(start).Microseconds()) / 1000 }()
+	if skip != "" {
+		res.Reason = skip
+		return res, nil
+	}
+	scored, reason, err := a.rank(ctx, rule, lang)
+	if err != nil {
+		return nil, fmt.Errorf("anchor rule %q: %w", anchorShorten(rule, 60), err)
+	}
+	for i := range scored {
+		if i == maxCands {
+			break
+		}
+		res.Candidates = append(res.Candidates, scored[i].AnchorCandidate)
+	}
+	switch {
+	case len(scored) > 0 && scored[0].Quality >= threshold:
+		best := scored[0].AnchorCandidate
+		res.Anchor = &best
+	case reason != "":
+		res.Reason = reason
+	case len(scored) == 0:
+		res.Reason = "nothing in the workspace matches the rule"
+		if lang != "" {
+			res.Reason = "nothing in the workspace's " + lang + " files matches the rule"
+		}
+	default:
+		res.Reason = fmt.Sprintf("no example reaches the threshold %.2f (best %.2f: %s in %s)",
+			threshold, scored[0].Quality, scored[0].Symbol, scored[0].File)
+	}
+	return res, nil
+}
+
+// anchorShorten cuts s to at most n bytes, at a rune boundary, with an
+// ellipsis.
+func anchorShorten(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n] + "…"
+}
+
+// anchorScored is a candidate with what ranked it.
+type anchorScored struct {
+	AnchorCandidate
+	features anchorFeatures
+}
+
+// Candidate pool sizes: how many semantic results are scored, how many
+// definitions of a named identifier are taken (more means the name is
+// too common to say which one the rule means), and how many of their
+// callers.
+const (
+	anchorSemanticPool = 40
+	anchorIdentDefs    = 6
+	anchorIdentUses    = 12
+)
+
+// rank gathers and scores the candidates for a rule, best first. reason
+// is set when the rule cannot be anchored at all.
+func (a *Anchorer) rank(ctx context.Context, rule, lang string) ([]anchorScored, string, error) {
+	ix := a.Searcher.Index
+	rq := analyzeAnchorRule(rule)
+	if len(rq.terms) == 0 && len(rq.idents) == 0 {
+		return nil, "the rule has no words to look for in code (only common words)", nil
+	}
+	if err := a.weighTerms(ctx, &rq); err != nil {
+		return nil, "", err
+	}
+	pool := newAnchorPool()
+
+	// The semantic search: ranks are the agreement signal.
+	if q := rq.searchText(); q != "" {
+		s := *a.Searcher
+		s.Feedback = nil
+		resp, err := s.Search(ctx, retrieval.Request{Query: q, Strategy: retrieval.Semantic, TopK: anchorSemanticPool})
+		var qe *retrieval.QueryError
+		if err != nil && !errors.As(err, &qe) {
+			return nil, "", err
+		}
+		if err == nil {
+			rank := 0
+			for _, r := range resp.Results {
+				if r.Symbol == "" {
+					continue // module-level code is not a symbol
+				}
+				sym, ok, err := ix.FindSymbol(ctx, r.File, r.Symbol, r.Line-1)
+				if err != nil {
+					return nil, "", err
+				}
+				if ok {
+					pool.add(sym).rank = rank
+					rank++
+				}
+			}
+		}
+	}
+
+	// The graph: definitions of the identifiers the rule names, and the
+	// code that calls them.
+	for _, id := range rq.idents {
+		defs, err := anchorLookup(ctx, ix, id)
+		if err != nil {
+			return nil, "", err
+		}
+		defs = anchorPreferShipped(defs, rq.aboutTests)
+		if len(defs) > anchorIdentDefs {
+			continue // too common a name to mean one definition
+		}
+		for _, d := range defs {
+			c := pool.add(d)
+			c.named = true
+			c.defines = append(c.defines, strings.ToLower(id))
+		}
+		if len(defs) > 2 {
+			continue
+		}
+		for _, d := range defs {
+			calls, err := ix.Callers(ctx, d)
+			if err != nil {
+				return nil, "", err
+			}
+			seen := map[int64]bool{}
+			for _, c := range calls {
+				if seen[c.Caller.ID] || c.Caller.Kind == analysis.KindModule {
+					continue
+				}
+				seen[c.Caller.ID] = true
+				pool.add(c.Caller).uses = true
+				if len(seen) == anchorIdentUses {
+					break
+				}
+			}
+		}
+	}
+
+	times, err := newAnchorMtimes(ctx, ix)
+	if err != nil {
+		return nil, "", err
+	}
+	files := newAnchorFiles(ix.Root(), a.Searcher)
+	var out []anchorScored
+	for _, c := range pool.list {
+		if err := ctx.Err(); err != nil {
+			return nil, "", err
+		}
+		sym := c.sym
+		if sym.Kind == analysis.KindModule || !anchorLanguageMatches(lang, sym.Language) {
+			continue
+		}
+		text, mtime, ok, err := files.symbolText(sym)
+		if err != nil {
+			return nil, "", err
+		}
+		if !ok {
+			continue // the file is gone: the index has not caught up yet
+		}
+		f := rq.features(c, text)
+		lines := sym.Range.End.Line - sym.Range.Start.Line + 1
+		out = append(out, anchorScored{
+			AnchorCandidate: AnchorCandidate{
+				File: sym.Path, Symbol: sym.QualifiedName, Kind: string(sym.Kind),
+				Line: sym.Range.Start.Line + 1, EndLine: sym.Range.End.Line + 1,
+				Size:    anchorSizeScore(lines),
+				Recency: times.recency(mtime),
+			},
+			features: f,
+		})
+	}
+	anchorMargins(out)
+	for i := range out {
+		sc := &out[i]
+		sc.Relevance = anchorRelevance(sc.features)
+		sc.Quality = anchorWeightRelevance*sc.Relevance + anchorWeightSize*sc.Size + anchorWeightRecency*sc.Recency
+		sc.Relevance, sc.Size, sc.Recency, sc.Quality = anchorRound3(sc.Relevance), anchorRound3(sc.Size), anchorRound3(sc.Recency), anchorRound3(sc.Quality)
+	}
+	sort.SliceStable(out, func(i, j int) bool {
+		if out[i].Quality != out[j].Quality {
+			return out[i].Quality > out[j].Quality
+		}
+		return out[i].Relevance > out[j].Relevance
+	})
+	reason := ""
+	if rq.grounded < anchorMinGrounded && len(out) > 0 {
+		reason = "the workspace's code does not use most of the rule's words"
+	}
+	return out, reason, nil
+}
+
+// anchorMinGrounded is the share of a rule's weight below which the
+// reason for a missing anchor is the rule's vocabulary rather than its examples.
+const anchorMinGrounded = 0.35
+
+func anchorRound3(x float64) float64 { return math.Round(x*1000) / 1000 }
+
+// anchorLookup finds the definitions an identifier the rule names
+// means: the name as written (UserRepository.FindByID, sync.Once), else
+// its last part (rows.Close → Close).
+func anchorLookup(ctx context.Context, ix *analysis.Index, id string) ([]analysis.SymbolInfo, error) {
+	defs, err := ix.Lookup(ctx, id)
+	if err != nil || len(defs) > 0 {
+		return defs, err
+	}
+	if i := strings.LastIndexAny(id, ".:"); i >= 0 && i+1 < len(id) {
+		return ix.Lookup(ctx, id[i+1:])
+	}
+	return nil, nil
+}
+
+// anchorPreferShipped drops definitions in test files when there are others,
+// unless the rule is about tests.
+func anchorPreferShipped(defs []analysis.SymbolInfo, aboutTests bool) []analysis.SymbolInfo {
+	if aboutTests {
+		return defs
+	}
+	var out []analysis.SymbolInfo
+	for _, d := range defs {
+		if !retrieval.IsTestPath(d.Path) && !anchorTestdataPath(d.Path) {
+			out = append(out, d)
+		}
+	}
+	if len(out) == 0 {
+		return defs
+	}
+	return out
+}
+
+// anchorTestdataPath reports whether a path is under a testdata directory:
+// fixtures, not the project's code.
+func anchorTestdataPath(p string) bool {
+	return strings.HasPrefix(p, "testdata/") || strings.Contains(p, "/testdata/")
+}
+
+// anchorLanguageMatches reports whether a file of language fileLang (as the
+// index names it) may hold an example for a rule restricted to lang.
+func anchorLanguageMatches(lang, fileLang string) bool {
+	return lang == "" || NormalizeLanguage(fileLang) == lang
+}
+
+// candidate is a symbol gathered for scoring, with how it was found.
+type anchorCand struct {
+	sym analysis.SymbolInfo
+	// rank is the 0-based rank in the semantic search, -1 if not found
+	// there.
+	rank int
+	// named is set for a definition of an identifier the rule names;
+	// uses for a symbol that calls one.
+	named, uses bool
+	// defines are the identifiers (lower-case, as the rule writes them)
+	// that the symbol defines.
+	defines []string
+}
+
+// anchorPool gathers candidates once each, in order of discovery.
+type anchorPool struct {
+	byID map[int64]*anchorCand
+	list []*anchorCand
+}
+
+func newAnchorPool() *anchorPool { return &anchorPool{byID: map[int64]*anchorCand{}} }
+
+// add returns the pool's candidate for sym, adding it if new.
+func (p *anchorPool) add(sym analysis.SymbolInfo) *anchorCand {
+	if c, ok := p.byID[sym.ID]; ok {
+		return c
+	}
+	c := &anchorCand{sym: sym, rank: -1}
+	p.byID[sym.ID] = c
+	p.list = append(p.list, c)
+	return c
+}
+
+// anchorFiles reads the files of candidates once per ranking.
+type anchorFiles struct {
+	root     string
+	searcher *retrieval.Searcher
+	files    map[string]anchorFile
+}
+
+type anchorFile struct {
+	lines []string
+	mtime time.Time
+	ok    bool
+}
+
+func newAnchorFiles(root string, s *retrieval.Searcher) *anchorFiles {
+	return &anchorFiles{root: root, searcher: s, files: map[string]anchorFile{}}
+}
+
+// symbolText returns the source of a symbol and its file's modification
+// time; ok is false when the file no longer exists. Documents open in an
+// editor (the searcher's overlay) count as changed now.
+func (fc *anchorFiles) symbolText(sym analysis.SymbolInfo) (string, time.Time, bool, error) {
+	f, seen := fc.files[sym.Path]
+	if !seen {
+		abs := filepath.Join(fc.root, filepath.FromSlash(sym.Path))
+		var text []byte
+		var err error
+		if fc.searcher.Overlay != nil {
+			if t, ok := fc.searcher.Overlay(sym.Path); ok {
+				text, f.mtime, f.ok = t, time.Now(), true
+			}
+		}
+		if !f.ok {
+			var info os.FileInfo
+			info, err = os.Stat(abs)
+			if err == nil {
+				f.mtime = info.ModTime()
+				text, err = os.ReadFile(abs)
+			}
+			switch {
+			case errors.Is(err, os.ErrNotExist):
+			case err != nil:
+				return "", time.Time{}, false, fmt.Errorf("read %s: %w", sym.Path, err)
+			default:
+				f.ok = true
+			}
+		}
+		if f.ok {
+			f.lines = strings.Split(strings.ToValidUTF8(string(text), "\uFFFD"), "\n")
+		}
+		fc.files[sym.Path] = f
+	}
+	if !f.ok {
+		return "", time.Time{}, false, nil
+	}
+	from, to := sym.Range.Start.Line, sym.Range.End.Line+1
+	if from < 0 || from >= len(f.lines) {
+		return "", time.Time{}, false, nil // the file changed under the index
+	}
+	return strings.Join(f.lines[from:min(to, len(f.lines))], "\n"), f.mtime, true, nil
+}
+
+// anchorMtimes are the modification times of the workspace's files, by the
+// hour, sorted: the recency of a file is the share of files changed
+// before it.
+type anchorMtimes struct{ hours []int64 }
+
+// newAnchorMtimes reads the modification times of the indexed files.
+func newAnchorMtimes(ctx context.Context, ix *analysis.Index) (*anchorMtimes, error) {
+	rows, err := ix.DB().QueryContext(ctx, `SELECT mtime FROM files`)
+	if err != nil {
+		return nil, fmt.Errorf("read file times: %w", err)
+	}
+	defer rows.Close()
+	var m anchorMtimes
+	for rows.Next() {
+		var ns int64
+		if err := rows.Scan(&ns); err != nil {
+			return nil, fmt.Errorf("read file times: %w", err)
+		}
+		m.hours = append(m.hours, ns/int64(time.Hour))
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("read file times: %w", err)
+	}
+	sort.Slice(m.hours, func(i, j int) bool { return m.hours[i] < m.hours[j] })
+	return &m, nil
+}
+
+// recency returns the share of files changed in an earlier hour than t,
+// counting those of the same hour half: 0.5 when every file changed in
+// the same hour (a fresh checkout), near 1 for the newest of many.
+func (m *anchorMtimes) recency(t time.Time) float64 {
+	n := len(m.hours)
+	if n == 0 {
+		return 0.5
+	}
+	h := t.UnixNano() / int64(time.Hour)
+	below := sort.Search(n, func(i int) bool { return m.hours[i] >= h })
+	upto := sort.Search(n, func(i int) bool { return m.hours[i] > h })
+	r := (float64(below) + 0.5*float64(upto-below)) / float64(n)
+	if upto == below { // a time the index has not seen: newer or older
+		r = float64(below) / float64(n)
+	}
+	return math.Max(0, math.Min(1, r))
+}
+
+// anchorSizeScore prefers examples a reader takes in at a glance that
+// still show something: 1 from 5 to 40 lines, 0.5 for one line rising by
+// 0.125 a line below 5, and 40/lines above 40 (0.5 at 80 lines).
+func anchorSizeScore(lines int) float64 {
+	switch {
+	case lines <= 1:
+		return 0.5
+	case lines < 5:
+		return 0.5 + 0.125*float64(lines-1)
+	case lines <= 40:
+		return 1
+	}
+	return 40 / float64(lines)
+}

@@ -1,0 +1,624 @@
+package memory
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/anchorage-dev/anchorage/analysis"
+	"github.com/anchorage-dev/anchorage/retrieval"
+)
+
+var (
+	anchorStdlib    = flag.Bool("anchor.stdlib", false, "also evaluate anchoring on the Go standard library (indexes GOROOT/src once: slow)")
+	anchorDir       = flag.String("anchor.dir", "", "keep the evaluation's index databases in this directory between runs")
+	anchorCalibrate = flag.Bool("anchor.calibrate", false, "fit the relevance model on the training rule sets and print it")
+)
+
+// anchorCase is one line of a rule set: a rule and its acceptable
+// examples. A rule with no files has no good example in the workspace.
+type anchorCase struct {
+	Rule   string   `json:"rule"`
+	File   []string `json:"file"`
+	Symbol []string `json:"symbol"`
+	Scope  string   `json:"scope"`
+}
+
+func readAnchorCases(t testing.TB, name string) []anchorCase {
+	t.Helper()
+	f, err := os.Open(filepath.Join("testdata", "anchors", name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var out []anchorCase
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		if strings.TrimSpace(sc.Text()) == "" {
+			continue
+		}
+		var c anchorCase
+		dec := json.NewDecoder(strings.NewReader(sc.Text()))
+		dec.DisallowUnknownFields()
+		if err := dec.Decode(&c); err != nil {
+			t.Fatalf("%s: %v in %s", name, err, sc.Text())
+		}
+		out = append(out, c)
+	}
+	if err := sc.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// accepts reports whether an anchor is one of the case's examples: the
+// file, and the symbol too when sym is set.
+func (c anchorCase) accepts(a *AnchorCandidate, sym bool) bool {
+	if a == nil || !slices.Contains(c.File, a.File) {
+		return false
+	}
+	return !sym || slices.Contains(c.Symbol, a.Symbol)
+}
+
+// copySampleApp copies testdata/sampleapp into a temporary directory
+// named sampleapp (the project name its rules' scopes use); the copy's
+// files all change in the same hour, so recency is neutral.
+func copySampleApp(t testing.TB) string {
+	t.Helper()
+	dir, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	root := filepath.Join(dir, "sampleapp")
+	if err := os.CopyFS(root, os.DirFS(filepath.Join("..", "testdata", "sampleapp"))); err != nil {
+		t.Fatal(err)
+	}
+	return root
+}
+
+// openEvalIndex indexes root into a database in -anchor.dir (or a
+// temporary directory) and returns a searcher over it, with the word
+// vectors the command line uses.
+func openEvalIndex(t testing.TB, root, dir string) *retrieval.Searcher {
+	t.Helper()
+	ctx := context.Background()
+	vec, err := retrieval.NewWordVectors()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if dir == "" {
+		dir = t.TempDir()
+	}
+	ix, err := analysis.Open(ctx, analysis.Options{
+		Root: root, DBPath: filepath.Join(dir, filepath.Base(filepath.Clean(root))+".db"),
+		Workers: runtime.NumCPU(), Embedder: vec,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ix.Close() })
+	if _, err := ix.Update(ctx, nil); err != nil {
+		t.Fatal(err)
+	}
+	return &retrieval.Searcher{Index: ix, Vectors: vec}
+}
+
+// stdlibRoot returns GOROOT/src, or skips the test unless
+// -anchor.stdlib.
+func stdlibRoot(t testing.TB) string {
+	t.Helper()
+	if !*anchorStdlib {
+		t.Skip("indexes the Go standard library; run with -anchor.stdlib")
+	}
+	root := filepath.Join(runtime.GOROOT(), "src")
+	if _, err := os.Stat(root); err != nil {
+		t.Skipf("no Go standard library at %s", root)
+	}
+	return root
+}
+
+// anchorTally counts an evaluation's outcomes.
+type anchorTally struct {
+	rules, anchored, rightFile, rightSymbol int
+	// project-scoped rules with an example
+	projRules, projAnchored, projRightFile int
+	// rules without a good example, and those left unanchored
+	none, noneUnanchored int
+	// anchors in one of the rule's files
+	anchoredRight int
+	elapsed       time.Duration
+}
+
+func share(n, of int) float64 { return float64(n) / float64(max(of, 1)) }
+
+// runAnchorEval anchors every rule of a set and logs a table of the
+// outcomes and each miss.
+func runAnchorEval(t *testing.T, a *Anchorer, name string, cases []anchorCase) anchorTally {
+	t.Helper()
+	ctx := context.Background()
+	var s anchorTally
+	var lines []string
+	for _, c := range cases {
+		start := time.Now()
+		res, err := a.FindAnchor(ctx, c.Rule, AnchorOptions{Scope: c.Scope})
+		if err != nil {
+			t.Fatalf("%q: %v", c.Rule, err)
+		}
+		s.elapsed += time.Since(start)
+		top := "-"
+		if len(res.Candidates) > 0 {
+			b := res.Candidates[0]
+			top = fmt.Sprintf("%s %s q=%.2f r=%.2f", b.File, b.Symbol, b.Quality, b.Relevance)
+		}
+		mark := ""
+		if len(c.File) == 0 {
+			s.none++
+			if res.Anchor == nil {
+				s.noneUnanchored++
+			} else {
+				mark = "FALSE ANCHOR"
+			}
+		} else {
+			s.rules++
+			proj := strings.HasPrefix(c.Scope, KindProject+":")
+			if proj {
+				s.projRules++
+			}
+			if res.Anchor != nil {
+				s.anchored++
+				if proj {
+					s.projAnchored++
+				}
+				if c.accepts(res.Anchor, false) {
+					s.anchoredRight++
+				}
+			} else {
+				mark = "unanchored"
+			}
+			if c.accepts(res.Anchor, false) || res.Anchor == nil && len(res.Candidates) > 0 && c.accepts(&res.Candidates[0], false) {
+				// The right file counts for the top candidate, anchored
+				// or not: anchoring is measured above.
+				s.rightFile++
+				if proj {
+					s.projRightFile++
+				}
+			} else {
+				mark += " WRONG FILE"
+			}
+			best := res.Anchor
+			if best == nil && len(res.Candidates) > 0 {
+				best = &res.Candidates[0]
+			}
+			if c.accepts(best, true) {
+				s.rightSymbol++
+			} else if !strings.Contains(mark, "FILE") {
+				mark += " wrong symbol"
+			}
+		}
+		lines = append(lines, fmt.Sprintf("  %-14s %-70.70q → %s", strings.TrimSpace(mark), c.Rule, top))
+	}
+	sort.SliceStable(lines, func(i, j int) bool { return lines[i] > lines[j] })
+	proj := func(n int) string {
+		if s.projRules == 0 {
+			return "no project-scoped rules"
+		}
+		return fmt.Sprintf("project-scoped: %.0f%% of %d", 100*share(n, s.projRules), s.projRules)
+	}
+	t.Logf("%s: %d rules with an example, %d without\n"+
+		"  anchored (quality ≥ threshold): %.0f%% (%s)\n"+
+		"  right file (top candidate):     %.0f%% (%s)\n"+
+		"  right symbol (top candidate):   %.0f%%\n"+
+		"  anchors in a right file:        %d of %d\n"+
+		"  rules without an example left unanchored: %d of %d\n"+
+		"  mean time per rule: %.1f ms\n%s",
+		name, s.rules, s.none,
+		100*share(s.anchored, s.rules), proj(s.projAnchored),
+		100*share(s.rightFile, s.rules), proj(s.projRightFile),
+		100*share(s.rightSymbol, s.rules), s.anchoredRight, s.anchored, s.noneUnanchored, s.none,
+		float64(s.elapsed.Microseconds())/1000/float64(max(len(cases), 1)), strings.Join(lines, "\n"))
+	return s
+}
+
+// TestAnchorEvalSampleApp measures anchor discovery on the sample app's
+// rule sets and holds the training set to the targets: an anchor for
+// ≥ 80 % of the rules with an example (project-scoped ones and all), the
+// right file for ≥ 90 %, and no anchor for ≥ 80 % of the rules without
+// one. Run with -v to see the table.
+func TestAnchorEvalSampleApp(t *testing.T) {
+	a := NewAnchorer(openEvalIndex(t, copySampleApp(t), ""))
+	for _, set := range []string{"sampleapp.jsonl", "sampleapp-holdout.jsonl"} {
+		t.Run(set, func(t *testing.T) {
+			s := runAnchorEval(t, a, set, readAnchorCases(t, set))
+			if set != "sampleapp.jsonl" {
+				return // the holdout is measured, not tuned on
+			}
+			for _, c := range []struct {
+				what    string
+				n, of   int
+				atLeast float64
+			}{
+				{"anchored project-scoped rules", s.projAnchored, s.projRules, 0.8},
+				{"anchored rules", s.anchored, s.rules, 0.8},
+				{"rules with the right file", s.rightFile, s.rules, 0.9},
+				{"rules without an example left unanchored", s.noneUnanchored, s.none, 0.8},
+			} {
+				if got := share(c.n, c.of); got < c.atLeast {
+					t.Errorf("%s: %.2f, want ≥ %.2f", c.what, got, c.atLeast)
+				}
+			}
+		})
+	}
+}
+
+// TestAnchorEvalStdlib measures anchor discovery on the Go standard
+// library:
+//
+//	go test ./memory -run TestAnchorEvalStdlib -anchor.stdlib [-anchor.dir DIR] -v
+func TestAnchorEvalStdlib(t *testing.T) {
+	a := NewAnchorer(openEvalIndex(t, stdlibRoot(t), *anchorDir))
+	for _, set := range []string{"gostdlib.jsonl", "gostdlib-holdout.jsonl"} {
+		t.Run(set, func(t *testing.T) {
+			runAnchorEval(t, a, set, readAnchorCases(t, set))
+		})
+	}
+}
+
+// checkRuleSet fails for examples that the workspace does not define.
+func checkRuleSet(t *testing.T, ix *analysis.Index, name string) {
+	ctx := context.Background()
+	for _, c := range readAnchorCases(t, name) {
+		if len(c.File) == 0 != (len(c.Symbol) == 0) {
+			t.Errorf("%s: %q: files and symbols must both be given or both empty", name, c.Rule)
+		}
+		if _, err := NormalizeScope(c.Scope); c.Scope != "" && err != nil {
+			t.Errorf("%s: %q: %v", name, c.Rule, err)
+		}
+		for _, f := range c.File {
+			syms, err := ix.SymbolsInFile(ctx, f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(syms) == 0 {
+				t.Errorf("%s: %q: no indexed file %s", name, c.Rule, f)
+			}
+		}
+		for _, sym := range c.Symbol {
+			found := false
+			for _, f := range c.File {
+				if _, ok, err := ix.FindSymbol(ctx, f, sym, 0); err != nil {
+					t.Fatal(err)
+				} else if ok {
+					found = true
+				}
+			}
+			if !found {
+				t.Errorf("%s: %q: no symbol %s in %v", name, c.Rule, sym, c.File)
+			}
+		}
+	}
+}
+
+// TestAnchorRuleSets checks that every example of the sample app's rule
+// sets exists (and the standard library's with -anchor.stdlib).
+func TestAnchorRuleSets(t *testing.T) {
+	s := openEvalIndex(t, filepath.Join("..", "testdata", "sampleapp"), "")
+	for _, set := range []string{"sampleapp.jsonl", "sampleapp-holdout.jsonl"} {
+		checkRuleSet(t, s.Index, set)
+	}
+	if *anchorStdlib {
+		s := openEvalIndex(t, stdlibRoot(t), *anchorDir)
+		for _, set := range []string{"gostdlib.jsonl", "gostdlib-holdout.jsonl"} {
+			checkRuleSet(t, s.Index, set)
+		}
+	}
+}
+
+// BenchmarkAnchorStdlib times anchor discovery for the standard
+// library's rules and reports p50 and p95 per rule:
+//
+//	go test ./memory -run '^$' -bench AnchorStdlib -anchor.stdlib [-anchor.dir DIR]
+func BenchmarkAnchorStdlib(b *testing.B) {
+	a := NewAnchorer(openEvalIndex(b, stdlibRoot(b), *anchorDir))
+	cases := append(readAnchorCases(b, "gostdlib.jsonl"), readAnchorCases(b, "gostdlib-holdout.jsonl")...)
+	ctx := context.Background()
+	var times []time.Duration
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		c := cases[i%len(cases)]
+		start := time.Now()
+		if _, err := a.FindAnchor(ctx, c.Rule, AnchorOptions{Scope: c.Scope}); err != nil {
+			b.Fatal(err)
+		}
+		times = append(times, time.Since(start))
+	}
+	b.StopTimer()
+	sort.Slice(times, func(i, j int) bool { return times[i] < times[j] })
+	b.ReportMetric(float64(times[len(times)/2].Microseconds())/1000, "p50-ms")
+	b.ReportMetric(float64(times[len(times)*95/100].Microseconds())/1000, "p95-ms")
+}
+
+// calibrationRule is a training rule's candidates: their ranking
+// features, whether each is a known example (good) or in a known file
+// (goodFile), and the rule's grounding.
+type calibrationRule struct {
+	x        [][6]float64
+	coverage []float64
+	good     []bool
+	goodFile []bool
+	size     []float64
+	grounded float64
+	corpus   float64
+}
+
+// collectRules scores every candidate of every rule of a set.
+func collectRules(t *testing.T, a *Anchorer, cases []anchorCase) []calibrationRule {
+	t.Helper()
+	ctx := context.Background()
+	var out []calibrationRule
+	for _, c := range cases {
+		_, lang, _, err := a.anchorScope(AnchorOptions{Scope: c.Scope})
+		if err != nil {
+			t.Fatal(err)
+		}
+		scored, _, err := a.rank(ctx, c.Rule, lang)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r := calibrationRule{}
+		for _, s := range scored {
+			r.x = append(r.x, s.features.ranking())
+			r.coverage = append(r.coverage, s.features.Coverage)
+			r.size = append(r.size, s.Size)
+			r.good = append(r.good, c.accepts(&s.AnchorCandidate, true))
+			r.goodFile = append(r.goodFile, c.accepts(&s.AnchorCandidate, false))
+			r.grounded = s.features.Grounded
+			r.corpus = s.features.Corpus
+		}
+		out = append(out, r)
+	}
+	return out
+}
+
+func dot6(w []float64, x [6]float64) float64 {
+	z := 0.0
+	for i, v := range x {
+		z += w[i] * v
+	}
+	return z
+}
+
+// fitRanking fits the ranking weights by gradient descent on the
+// listwise loss −log Σ_good softmax(w·x) over the rules that have a good
+// candidate, with a small L2 penalty.
+func fitRanking(rules []calibrationRule) []float64 {
+	w := make([]float64, 6)
+	const lr, l2, epochs = 0.5, 0.002, 5000
+	for range epochs {
+		grad := make([]float64, 6)
+		n := 0
+		for _, r := range rules {
+			if !slices.Contains(r.good, true) {
+				continue
+			}
+			n++
+			zs := make([]float64, len(r.x))
+			zmax := math.Inf(-1)
+			for i, x := range r.x {
+				zs[i] = dot6(w, x)
+				zmax = math.Max(zmax, zs[i])
+			}
+			var all, good float64
+			for i, z := range zs {
+				e := math.Exp(z - zmax)
+				all += e
+				if r.good[i] {
+					good += e
+				}
+			}
+			for i, x := range r.x {
+				e := math.Exp(zs[i] - zmax)
+				d := e / all
+				if r.good[i] {
+					d -= e / good
+				}
+				for k, v := range x {
+					grad[k] += d * v
+				}
+			}
+		}
+		for k := range w {
+			w[k] -= lr * (grad[k]/float64(max(n, 1)) + l2*w[k])
+		}
+	}
+	return w
+}
+
+var anchorBalance = flag.Float64("anchor.balance", 0, "with -anchor.calibrate: how far to even the classes of the calibration (0: as they are, 1: equal)")
+
+// fitCalibration fits relevance = σ(c₀ + c₁·score + c₂·margin +
+// c₃·coverage + c₄·grounded + c₅·corpus) by logistic regression on each
+// rule's best candidate by score, labelled by whether it is one of the
+// rule's known examples (in one of its files, with file set). Scores and margins are recomputed
+// with the ranking weights w.
+func fitCalibration(rules []calibrationRule, w []float64, file bool) []float64 {
+	var xs [][5]float64
+	var ys, sizes []float64
+	for _, r := range rules {
+		if len(r.x) == 0 {
+			continue
+		}
+		best, second := -1, -1
+		for i, x := range r.x {
+			switch {
+			case best < 0 || dot6(w, x) > dot6(w, r.x[best]):
+				best, second = i, best
+			case second < 0 || dot6(w, x) > dot6(w, r.x[second]):
+				second = i
+			}
+		}
+		sc := dot6(w, r.x[best])
+		m := sc
+		if second >= 0 {
+			m = sc - dot6(w, r.x[second])
+		}
+		m = math.Max(-anchorMaxMargin, math.Min(anchorMaxMargin, m))
+		xs = append(xs, [5]float64{sc, m, r.coverage[best], r.grounded, r.corpus})
+		sizes = append(sizes, r.size[best])
+		y := 0.0
+		if r.good[best] || file && r.goodFile[best] {
+			y = 1
+		}
+		ys = append(ys, y)
+	}
+	var pos float64
+	for _, y := range ys {
+		pos += y
+	}
+	n := float64(len(ys))
+	// Class weights: as they are (1/n each) moved by -anchor.balance
+	// towards even classes (0.5/count each).
+	b := *anchorBalance
+	cw := [2]float64{(1-b)/n + b*0.5/(n-pos), (1-b)/n + b*0.5/pos}
+	c := make([]float64, 6)
+	const lr, l2, epochs = 0.05, 0.001, 100000
+	for range epochs {
+		var g [6]float64
+		for i, x := range xs {
+			z := c[0]
+			for k, v := range x {
+				z += c[k+1] * v
+			}
+			d := cw[int(ys[i])] * (anchorLogistic(z) - ys[i])
+			g[0] += d
+			for k, v := range x {
+				g[k+1] += d * v
+			}
+		}
+		for k := range c {
+			reg := 0.0
+			if k > 0 {
+				reg = l2 * c[k]
+			}
+			c[k] -= lr * (g[k] + reg)
+		}
+	}
+	// The intercept is then set where the anchoring decision (quality
+	// ≥ 0.7 at neutral recency) is right for the most training rules:
+	// anchored when the best candidate is a known example, not
+	// anchored otherwise; in the middle of the best interval.
+	right := func(shift float64) int {
+		n := 0
+		for i, x := range xs {
+			z := c[0] + shift
+			for k, v := range x {
+				z += c[k+1] * v
+			}
+			q := anchorWeightRelevance*anchorLogistic(z) + anchorWeightSize*sizes[i] + anchorWeightRecency*0.5
+			if (q >= DefaultAnchorThreshold) == (ys[i] == 1) {
+				n++
+			}
+		}
+		return n
+	}
+	bestN, lo, hi := -1, 0.0, 0.0
+	for shift := -6.0; shift <= 6; shift += 0.01 {
+		switch n := right(shift); {
+		case n > bestN:
+			bestN, lo, hi = n, shift, shift
+		case n == bestN && shift-hi < 0.015:
+			hi = shift
+		}
+	}
+	c[0] += (lo + hi) / 2
+	return c
+}
+
+// TestAnchorCalibrate fits the ranking weights and the relevance
+// calibration on the training sets and prints them for
+// anchorRankWeights and anchorCalibration:
+//
+//	go test ./memory -run TestAnchorCalibrate -anchor.calibrate -anchor.stdlib -anchor.dir DIR -v
+func TestAnchorCalibrate(t *testing.T) {
+	if !*anchorCalibrate {
+		t.Skip("run with -anchor.calibrate")
+	}
+	a := NewAnchorer(openEvalIndex(t, copySampleApp(t), ""))
+	rules := collectRules(t, a, readAnchorCases(t, "sampleapp.jsonl"))
+	if *anchorStdlib {
+		s := NewAnchorer(openEvalIndex(t, stdlibRoot(t), *anchorDir))
+		rules = append(rules, collectRules(t, s, readAnchorCases(t, "gostdlib.jsonl"))...)
+	}
+	w := fitRanking(rules)
+	c := fitCalibration(rules, w, false)
+	var b strings.Builder
+	for i, name := range []string{"focus", "name", "agreement", "named", "literal", "test"} {
+		fmt.Fprintf(&b, "\t%.2f, // %s\n", w[i], name)
+	}
+	b.WriteString("calibration:\n")
+	for i, name := range []string{"intercept", "ranking score", "margin", "coverage", "grounded", "corpus"} {
+		fmt.Fprintf(&b, "\t%.2f, // %s\n", c[i], name)
+	}
+	top1 := 0
+	for _, r := range rules {
+		best := -1
+		for i, x := range r.x {
+			if best < 0 || dot6(w, x) > dot6(w, r.x[best]) {
+				best = i
+			}
+		}
+		if best >= 0 && r.good[best] {
+			top1++
+		}
+	}
+	t.Logf("%d rules; the fitted ranking puts a known example first for %d\nranking weights:\n%s", len(rules), top1, b.String())
+}
+
+var anchorDebug = flag.String("anchor.debug", "", "print the scored candidates of this rule (with -anchor.stdlib: on the standard library)")
+
+// TestAnchorDebug prints every candidate of one rule with its features.
+func TestAnchorDebug(t *testing.T) {
+	if *anchorDebug == "" {
+		t.Skip("run with -anchor.debug RULE")
+	}
+	var s *retrieval.Searcher
+	if *anchorStdlib {
+		s = openEvalIndex(t, stdlibRoot(t), *anchorDir)
+	} else {
+		s = openEvalIndex(t, copySampleApp(t), "")
+	}
+	a := NewAnchorer(s)
+	rq := analyzeAnchorRule(*anchorDebug)
+	if err := a.weighTerms(context.Background(), &rq); err != nil {
+		t.Fatal(err)
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "idents %q literals %q grounded %.2f search %q\n", rq.idents, rq.literals, rq.grounded, rq.searchText())
+	for _, term := range rq.terms {
+		fmt.Fprintf(&b, "  term %-14s w=%.2f known=%v soft=%v whole=%v kw=%v forms=%v\n", term.stem, term.weight, term.known, term.soft, term.whole, term.keyword, term.forms)
+	}
+	scored, reason, err := a.rank(context.Background(), *anchorDebug, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	fmt.Fprintf(&b, "reason %q\n", reason)
+	for i, c := range scored {
+		if i == 25 {
+			break
+		}
+		f := c.features
+		fmt.Fprintf(&b, "%5.2f %5.2f  s %5.2f m %5.2f foc %.2f nam %.2f gr %.2f agr %.2f named %.1f lit %.1f test %.0f size %.2f  %s %s\n",
+			c.Quality, c.Relevance, f.Score, f.Margin, f.Focus, f.Name, f.Grounded, f.Agreement, f.Named, f.Literal, f.Test, c.Size, c.File, c.Symbol)
+	}
+	t.Log(b.String())
+}

@@ -1,0 +1,744 @@
+package memory
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/anchorage-dev/anchorage/analysis"
+	"github.com/anchorage-dev/anchorage/retrieval"
+	"github.com/anchorage-dev/anchorage/retrieval/wordvec"
+)
+
+// anchorTerm is a key term of a rule: a word or identifier part, stemmed as
+// the chunk index stems its terms (analysis.AppendTerms).
+type anchorTerm struct {
+	// word is the term as the rule writes it, lower-case.
+	word string
+	stem string
+	// forms are the stems that count as the term in code: the term's
+	// own and those of its code abbreviations ("db" for database).
+	forms []string
+	// literals are lower-case fragments of code that count as the term
+	// ("%w" for wrap).
+	literals []string
+	weight   float64
+	// soft marks the generic words of rules ("call", "argument",
+	// "first"): they count, but little.
+	soft bool
+	// whole marks a whole identifier of several parts (findbyid).
+	whole bool
+	// keyword marks a word the index leaves out (a language keyword such
+	// as defer or return): code is searched for it as it is.
+	keyword bool
+	// known is set when the workspace's code uses the term.
+	known bool
+}
+
+// anchorQuery is what a rule asks of the code.
+type anchorQuery struct {
+	terms []anchorTerm
+	// idents are the identifiers the rule names, as written
+	// (UserRepository.FindByID, sync.Once, writeError).
+	idents []string
+	// literals are lower-case code fragments the rule quotes
+	// (sync.once, %w), looked for verbatim.
+	literals []string
+	// words are the rule's key words as written, for the semantic
+	// search.
+	words []string
+	// aboutTests is set for rules about test code.
+	aboutTests bool
+	// grounded is the share of the rule's term weight that the
+	// workspace's code uses at all (see weighTerms).
+	grounded float64
+	// corpus is log₁₀ of the number of chunks in the index.
+	corpus float64
+}
+
+// anchorMaxTerms and anchorMaxIdents cap the terms and identifiers taken
+// from a long rule: its first ones.
+const (
+	anchorMaxTerms  = 32
+	anchorMaxIdents = 8
+)
+
+// analyzeAnchorRule extracts a rule's key terms, identifiers and code
+// fragments.
+func analyzeAnchorRule(rule string) anchorQuery {
+	var rq anchorQuery
+	aliases := anchorAliases()
+	byStem := map[string]int{}
+	addTerm := func(w string, whole bool) {
+		if len(rq.terms) >= anchorMaxTerms || utf8.RuneCountInString(w) < 2 || anchorIsNumber(w) || anchorStopWord(w) {
+			return
+		}
+		stem := analysis.Stem(w)
+		if i, ok := byStem[stem]; ok {
+			rq.terms[i].whole = rq.terms[i].whole || whole
+			return
+		}
+		t := anchorTerm{word: w, stem: stem, whole: whole, soft: anchorSoftWord(w) || anchorSoftWord(stem)}
+		t.forms = append([]string{stem}, aliases[stem]...)
+		if stem == "wrap" {
+			t.literals = []string{"%w"}
+		}
+		t.keyword = len(analysis.AppendTerms(nil, w)) == 0
+		if stem == "test" || stem == "spec" {
+			rq.aboutTests = true
+		}
+		byStem[stem] = len(rq.terms)
+		rq.terms = append(rq.terms, t)
+		rq.words = append(rq.words, w)
+	}
+	// What the rule sets its practice against ("instead of string
+	// concatenation") describes code that is not the example: its words
+	// are left out.
+	if lo, hi := anchorContrast(rule); lo >= 0 {
+		rule = rule[:lo] + " " + rule[hi:]
+	}
+	analysis.CodeWords(rule, func(w string, _, _ int, whole bool) error {
+		addTerm(w, whole)
+		return nil
+	})
+
+	seenIdent := map[string]bool{}
+	fields := strings.Fields(rule)
+	for i, f := range fields {
+		sentenceStart := i == 0 || strings.ContainsAny(fields[i-1][len(fields[i-1])-1:], ".!?:")
+		tok := strings.Trim(f, "\"'`“”‘’,;!?[]{}<>")
+		tok = strings.TrimRight(tok, ".:")
+		if strings.HasPrefix(tok, "(") {
+			tok = strings.TrimLeft(tok, "(")
+		}
+		if j := strings.Index(tok, "%"); j >= 0 && j+1 < len(tok) && unicode.IsLetter(rune(tok[j+1])) {
+			rq.literals = anchorAppendNew(rq.literals, strings.ToLower(tok[j:j+2]))
+			continue
+		}
+		id, ok := anchorIdentifier(tok, sentenceStart, strings.HasPrefix(f, "`"))
+		if !ok || seenIdent[id] || len(rq.idents) == anchorMaxIdents || anchorStopWord(strings.ToLower(id)) {
+			continue
+		}
+		seenIdent[id] = true
+		rq.idents = append(rq.idents, id)
+		if strings.ContainsAny(id, ".:") {
+			rq.literals = anchorAppendNew(rq.literals, strings.ToLower(id))
+		}
+	}
+	return rq
+}
+
+// anchorContrast returns the byte span of the clause in which a rule sets
+// its practice against another ("…, instead of X", "…, rather than X",
+// "…, never X", "…, not X"), up to the end of the clause, or -1, -1. A
+// rule that is all prohibition ("Never use panic") has no such clause:
+// what it forbids is what it is about.
+func anchorContrast(rule string) (int, int) {
+	lower := strings.ToLower(rule)
+	lo, n := -1, 0
+	for _, m := range []string{" instead of ", " rather than ", ", never ", ", not ", "; never ", "; not "} {
+		if i := strings.Index(lower, m); i > 0 && (lo < 0 || i < lo) {
+			lo, n = i, len(m)
+		}
+	}
+	if lo < 0 {
+		return -1, -1
+	}
+	// The clause ends at a sentence's punctuation, not at the dot of a
+	// qualified name (fmt.Sprintf).
+	hi := lo + n
+	for hi < len(rule) {
+		c := rule[hi]
+		if c == ';' || c == '!' || c == '?' || (c == '.' || c == ':') && (hi+1 == len(rule) || rule[hi+1] == ' ') {
+			break
+		}
+		hi++
+	}
+	return lo, hi
+}
+
+func anchorAppendNew(xs []string, x string) []string {
+	for _, y := range xs {
+		if y == x {
+			return xs
+		}
+	}
+	return append(xs, x)
+}
+
+func anchorIsNumber(w string) bool {
+	for _, r := range w {
+		if !unicode.IsDigit(r) {
+			return false
+		}
+	}
+	return true
+}
+
+// anchorIdentifier reports whether a word of a rule names code, and
+// returns the name: a qualified name (sync.Once, fmt::Display), a name
+// with an underscore or inner capitals (from_json, writeError, ApiError),
+// a call (run(files) → run), a quoted name, or a capitalised word inside
+// a sentence (Close, Repository) that is not an acronym (HTTP).
+func anchorIdentifier(tok string, sentenceStart, quoted bool) (string, bool) {
+	call := false
+	if i := strings.IndexByte(tok, '('); i >= 0 {
+		tok, call = tok[:i], true
+	}
+	tok = strings.Trim(tok, ".:")
+	if utf8.RuneCountInString(tok) < 2 {
+		return "", false
+	}
+	first, _ := utf8.DecodeRuneInString(tok)
+	if !unicode.IsLetter(first) && first != '_' {
+		return "", false
+	}
+	hasLower, innerUpper, sep := false, false, false
+	prevLower := false
+	for _, r := range tok {
+		switch {
+		case r == '.' || r == ':':
+			sep = true
+		case r == '_':
+			sep = true
+		case unicode.IsLetter(r) || unicode.IsDigit(r):
+			if unicode.IsUpper(r) && prevLower {
+				innerUpper = true
+			}
+			if unicode.IsLower(r) {
+				hasLower = true
+			}
+		default:
+			return "", false // a hyphen, a slash: prose
+		}
+		prevLower = unicode.IsLower(r) || unicode.IsDigit(r)
+	}
+	switch {
+	case !hasLower && !call:
+		return "", false // an acronym (HTTP, JDBC) or a constant
+	case sep || innerUpper || call || quoted:
+		return tok, true
+	case unicode.IsUpper(first) && !sentenceStart:
+		return tok, true
+	}
+	return "", false
+}
+
+// searchText is the text the semantic search looks for: the rule's key
+// words and named identifiers.
+func (rq *anchorQuery) searchText() string {
+	return strings.Join(append(append([]string(nil), rq.words...), rq.idents...), " ")
+}
+
+// Term weights: a term weighs 0.25 + 0.75·idf, idf being ln((N+1)/(df+1))
+// / ln(N+1) over the N chunks of the index, df of which hold the term (1
+// for the rarest, 0 for a term in every chunk). Language keywords, which
+// the index does not count, weigh anchorKeywordWeight; the generic words of
+// rules a share anchorSoftShare; whole identifiers anchorWholeBoost times more.
+// Words the code never uses count in grounding only: a rare English word
+// (or none: a product's name, Redis) weighs anchorUnknownWeight, as much
+// as the rarest words of the code, for it names what the rule is about;
+// a common English word (among the anchorCommonRank most frequent) that
+// the code does not use is more likely the rule's phrasing ("hand-written
+// loops") and weighs anchorUnknownCommon.
+const (
+	anchorBaseWeight    = 0.25
+	anchorKeywordWeight = 0.35
+	anchorSoftShare     = 0.4
+	anchorWholeBoost    = 1.5
+	anchorUnknownWeight = 1.0
+	anchorUnknownCommon = 0.4
+	anchorCommonRank    = 20000
+)
+
+// weighTerms weighs each term by its inverse document frequency in the
+// chunk index and marks the terms the code uses; rq.grounded is the
+// known terms' share of the weight.
+func (a *Anchorer) weighTerms(ctx context.Context, rq *anchorQuery) error {
+	db := a.Searcher.Index.DB()
+	var n float64
+	if err := db.QueryRowContext(ctx, `SELECT count(*) FROM chunks`).Scan(&n); err != nil {
+		return fmt.Errorf("count chunks: %w", err)
+	}
+	df := func(term string) (float64, error) {
+		var d float64
+		err := db.QueryRowContext(ctx, `SELECT doc FROM chunk_vocab WHERE term = ?`, term).Scan(&d)
+		if errors.Is(err, sql.ErrNoRows) {
+			return 0, nil
+		}
+		if err != nil {
+			return 0, fmt.Errorf("term %q: %w", term, err)
+		}
+		return d, nil
+	}
+	english, err := wordvec.Load()
+	if err != nil {
+		return fmt.Errorf("weigh terms: %w", err)
+	}
+	var total, known float64
+	for i := range rq.terms {
+		t := &rq.terms[i]
+		if t.keyword {
+			t.known, t.weight = true, anchorKeywordWeight
+		} else {
+			var most float64
+			for _, f := range t.forms {
+				d, err := df(f)
+				if err != nil {
+					return err
+				}
+				most = math.Max(most, d)
+			}
+			if most == 0 {
+				// The light stemmer leaves some forms apart (decorator,
+				// decorat): a word the code uses that begins the term,
+				// or that the term begins, stands for it.
+				related, d, err := relatedTerm(ctx, db, t.stem)
+				if err != nil {
+					return err
+				}
+				if related != "" {
+					t.forms = append(t.forms, related)
+					most = d
+				}
+			}
+			t.known = most > 0
+			t.weight = anchorUnknownWeight
+			if row := english.Row(t.word); row >= 0 && english.Rank(row) <= anchorCommonRank {
+				t.weight = anchorUnknownCommon
+			}
+			if t.known {
+				idf := math.Log((n+1)/(most+1)) / math.Log(n+2)
+				t.weight = anchorBaseWeight + (1-anchorBaseWeight)*math.Max(0, idf)
+				if t.whole {
+					t.weight *= anchorWholeBoost
+				}
+			}
+		}
+		if t.soft {
+			t.weight *= anchorSoftShare
+		}
+		total += t.weight
+		if t.known {
+			known += t.weight
+		}
+	}
+	rq.corpus = math.Log10(n + 1)
+	rq.grounded = 0
+	if total > 0 {
+		rq.grounded = known / total
+	}
+	return nil
+}
+
+// relatedTerm returns the commonest indexed term that begins with stem,
+// or failing that the longest that stem begins with (at least four
+// letters and all but three of stem's), with how many chunks hold it; ""
+// when there is none.
+func relatedTerm(ctx context.Context, db *sql.DB, stem string) (string, float64, error) {
+	if len(stem) < 5 {
+		return "", 0, nil
+	}
+	var term string
+	var d float64
+	err := db.QueryRowContext(ctx, `SELECT term, doc FROM chunk_vocab WHERE term > ? AND term < ? ORDER BY doc DESC LIMIT 1`,
+		stem, stem+"\U0010FFFF").Scan(&term, &d)
+	switch {
+	case err == nil:
+		return term, d, nil
+	case !errors.Is(err, sql.ErrNoRows):
+		return "", 0, fmt.Errorf("terms starting %q: %w", stem, err)
+	}
+	for k := len(stem) - 1; k >= max(4, len(stem)-3); k-- {
+		err := db.QueryRowContext(ctx, `SELECT doc FROM chunk_vocab WHERE term = ?`, stem[:k]).Scan(&d)
+		switch {
+		case err == nil:
+			return stem[:k], d, nil
+		case !errors.Is(err, sql.ErrNoRows):
+			return "", 0, fmt.Errorf("term %q: %w", stem[:k], err)
+		}
+	}
+	return "", 0, nil
+}
+
+// anchorFeatures are what relevance is computed from, each from 0 to 1.
+type anchorFeatures struct {
+	// Focus is the weighted share of the rule's known terms found in the
+	// symbol: in its name (full credit), doc comment or signature (0.8)
+	// or code (0.6); abbreviations count 0.85 and prefixes 0.7 of that.
+	Focus float64
+	// Name is the weighted share of the known terms in the symbol's
+	// qualified name.
+	Name float64
+	// Grounded is the share of the rule's weight that the workspace's
+	// code uses at all: the same for every candidate of a rule.
+	Grounded float64
+	// Coverage is Focus·Grounded: the weighted share of all the rule's
+	// terms, known to the workspace or not, found in the symbol.
+	Coverage float64
+	// Corpus is log₁₀ of the number of chunks in the index: the more
+	// code, the better the best chance match of an unrelated rule.
+	Corpus float64
+	// Agreement is 1/(1 + rank/5) for the symbol's rank in the semantic
+	// search, 0 when it was not found there.
+	Agreement float64
+	// Named is 1 for a definition of an identifier the rule names, 0.6
+	// for a symbol that calls one.
+	Named float64
+	// Literal is the share of the code fragments the rule quotes
+	// (sync.Once, %w) found verbatim in the symbol, or that it defines.
+	Literal float64
+	// Test is 1 for code in a test file when the rule is not about
+	// tests.
+	Test float64
+	// Score is the ranking score (anchorScore) and Margin its lead over
+	// the best other candidate of the rule (negative when another one
+	// ranks higher), within ±anchorMaxMargin.
+	Score  float64
+	Margin float64
+}
+
+// anchorMaxMargin bounds the margin a candidate's relevance counts.
+const anchorMaxMargin = 5
+
+// anchorMargins sets the ranking score and margin of every candidate of
+// a rule.
+func anchorMargins(cands []anchorScored) {
+	first, second := math.Inf(-1), math.Inf(-1)
+	for i := range cands {
+		f := &cands[i].features
+		f.Score = anchorScore(*f)
+		switch {
+		case f.Score > first:
+			first, second = f.Score, first
+		case f.Score > second:
+			second = f.Score
+		}
+	}
+	for i := range cands {
+		f := &cands[i].features
+		best := first
+		if f.Score == first {
+			best = second // the lead over the runner-up
+		}
+		if math.IsInf(best, -1) {
+			best = 0 // the only candidate
+		}
+		f.Margin = math.Max(-anchorMaxMargin, math.Min(anchorMaxMargin, f.Score-best))
+	}
+}
+
+// Match strengths by where a term is found.
+const (
+	anchorMatchName   = 1.0
+	anchorMatchDoc    = 0.8
+	anchorMatchBody   = 0.6
+	anchorMatchAlias  = 0.85
+	anchorMatchPrefix = 0.7
+)
+
+// features measures how a candidate symbol, whose source is text,
+// matches the rule.
+func (rq *anchorQuery) features(c *anchorCand, text string) anchorFeatures {
+	sym := c.sym
+	name := anchorStems(sym.QualifiedName)
+	doc := anchorStems(sym.Doc + "\n" + sym.Signature)
+	body := anchorStems(text)
+	lower := strings.ToLower(text)
+	f := anchorFeatures{Grounded: rq.grounded, Corpus: rq.corpus}
+	var total, got, inName float64
+	for _, t := range rq.terms {
+		if !t.known {
+			continue
+		}
+		total += t.weight
+		m := 0.0
+		for k, form := range t.forms {
+			s := 0.0
+			switch {
+			case name[form]:
+				s = anchorMatchName
+			case doc[form]:
+				s = anchorMatchDoc
+			case body[form]:
+				s = anchorMatchBody
+			}
+			if k > 0 {
+				s *= anchorMatchAlias
+			}
+			if k == 0 && name[form] {
+				inName += t.weight
+			}
+			m = math.Max(m, s)
+		}
+		for _, l := range t.literals {
+			if strings.Contains(lower, l) {
+				m = math.Max(m, anchorMatchBody)
+			}
+		}
+		if m == 0 && len(t.stem) >= 4 {
+			switch {
+			case anchorHasPrefixed(name, t.stem):
+				m = anchorMatchName * anchorMatchPrefix
+			case anchorHasPrefixed(doc, t.stem):
+				m = anchorMatchDoc * anchorMatchPrefix
+			case anchorHasPrefixed(body, t.stem):
+				m = anchorMatchBody * anchorMatchPrefix
+			}
+		}
+		got += t.weight * m
+	}
+	if total > 0 {
+		f.Focus, f.Name = got/total, inName/total
+	}
+	f.Coverage = f.Focus * f.Grounded
+	if c.rank >= 0 {
+		f.Agreement = 1 / (1 + float64(c.rank)/5)
+	}
+	switch {
+	case c.named:
+		f.Named = 1
+	case c.uses:
+		f.Named = 0.6
+	}
+	if len(rq.literals) > 0 {
+		found := 0
+		for _, l := range rq.literals {
+			if strings.Contains(lower, l) || slices.Contains(c.defines, l) {
+				found++
+			}
+		}
+		f.Literal = float64(found) / float64(len(rq.literals))
+	}
+	if !rq.aboutTests && (retrieval.IsTestPath(sym.Path) || anchorTestdataPath(sym.Path)) {
+		f.Test = 1
+	}
+	return f
+}
+
+// anchorStems returns the stems of the words of text, identifier parts and
+// whole identifiers, keywords included.
+func anchorStems(text string) map[string]bool {
+	out := map[string]bool{}
+	analysis.CodeWords(text, func(w string, _, _ int, _ bool) error {
+		if len(w) >= 2 {
+			out[analysis.Stem(w)] = true
+		}
+		return nil
+	})
+	return out
+}
+
+// anchorHasPrefixed reports whether set holds a word that stem starts, or that
+// starts stem, of at least four letters either way (error, errorf;
+// validat, valid).
+func anchorHasPrefixed(set map[string]bool, stem string) bool {
+	for w := range set {
+		if len(w) >= 4 && (strings.HasPrefix(w, stem) || strings.HasPrefix(stem, w)) {
+			return true
+		}
+	}
+	return false
+}
+
+// anchorRankWeights weigh a candidate's features (in the order of
+// anchorFeatures.ranking) into its ranking score. They are fitted by
+// TestAnchorCalibrate on the training rule sets
+// (testdata/anchors/sampleapp.jsonl and gostdlib.jsonl) with a listwise
+// (softmax) loss: the probability that the score gives a rule's known
+// examples among all of the rule's candidates is maximised.
+func anchorRankWeights() [6]float64 {
+	return [6]float64{
+		7.51,  // focus
+		0.73,  // name
+		3.30,  // agreement
+		3.56,  // named
+		2.09,  // literal
+		-1.08, // test
+	}
+}
+
+// anchorCalibration maps a candidate's ranking score s, its margin m
+// over the rule's other candidates, its coverage v, its rule's grounding
+// g and the size of the index k (log₁₀ of its chunks) to relevance =
+// σ(c₀ + c₁·s + c₂·m + c₃·v + c₄·g + c₅·k), within [0, 1].
+//
+// TestAnchorCalibrate fits c₁…c₅ by logistic regression on the best
+// candidate of each training rule, labelled by whether it is one of the
+// rule's known examples (a rule with none has a wrong best candidate):
+// relevance rises with the odds that a candidate is the right example.
+// It then sets the intercept c₀ where the anchoring decision — quality
+// 0.6·relevance + 0.2·size + 0.2·recency ≥ 0.7, at neutral recency — is
+// right for the most training rules (anchor a right best candidate, not
+// a wrong one or a rule without example), in the middle of the best
+// interval. So the default threshold 0.7 is the fitted boundary between
+// right and wrong examples: a readable (5–40 lines) candidate of neutral
+// recency is anchored once its relevance reaches 2/3.
+func anchorCalibration() [6]float64 {
+	return [6]float64{
+		-6.88, // intercept
+		0.38,  // ranking score
+		0.36,  // margin
+		6.73,  // coverage
+		3.98,  // grounded
+		-0.80, // corpus
+	}
+}
+
+// anchorScore is a candidate's ranking score: Σ wᵢ·featureᵢ.
+func anchorScore(f anchorFeatures) float64 {
+	w := anchorRankWeights()
+	z := 0.0
+	for i, v := range f.ranking() {
+		z += w[i] * v
+	}
+	return z
+}
+
+// anchorRelevance is the calibrated relevance of a candidate (see
+// anchorCalibration), always within [0, 1].
+func anchorRelevance(f anchorFeatures) float64 {
+	c := anchorCalibration()
+	return anchorLogistic(c[0] + c[1]*f.Score + c[2]*f.Margin + c[3]*f.Coverage + c[4]*f.Grounded + c[5]*f.Corpus)
+}
+
+// ranking returns the features that rank the candidates of one rule:
+// all but Grounded, which is the same for all of them.
+func (f anchorFeatures) ranking() [6]float64 {
+	return [6]float64{f.Focus, f.Name, f.Agreement, f.Named, f.Literal, f.Test}
+}
+
+func anchorLogistic(z float64) float64 {
+	switch {
+	case math.IsNaN(z):
+		return 0
+	case z > 40:
+		return 1
+	case z < -40:
+		return 0
+	}
+	return 1 / (1 + math.Exp(-z))
+}
+
+// anchorStopWord reports whether a lower-case word of a rule says nothing
+// about the code it is about: English function words and the words rules
+// are phrased with (always, never, prefer, avoid, use).
+func anchorStopWord(w string) bool {
+	switch w {
+	case "a", "an", "the", "and", "or", "nor", "of", "to", "in", "on", "at", "by", "for", "from", "with",
+		"as", "is", "are", "be", "been", "being", "was", "were", "it", "its", "this", "that", "these", "those",
+		"there", "their", "them", "they", "then", "than", "so", "such", "not", "no", "do", "does", "did",
+		"done", "doing", "don", "doesn", "isn", "aren", "won", "we", "you", "your", "our", "us", "me", "my",
+		"can", "could", "will", "would", "shall", "should", "may", "might", "must", "have", "has", "had",
+		"into", "onto", "over", "under", "out", "up", "if", "when", "where", "which", "who", "whom",
+		"what", "why", "how", "all", "any", "each", "every", "both", "either", "neither", "some", "own",
+		"same", "only", "also", "just", "very", "too", "more", "most", "much", "many", "few", "via",
+		"per", "etc", "eg", "ie", "one", "ones", "let", "lets", "always", "never", "prefer", "preferably",
+		"avoid", "use", "used", "uses", "using", "instead", "rather", "make", "makes", "sure", "ensure",
+		"ensures", "need", "needs", "please", "good", "bad", "better", "best", "practice", "rule",
+		"rules", "code", "way", "ways", "thing", "things", "whenever", "wherever", "because", "properly",
+		"correctly", "explicitly", "directly", "clearly", "consistently", "unless", "whether", "else":
+		return true
+	}
+	return false
+}
+
+// anchorSoftWord reports whether a lower-case word (or its stem) is one of the
+// generic words rules describe code with: it says little about which
+// code.
+func anchorSoftWord(w string) bool {
+	switch w {
+	case "call", "calls", "called", "calling", "take", "takes", "first", "last", "pass", "passes",
+		"argument", "arguments", "parameter", "parameters", "check", "checks", "handle", "handles",
+		"function", "functions", "method", "methods", "class", "classes", "type", "types", "value",
+		"values", "variable", "variables", "new", "get", "set", "put", "add", "keep", "write", "read",
+		"return", "returns", "name", "named", "before", "after", "inside", "outside", "object",
+		"objects", "data", "run", "runs", "work", "works", "again", "once", "right", "wrong", "others":
+		return true
+	}
+	return false
+}
+
+// anchorAliasList pairs words of rules with the abbreviations and neighbours
+// code writes them as ("database" is db or sql in code). Like the search's
+// alias table (retrieval/aliases.txt) but for the words of rules; each
+// pair counts both ways.
+const anchorAliasList = `
+error err errorf errs exception fail
+exception error err throw
+database db sql jdbc
+context ctx
+connection conn
+configuration config cfg conf
+argument arg args param params parameter
+parameter param params arg args
+function func fn
+message msg
+request req
+response resp res
+initialize init
+initialization init
+temporary temp tmp
+directory dir
+buffer buf
+length len
+number num
+value val
+pointer ptr
+reference ref
+string str
+mutex mu lock
+lock mutex mu
+wrap errorf
+close closer
+iterate iter range
+identifier id
+repository repo
+environment env
+command cmd
+authentication auth
+password pwd passwd
+channel chan
+synchronize sync
+throw raise
+log logger logging
+url uri
+format fmt
+print printf
+`
+
+// anchorAliases returns the stems of anchorAliasList: each word's stem mapped
+// to the stems that count for it.
+func anchorAliases() map[string][]string {
+	out := map[string][]string{}
+	add := func(a, b string) {
+		if a == b {
+			return
+		}
+		for _, x := range out[a] {
+			if x == b {
+				return
+			}
+		}
+		out[a] = append(out[a], b)
+	}
+	for _, line := range strings.Split(anchorAliasList, "\n") {
+		f := strings.Fields(line)
+		if len(f) < 2 {
+			continue
+		}
+		word := analysis.Stem(f[0])
+		for _, alias := range f[1:] {
+			s := analysis.Stem(alias)
+			add(word, s)
+			add(s, word)
+		}
+	}
+	return out
+}

@@ -1,0 +1,340 @@
+// Package memory keeps the coding rules Anchorage learns from a user's
+// corrections, in the user's database (state.Dirs.MemoryPath), so that
+// universal and language rules follow the user across projects.
+//
+// The life of a rule:
+//
+//  1. The user corrects the assistant: RecordCorrection stores the text,
+//     with the file, range, language and project it was made in.
+//  2. Propose clusters the open corrections by similarity (normalised
+//     words, synonyms and negation: "avoid panic()" joins "don't panic"
+//     but never "always panic") and turns the strongest clusters, at most
+//     MaxProposals of them ordered by frequency × confidence, into
+//     proposals: by an optional LLM (an Ollama-compatible server) whose
+//     JSON answer is validated, else by a deterministic fallback that
+//     infers the scope (universal, language:<lang> or project:<name>) and
+//     the category from the words.
+//  3. The user approves (Approve, ApproveAll, optionally choosing the
+//     scope) or rejects (Reject) each proposal. An approved proposal
+//     becomes a Rule; one that repeats an active rule merges into it, and
+//     one that contradicts an active rule is flagged first and, approved
+//     anyway, supersedes it (see Approve).
+//  4. Another part of this package anchors rules to code examples through
+//     SetAnchor and ClearAnchor, and injects them into an assistant's
+//     context (RulesFor).
+//
+// The database is shared with other components (package
+// retrieval/feedback): this package versions only its own tables, in the
+// row "memory" of schema_versions(component, version), and leaves PRAGMA
+// user_version alone. Its tables are memory_store (rules), proposals and
+// corrections.
+//
+// A Store is safe for concurrent use, and several processes (the language
+// server and the command line) may use the same database: it runs in WAL
+// mode, waits for locks, and commits every user action before returning.
+// A database that is corrupt or not SQLite is reported as ErrCorrupt and
+// left as it is; one that stays locked is reported as ErrLocked.
+package memory
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"net/url"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/ncruces/go-sqlite3"
+	"github.com/ncruces/go-sqlite3/driver"
+)
+
+// Component is this package's row in schema_versions.
+const Component = "memory"
+
+// DefaultBusyTimeout is how long an operation waits for another
+// connection's lock before failing with ErrLocked.
+const DefaultBusyTimeout = 10 * time.Second
+
+// Errors reported by a Store; test for them with errors.Is.
+var (
+	// ErrCorrupt reports a database file that SQLite cannot read. The
+	// file holds the user's memories: it is never removed or rewritten.
+	ErrCorrupt = errors.New("memory database is corrupt or not an SQLite database")
+	// ErrLocked reports a database that another connection kept locked
+	// for longer than the busy timeout.
+	ErrLocked = errors.New("memory database is locked by another process")
+	// ErrUnknownProposal reports a proposal id that does not exist (or
+	// no longer does: pending proposals are replaced by Propose).
+	ErrUnknownProposal = errors.New("no such proposal")
+	// ErrUnknownRule reports a rule id that does not exist.
+	ErrUnknownRule = errors.New("no such rule")
+	// ErrAlreadyDecided reports a proposal that was already approved or
+	// rejected.
+	ErrAlreadyDecided = errors.New("proposal already decided")
+	// ErrEmptyCorrection reports a correction without text.
+	ErrEmptyCorrection = errors.New("correction text is empty")
+	// ErrCorrectionTooLong reports a correction over MaxCorrectionBytes.
+	ErrCorrectionTooLong = errors.New("correction text is too long")
+	// ErrInvalidScope reports a scope that is not universal,
+	// language:<lang> or project:<name>, or a scope kind ("language",
+	// "project") whose name is not known.
+	ErrInvalidScope = errors.New("invalid scope")
+)
+
+// Store is the user's memory: rules, proposals and corrections, in one
+// database file.
+type Store struct {
+	db   *sql.DB
+	path string
+	opts storeOptions
+}
+
+// Option configures a Store.
+type Option func(*storeOptions)
+
+type storeOptions struct {
+	llm          LLM
+	session      string
+	project      string
+	maxProposals int
+	busyTimeout  time.Duration
+	now          func() time.Time
+}
+
+// WithLLM makes Propose ask llm to phrase each proposal. Without it, or
+// when it fails, the deterministic fallback runs.
+func WithLLM(llm LLM) Option { return func(o *storeOptions) { o.llm = llm } }
+
+// WithSession labels the corrections this Store records with session and
+// makes Propose consider only that session's corrections. Without it,
+// corrections are unlabelled and Propose considers every open correction,
+// which suits a command line whose every call is a new process.
+func WithSession(session string) Option { return func(o *storeOptions) { o.session = session } }
+
+// WithProject sets the project of corrections recorded without one, and
+// the project that project scopes name (see ProjectName).
+func WithProject(name string) Option { return func(o *storeOptions) { o.project = name } }
+
+// WithMaxProposals sets how many proposals Propose makes at most; n ≤ 0
+// means MaxProposals.
+func WithMaxProposals(n int) Option { return func(o *storeOptions) { o.maxProposals = n } }
+
+// WithBusyTimeout sets how long operations wait for other connections'
+// locks; d ≤ 0 means DefaultBusyTimeout.
+func WithBusyTimeout(d time.Duration) Option { return func(o *storeOptions) { o.busyTimeout = d } }
+
+// Open opens the memory database at path, creating it and its directory
+// if needed, and brings this component's tables up to date. A file that is
+// not a readable SQLite database is reported as ErrCorrupt and left
+// untouched.
+func Open(ctx context.Context, path string, opts ...Option) (*Store, error) {
+	o := storeOptions{maxProposals: MaxProposals, busyTimeout: DefaultBusyTimeout, now: time.Now}
+	for _, opt := range opts {
+		opt(&o)
+	}
+	if o.maxProposals <= 0 {
+		o.maxProposals = MaxProposals
+	}
+	if o.busyTimeout <= 0 {
+		o.busyTimeout = DefaultBusyTimeout
+	}
+	if o.project != "" {
+		p, err := checkProjectName(o.project)
+		if err != nil {
+			return nil, fmt.Errorf("open memory %s: %w", path, err)
+		}
+		o.project = p
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return nil, fmt.Errorf("open memory %s: %w", path, err)
+	}
+	dsn := (&url.URL{Scheme: "file", OmitHost: true, Path: filepath.ToSlash(path), RawQuery: "_txlock=immediate"}).String()
+	pragmas := fmt.Sprintf(`PRAGMA busy_timeout=%d; PRAGMA journal_mode=WAL; PRAGMA synchronous=FULL; PRAGMA foreign_keys=ON;`, o.busyTimeout.Milliseconds())
+	db, err := driver.Open(dsn, func(c *sqlite3.Conn) error {
+		// Wait for locks before changing the journal mode, which
+		// takes one.
+		return c.Exec(pragmas)
+	})
+	if err != nil {
+		return nil, fmt.Errorf("open memory %s: %w", path, err)
+	}
+	s := &Store{db: db, path: path, opts: o}
+	if err := s.migrate(ctx); err != nil {
+		db.Close()
+		return nil, s.fail("open memory "+path, err)
+	}
+	return s, nil
+}
+
+// fail wraps err, from doing what, with ErrCorrupt or ErrLocked when it
+// is one of those.
+func (s *Store) fail(what string, err error) error {
+	switch {
+	case errors.Is(err, sqlite3.CORRUPT) || errors.Is(err, sqlite3.NOTADB):
+		return fmt.Errorf("%s: %w (%s was left as it is): %v", what, ErrCorrupt, s.path, err)
+	case errors.Is(err, sqlite3.BUSY) || errors.Is(err, sqlite3.LOCKED):
+		return fmt.Errorf("%s: %w (%s, waited %v): %v", what, ErrLocked, s.path, s.opts.busyTimeout, err)
+	}
+	return fmt.Errorf("%s: %w", what, err)
+}
+
+// migrations returns this component's schema versions, applied in order;
+// schema_versions records how many have run.
+func migrations() []string {
+	return []string{schemaV1}
+}
+
+// schemaV1 creates the tables. Times are Unix milliseconds; JSON columns
+// hold arrays or objects as documented on the Go types.
+const schemaV1 = `CREATE TABLE memory_store(
+		id INTEGER PRIMARY KEY AUTOINCREMENT,
+		category TEXT NOT NULL,
+		scope TEXT NOT NULL,
+		content TEXT NOT NULL,
+		rationale TEXT NOT NULL DEFAULT '',
+		source_variants TEXT NOT NULL DEFAULT '[]', -- JSON array of strings
+		confidence REAL NOT NULL,
+		priority INTEGER NOT NULL,
+		corrections INTEGER NOT NULL DEFAULT 0, -- how many corrections it came from
+		superseded_by INTEGER REFERENCES memory_store(id) ON DELETE SET NULL,
+		anchor_file TEXT,
+		anchor_symbol TEXT,
+		anchor_score REAL,
+		anchor_metadata TEXT, -- JSON
+		created_at INTEGER NOT NULL,
+		updated_at INTEGER NOT NULL
+	);
+	CREATE INDEX memory_store_scope ON memory_store(scope);
+	CREATE INDEX memory_store_anchor_file ON memory_store(anchor_file) WHERE anchor_file IS NOT NULL;
+	CREATE TABLE proposals(
+		id INTEGER PRIMARY KEY AUTOINCREMENT,
+		status TEXT NOT NULL DEFAULT 'pending' CHECK(status IN ('pending', 'approved', 'rejected')),
+		category TEXT NOT NULL,
+		scope TEXT NOT NULL,
+		content TEXT NOT NULL,
+		rationale TEXT NOT NULL DEFAULT '',
+		source_variants TEXT NOT NULL DEFAULT '[]', -- JSON array of strings
+		confidence REAL NOT NULL,
+		priority INTEGER NOT NULL,
+		frequency INTEGER NOT NULL, -- corrections in the cluster
+		cohesion REAL NOT NULL, -- mean similarity within the cluster
+		origin TEXT NOT NULL, -- 'llm' or 'fallback'
+		note TEXT NOT NULL DEFAULT '',
+		project TEXT NOT NULL DEFAULT '',
+		language TEXT NOT NULL DEFAULT '',
+		file TEXT NOT NULL DEFAULT '', -- where the corrections were made
+		"range" TEXT, -- JSON Range in file
+		example_file TEXT, -- candidate example, once known
+		example_symbol TEXT,
+		duplicate_of INTEGER REFERENCES memory_store(id) ON DELETE SET NULL,
+		contradicts INTEGER REFERENCES memory_store(id) ON DELETE SET NULL,
+		conflict TEXT NOT NULL DEFAULT '', -- human message about duplicate_of / contradicts
+		rule_id INTEGER REFERENCES memory_store(id) ON DELETE SET NULL, -- once approved
+		created_at INTEGER NOT NULL,
+		decided_at INTEGER
+	);
+	CREATE INDEX proposals_status ON proposals(status);
+	CREATE TABLE corrections(
+		id INTEGER PRIMARY KEY AUTOINCREMENT,
+		text TEXT NOT NULL,
+		file TEXT NOT NULL DEFAULT '',
+		"range" TEXT, -- JSON Range
+		language TEXT NOT NULL DEFAULT '',
+		project TEXT NOT NULL DEFAULT '',
+		session TEXT NOT NULL DEFAULT '',
+		proposal_id INTEGER REFERENCES proposals(id) ON DELETE SET NULL,
+		created_at INTEGER NOT NULL
+	);
+	CREATE INDEX corrections_proposal ON corrections(proposal_id);`
+
+// migrate applies the migrations this database lacks, in one transaction
+// so that two processes opening it at once do not both apply them.
+func (s *Store) migrate(ctx context.Context) error {
+	ms := migrations()
+	if v, err := schemaVersion(ctx, s.db); err == nil && v == len(ms) {
+		return nil
+	} else if err != nil && (errors.Is(err, sqlite3.CORRUPT) || errors.Is(err, sqlite3.NOTADB)) {
+		return err
+	}
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("migrate: %w", err)
+	}
+	defer tx.Rollback()
+	if _, err := tx.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS schema_versions(component TEXT PRIMARY KEY, version INTEGER NOT NULL)`); err != nil {
+		return fmt.Errorf("migrate: %w", err)
+	}
+	v, err := schemaVersion(ctx, tx)
+	if err != nil {
+		return fmt.Errorf("migrate: %w", err)
+	}
+	if v > len(ms) {
+		return fmt.Errorf("schema version %d of %s is newer than this anchorage knows (%d)", v, Component, len(ms))
+	}
+	for ; v < len(ms); v++ {
+		if _, err := tx.ExecContext(ctx, ms[v]); err != nil {
+			return fmt.Errorf("migrate %s to version %d: %w", Component, v+1, err)
+		}
+	}
+	if _, err := tx.ExecContext(ctx, `INSERT INTO schema_versions(component, version) VALUES(?, ?)
+		ON CONFLICT(component) DO UPDATE SET version = excluded.version`, Component, v); err != nil {
+		return fmt.Errorf("migrate %s to version %d: %w", Component, v, err)
+	}
+	if err := tx.Commit(); err != nil {
+		return fmt.Errorf("migrate %s to version %d: %w", Component, v, err)
+	}
+	return nil
+}
+
+// sqlRowQueryer is a *sql.DB or a *sql.Tx.
+type sqlRowQueryer interface {
+	QueryRowContext(context.Context, string, ...any) *sql.Row
+}
+
+// schemaVersion returns this component's schema version: 0 before the
+// first migration.
+func schemaVersion(ctx context.Context, q sqlRowQueryer) (int, error) {
+	var v int
+	err := q.QueryRowContext(ctx, `SELECT version FROM schema_versions WHERE component = ?`, Component).Scan(&v)
+	if errors.Is(err, sql.ErrNoRows) {
+		return 0, nil
+	}
+	if err != nil {
+		return 0, fmt.Errorf("read schema version: %w", err)
+	}
+	return v, nil
+}
+
+// Path returns the database file's path.
+func (s *Store) Path() string { return s.path }
+
+// Project returns the default project set with WithProject, or "".
+func (s *Store) Project() string { return s.opts.project }
+
+// Close closes the database.
+func (s *Store) Close() error { return s.db.Close() }
+
+// unixMillis converts a time to the stored Unix milliseconds.
+func unixMillis(t time.Time) int64 { return t.UnixMilli() }
+
+// fromUnixMillis converts stored Unix milliseconds to a time.
+func fromUnixMillis(ms int64) time.Time { return time.UnixMilli(ms) }
+
+// withTx runs fn in an immediate transaction and commits it; what names
+// the operation in errors.
+func (s *Store) withTx(ctx context.Context, what string, fn func(*sql.Tx) error) error {
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return s.fail(what, err)
+	}
+	defer tx.Rollback()
+	if err := fn(tx); err != nil {
+		return s.fail(what, err)
+	}
+	if err := tx.Commit(); err != nil {
+		return s.fail(what, err)
+	}
+	return nil
+}
