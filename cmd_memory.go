@@ -48,6 +48,8 @@ language:<lang> or project:<name>.`,
 		newMemoryShowCmd(m),
 		newMemoryStatsCmd(m),
 		newMemoryAnchorTestCmd(g),
+		newMemoryAnchorCmd(m),
+		newMemoryReanchorCmd(m),
 	)
 	return cmd
 }
@@ -246,10 +248,13 @@ func writeProposal(w io.Writer, n int, p memory.Proposal) {
 // approveOutput is what anchorage memory approve --json prints.
 type approveOutput struct {
 	Approvals []memory.Approval `json:"approvals"`
+	// Anchors says where each approved rule was anchored.
+	Anchors []anchorOutcome `json:"anchors,omitempty"`
 }
 
 func newMemoryApproveCmd(m *memoryFlags) *cobra.Command {
 	var scope string
+	var noAnchor bool
 	cmd := &cobra.Command{
 		Use:   "approve ID|all",
 		Short: "Approve a proposal (or all pending ones) and store its rule",
@@ -286,10 +291,22 @@ scope covers the rule's, and is kept beside it as an exception otherwise.
 				}
 				as = append(as, a)
 			}
+			// An approved rule is anchored at once in the workspace.
+			var anchored []anchorOutcome
+			if !noAnchor {
+				var rules []memory.Rule
+				for _, a := range as {
+					rules = append(rules, a.Rule)
+				}
+				if anchored, err = anchorRules(cmd.Context(), cmd, m, s, rules, nil); err != nil {
+					return fmt.Errorf("approved, but anchoring failed (run anchorage memory reanchor): %w", err)
+				}
+			}
 			w := cmd.OutOrStdout()
 			if m.json {
-				return writeJSON(w, approveOutput{Approvals: as})
+				return writeJSON(w, approveOutput{Approvals: as, Anchors: anchored})
 			}
+			defer printAnchorOutcomes(w, anchored)
 			if len(as) == 0 {
 				fmt.Fprintln(w, "No pending proposals.")
 			}
@@ -310,6 +327,7 @@ scope covers the rule's, and is kept beside it as an exception otherwise.
 		},
 	}
 	cmd.Flags().StringVar(&scope, "scope", "", "store the rule in this scope: universal, language, project, language:<lang> or project:<name>")
+	cmd.Flags().BoolVar(&noAnchor, "no-anchor", false, "do not look for the rule's example in the --root workspace now")
 	return cmd
 }
 
