@@ -50,6 +50,7 @@ language:<lang> or project:<name>.`,
 		newMemoryAnchorTestCmd(g),
 		newMemoryAnchorCmd(m),
 		newMemoryReanchorCmd(m),
+		newMemoryInjectCmd(m),
 	)
 	return cmd
 }

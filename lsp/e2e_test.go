@@ -2143,7 +2143,7 @@ func TestE2EBadFrames(t *testing.T) {
 
 	t.Run("unknown method", func(t *testing.T) {
 		from := c.mark()
-		c.request(t, 200, "textDocument/hover", map[string]any{"textDocument": map[string]any{"uri": string(repo)}, "position": map[string]any{"line": 0, "character": 0}})
+		c.request(t, 200, "textDocument/signatureHelp", map[string]any{"textDocument": map[string]any{"uri": string(repo)}, "position": map[string]any{"line": 0, "character": 0}})
 		c.request(t, 201, "anchorage/noSuchMethod", nil)
 		c.notification(t, "anchorage/noSuchNotification", map[string]any{"x": 1})
 		for _, id := range []string{"200", "201"} {

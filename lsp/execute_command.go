@@ -33,8 +33,8 @@ func graphCommands() map[string]string {
 
 // commandNames lists the commands advertised in initialize.
 func commandNames() []string {
-	return []string{cmdCallers, cmdCallees, cmdBlastRadius, cmdInheritance, cmdIndexStatus,
-		cmdSearch, cmdSearchUsed, cmdRoutingStats, cmdReindex}
+	return append([]string{cmdCallers, cmdCallees, cmdBlastRadius, cmdInheritance, cmdIndexStatus,
+		cmdSearch, cmdSearchUsed, cmdRoutingStats, cmdReindex, cmdContextInject}, memoryCommandNames()...)
 }
 
 // symbolArgs are the arguments of the graph commands: either one object
@@ -83,6 +83,11 @@ func (s *Server) executeCommand(ctx context.Context, p *protocol.ExecuteCommandP
 		return s.routingStats(ctx)
 	case cmdReindex:
 		return s.reindex()
+	case cmdContextInject:
+		return s.contextInject(ctx, p.Arguments)
+	}
+	if res, ok, err := s.memoryCommand(ctx, p.Command, p.Arguments); ok {
+		return res, err
 	}
 	op, ok := graphCommands()[p.Command]
 	if !ok {

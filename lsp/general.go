@@ -225,6 +225,9 @@ func (s *Server) initialize(ctx context.Context, p *protocol.InitializeParams) (
 			DocumentSymbolProvider:  true,
 			FoldingRangeProvider:    true,
 			CallHierarchyProvider:   true,
+			HoverProvider:           true,
+			CodeLensProvider:        &protocol.CodeLensOptions{ResolveProvider: true},
+			CodeActionProvider:      codeActionProvider(p.Capabilities),
 			ExecuteCommandProvider:  &protocol.ExecuteCommandOptions{Commands: commandNames()},
 			Workspace: &protocol.ServerCapabilitiesWorkspace{
 				WorkspaceFolders: &protocol.ServerCapabilitiesWorkspaceFolders{

@@ -73,6 +73,8 @@ type Server struct {
 	// use.
 	feedbackMu sync.Mutex
 	feedback   *feedback.Store
+	// mem is the user's memory of coding rules, opened on first use.
+	mem memoryState
 
 	reqHandlers  map[string]handlerFunc
 	noteHandlers map[string]func(context.Context, json.RawMessage) error
@@ -146,6 +148,7 @@ func (s *Server) stop() {
 	for _, f := range folders {
 		f.close(context.Background())
 	}
+	s.closeMemory()
 	s.feedbackMu.Lock()
 	if s.feedback != nil {
 		s.feedback.Close()
@@ -345,6 +348,10 @@ func (s *Server) requestHandlers() map[string]handlerFunc {
 		"textDocument/prepareCallHierarchy": request(s.prepareCallHierarchy),
 		"callHierarchy/incomingCalls":       request(s.incomingCalls),
 		"callHierarchy/outgoingCalls":       request(s.outgoingCalls),
+		"textDocument/hover":                request(s.hover),
+		"textDocument/codeLens":             request(s.codeLens),
+		"codeLens/resolve":                  request(s.codeLensResolve),
+		"textDocument/codeAction":           request(s.codeAction),
 	}
 }
 
@@ -352,7 +359,7 @@ func (s *Server) requestHandlers() map[string]handlerFunc {
 func (s *Server) notificationHandlers() map[string]func(context.Context, json.RawMessage) error {
 	return map[string]func(context.Context, json.RawMessage) error{
 		"initialized":                         notification(s.initialized),
-		"textDocument/didOpen":                notification(s.didOpen),
+		"textDocument/didOpen":                notification(s.didOpenDocument),
 		"textDocument/didChange":              notification(s.didChange),
 		"textDocument/didClose":               notification(s.didClose),
 		"textDocument/didSave":                notification(s.didSave),

@@ -1,0 +1,250 @@
+package lsp
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"go.lsp.dev/protocol"
+
+	"github.com/anchorage-dev/anchorage/memory"
+)
+
+// codeActionProvider is the codeActionProvider capability: the kinds of
+// code action offered, for editors that take code action literals, else
+// true (they get the actions' commands).
+func codeActionProvider(caps protocol.ClientCapabilities) any {
+	if !codeActionLiterals(caps) {
+		return true
+	}
+	return &protocol.CodeActionOptions{CodeActionKinds: []protocol.CodeActionKind{protocol.QuickFix, protocol.Source}}
+}
+
+// codeActionLiterals reports whether the editor takes code action
+// literals; older editors take commands only.
+func codeActionLiterals(caps protocol.ClientCapabilities) bool {
+	td := caps.TextDocument
+	return td != nil && td.CodeAction != nil && td.CodeAction.CodeActionLiteralSupport != nil
+}
+
+// codeAction offers, for each pending proposal shown in the range (or
+// sent back in the context's diagnostics), quick fixes that approve it as
+// proposed or with another scope, or reject it; a source action approving
+// every pending proposal; and, for each rule of the document whose
+// anchor is lost, a re-anchor action (a quick fix on the top line, where
+// its lens is, a source action elsewhere). Every action runs a command;
+// none edits the document. Editors without code action literals get the
+// commands.
+func (s *Server) codeAction(ctx context.Context, p *protocol.CodeActionParams) (any, error) {
+	actions, err := s.codeActions(ctx, p)
+	if err != nil {
+		return nil, err
+	}
+	s.mu.Lock()
+	literals := codeActionLiterals(s.caps)
+	s.mu.Unlock()
+	if literals {
+		return actions, nil
+	}
+	cmds := make([]protocol.Command, len(actions))
+	for i, a := range actions {
+		cmds[i] = *a.Command
+		cmds[i].Title = a.Title
+	}
+	return cmds, nil
+}
+
+// codeActions are the code actions of codeAction.
+func (s *Server) codeActions(ctx context.Context, p *protocol.CodeActionParams) ([]protocol.CodeAction, error) {
+	out := []protocol.CodeAction{}
+	u := p.TextDocument.URI
+	if _, _, err := s.folderFor(u); err != nil {
+		return out, nil // outside the workspace: nothing to offer
+	}
+	st := s.editorMemory(ctx)
+	if st == nil {
+		return out, nil
+	}
+	v, err := s.pendingProposals(ctx, st)
+	if err != nil {
+		return nil, s.memoryError("textDocument/codeAction", err)
+	}
+
+	if kindWanted(p.Context.Only, protocol.QuickFix) {
+		asked := map[int64]bool{}
+		for _, d := range p.Context.Diagnostics {
+			if id := proposalOf(d); id != 0 {
+				asked[id] = true
+			}
+		}
+		var shown []memory.Proposal
+		for _, prop := range v.proposals {
+			loc, ok := v.locs[prop.ID]
+			if asked[prop.ID] || ok && loc.URI == u && rangesTouch(loc.Range, p.Range) {
+				shown = append(shown, prop)
+			}
+		}
+		for _, prop := range shown {
+			diag := proposalDiagnostic(prop, v.locs[prop.ID].Range)
+			actions, err := s.proposalActions(ctx, st, prop, diag, len(shown) > 1)
+			if err != nil {
+				return nil, s.memoryError("textDocument/codeAction", err)
+			}
+			out = append(out, actions...)
+		}
+	}
+	if len(v.proposals) > 0 && kindWanted(p.Context.Only, protocol.Source) {
+		out = append(out, protocol.CodeAction{
+			Title: fmt.Sprintf("Approve all pending rules (%d)", len(v.proposals)),
+			Kind:  protocol.Source,
+			Command: &protocol.Command{
+				Title: "Approve all pending rules", Command: cmdMemoryApproveAll, Arguments: []any{map[string]any{}},
+			},
+		})
+	}
+
+	_, rules, err := s.documentRules(ctx, u)
+	if err != nil {
+		return nil, s.memoryError("textDocument/codeAction", err)
+	}
+	for _, dr := range rules {
+		if dr.status != anchorLost {
+			continue
+		}
+		kind := protocol.Source
+		if p.Range.Start.Line == 0 {
+			kind = protocol.QuickFix
+		}
+		if !kindWanted(p.Context.Only, kind) {
+			continue
+		}
+		out = append(out, protocol.CodeAction{
+			Title: fmt.Sprintf("Re-anchor rule “%s” (its example %s is gone)", shorten(dr.rule.Content, 60), lostWhat(dr.rule.Anchor)),
+			Kind:  kind,
+			Command: &protocol.Command{
+				Title: "Re-anchor rule", Command: cmdMemoryReanchor, Arguments: []any{idArgs{ID: dr.rule.ID}},
+			},
+		})
+	}
+	return out, nil
+}
+
+// lostWhat names a lost anchor's symbol, or its file.
+func lostWhat(a *memory.RuleAnchor) string {
+	if a.Symbol != "" {
+		return a.Symbol
+	}
+	return a.File
+}
+
+// proposalActions are the quick fixes of one proposal: approve as
+// proposed, approve with each other scope that applies, reject. When the
+// proposal repeats or contradicts a rule, the titles say what approving
+// does to it. named adds the proposal's text to the titles, for ranges
+// with several proposals.
+func (s *Server) proposalActions(ctx context.Context, st *memory.Store, p memory.Proposal, diag protocol.Diagnostic, named bool) ([]protocol.CodeAction, error) {
+	var contradicted, repeated *memory.Rule
+	for _, ref := range []struct {
+		id  int64
+		dst **memory.Rule
+	}{{p.Contradicts, &contradicted}, {p.DuplicateOf, &repeated}} {
+		if ref.id == 0 {
+			continue
+		}
+		r, err := st.Rule(ctx, ref.id)
+		if err != nil {
+			if errors.Is(err, memory.ErrUnknownRule) {
+				continue // deleted meanwhile
+			}
+			return nil, err
+		}
+		if r.SupersededBy == 0 {
+			*ref.dst = &r
+		}
+	}
+	suffix := func(scope string) string {
+		var parts []string
+		if r := repeated; r != nil {
+			parts = append(parts, fmt.Sprintf("merges into rule %d", r.ID))
+		}
+		if r := contradicted; r != nil {
+			if scopeCovers(scope, r.Scope) {
+				parts = append(parts, fmt.Sprintf("replaces rule %d “%s”", r.ID, shorten(r.Content, 50)))
+			} else {
+				parts = append(parts, fmt.Sprintf("conflicts with rule %d “%s” (%s), which stays", r.ID, shorten(r.Content, 50), r.Scope))
+			}
+		}
+		if len(parts) == 0 {
+			return ""
+		}
+		return " — " + strings.Join(parts, "; ")
+	}
+	name := ""
+	if named {
+		name = fmt.Sprintf(" “%s”", shorten(p.Content, 50))
+	}
+	action := func(title string, cmd string, args idArgs, preferred bool) protocol.CodeAction {
+		return protocol.CodeAction{
+			Title: title, Kind: protocol.QuickFix, Diagnostics: []protocol.Diagnostic{diag}, IsPreferred: preferred,
+			Command: &protocol.Command{Title: title, Command: cmd, Arguments: []any{args}},
+		}
+	}
+
+	out := []protocol.CodeAction{action("Approve rule"+name+suffix(p.Scope), cmdMemoryApprove, idArgs{ID: p.ID}, true)}
+	scopes := []string{memory.ScopeUniversal}
+	if p.Language != "" {
+		scopes = append(scopes, memory.LanguageScope(p.Language))
+	}
+	project := p.Project
+	if project == "" {
+		project = st.Project()
+	}
+	if project != "" {
+		scopes = append(scopes, memory.ProjectScope(project))
+	}
+	for _, scope := range scopes {
+		if scope == p.Scope {
+			continue // that is "Approve rule"
+		}
+		out = append(out, action("Approve as "+scope+name+suffix(scope), cmdMemoryApprove, idArgs{ID: p.ID, Scope: scope}, false))
+	}
+	reject := "Reject" + name
+	if r := contradicted; r != nil {
+		reject += fmt.Sprintf(" — keeps rule %d “%s”", r.ID, shorten(r.Content, 50))
+	}
+	out = append(out, action(reject, cmdMemoryReject, idArgs{ID: p.ID}, false))
+	return out, nil
+}
+
+// scopeCovers reports whether rules of scope a apply wherever those of
+// scope b do: a is b, or universal (as package memory decides which
+// contradicted rules an approval supersedes).
+func scopeCovers(a, b string) bool {
+	return a == b || a == memory.ScopeUniversal
+}
+
+// kindWanted reports whether a code action of kind k is among those the
+// editor asked for (all when only is empty); a kind includes its
+// sub-kinds.
+func kindWanted(only []protocol.CodeActionKind, k protocol.CodeActionKind) bool {
+	if len(only) == 0 {
+		return true
+	}
+	for _, o := range only {
+		if k == o || strings.HasPrefix(string(k), string(o)+".") {
+			return true
+		}
+	}
+	return false
+}
+
+// rangesTouch reports whether two ranges overlap or touch (an empty
+// range at a diagnostic's edge counts).
+func rangesTouch(a, b protocol.Range) bool {
+	return !posLess(a.End, b.Start) && !posLess(b.End, a.Start)
+}
+
+func posLess(a, b protocol.Position) bool {
+	return a.Line < b.Line || a.Line == b.Line && a.Character < b.Character
+}

@@ -1,0 +1,204 @@
+package lsp
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"time"
+	"unicode"
+	"unicode/utf8"
+
+	"go.lsp.dev/protocol"
+	"go.uber.org/zap"
+
+	"github.com/anchorage-dev/anchorage/memory"
+)
+
+// Diagnostics of pending proposals: each is a hint at its candidate
+// example (the symbol's name), else where its corrections were made (the
+// range, or the top of the file), for the user to approve or reject with
+// a code action.
+const (
+	diagnosticSource = "anchorage"
+	proposalCode     = "proposal"
+)
+
+// proposalData is a proposal diagnostic's data, which the editor sends
+// back with code action requests.
+type proposalData struct {
+	Proposal int64 `json:"proposal"`
+}
+
+// proposalOf returns the proposal id of an anchorage proposal diagnostic,
+// or 0.
+func proposalOf(d protocol.Diagnostic) int64 {
+	if d.Source != diagnosticSource || d.Code != proposalCode || d.Data == nil {
+		return 0
+	}
+	raw, err := json.Marshal(d.Data)
+	if err != nil {
+		return 0
+	}
+	var pd proposalData
+	if json.Unmarshal(raw, &pd) != nil {
+		return 0
+	}
+	return pd.Proposal
+}
+
+// pendingView is the pending proposals and where each is shown.
+type pendingView struct {
+	proposals []memory.Proposal
+	byID      map[int64]memory.Proposal
+	locs      map[int64]protocol.Location
+	byURI     map[protocol.DocumentURI][]protocol.Diagnostic
+}
+
+// pendingProposals reads the pending proposals and places them.
+func (s *Server) pendingProposals(ctx context.Context, st *memory.Store) (*pendingView, error) {
+	ps, err := st.Proposals(ctx, memory.StatusPending)
+	if err != nil {
+		return nil, err
+	}
+	v := &pendingView{proposals: ps, byID: map[int64]memory.Proposal{}, locs: map[int64]protocol.Location{},
+		byURI: map[protocol.DocumentURI][]protocol.Diagnostic{}}
+	for _, p := range ps {
+		v.byID[p.ID] = p
+		loc, ok := s.proposalLocation(ctx, p)
+		if !ok {
+			continue
+		}
+		v.locs[p.ID] = loc
+		v.byURI[loc.URI] = append(v.byURI[loc.URI], proposalDiagnostic(p, loc.Range))
+	}
+	return v, nil
+}
+
+// proposalLocation returns where a proposal is shown: its candidate
+// example's name, as the live graph has it, else the range of its file
+// where the corrections were made, else the top of that file. It is false
+// for a proposal of no file in the workspace.
+func (s *Server) proposalLocation(ctx context.Context, p memory.Proposal) (protocol.Location, bool) {
+	if p.ExampleFile != "" && p.ExampleSymbol != "" {
+		if f, rel := s.folderOfFile(p.ExampleFile); f != nil {
+			syms, err := f.ws.FileSymbols(ctx, rel)
+			if err != nil {
+				s.log.Debug("proposal example", zap.String("file", rel), zap.Error(err))
+			} else if sym, ok := findAnchorSymbol(syms, p.ExampleSymbol, -1); ok {
+				return protocol.Location{URI: f.fileURI(rel), Range: selectionRange(sym)}, true
+			}
+		}
+	}
+	if f, rel := s.folderOfFile(p.File); f != nil {
+		var r protocol.Range
+		if p.Range != nil {
+			r = protocol.Range{
+				Start: protocol.Position{Line: uint32(p.Range.Start.Line), Character: uint32(p.Range.Start.Character)},
+				End:   protocol.Position{Line: uint32(p.Range.End.Line), Character: uint32(p.Range.End.Character)},
+			}
+		}
+		return protocol.Location{URI: f.fileURI(rel), Range: r}, true
+	}
+	return protocol.Location{}, false
+}
+
+// proposalDiagnostic is the hint showing a pending proposal.
+func proposalDiagnostic(p memory.Proposal, r protocol.Range) protocol.Diagnostic {
+	msg := fmt.Sprintf("Proposed rule: %s (%s, from %s)", p.Content, p.Scope, plural(p.Frequency, "correction"))
+	if p.Conflict != "" {
+		msg += "\n" + upperFirst(p.Conflict)
+	}
+	return protocol.Diagnostic{
+		Range: r, Severity: protocol.DiagnosticSeverityHint, Source: diagnosticSource, Code: proposalCode,
+		Message: msg, Data: proposalData{Proposal: p.ID},
+	}
+}
+
+// upperFirst capitalises the first letter of text.
+func upperFirst(text string) string {
+	r, n := utf8.DecodeRuneInString(text)
+	if n == 0 {
+		return text
+	}
+	return string(unicode.ToUpper(r)) + text[n:]
+}
+
+// publishProposals publishes the pending proposals' diagnostics: for
+// every document that has some or had some, or, when only is set, for
+// that document alone. It returns where each proposal is shown. Without
+// a memory database it publishes nothing.
+func (s *Server) publishProposals(ctx context.Context, only protocol.DocumentURI) (map[int64]protocol.Location, error) {
+	s.mem.publishMu.Lock()
+	defer s.mem.publishMu.Unlock()
+	st := s.editorMemory(ctx)
+	if st == nil {
+		return nil, nil
+	}
+	v, err := s.pendingProposals(ctx, st)
+	if err != nil {
+		return nil, err
+	}
+	if s.mem.published == nil {
+		s.mem.published = map[protocol.DocumentURI]bool{}
+	}
+	var targets []protocol.DocumentURI
+	if only != "" {
+		if len(v.byURI[only]) > 0 || s.mem.published[only] {
+			targets = append(targets, only)
+		}
+	} else {
+		for u := range v.byURI {
+			targets = append(targets, u)
+		}
+		for u := range s.mem.published {
+			if len(v.byURI[u]) == 0 {
+				targets = append(targets, u)
+			}
+		}
+	}
+	for _, u := range targets {
+		diags := v.byURI[u]
+		if diags == nil {
+			diags = []protocol.Diagnostic{}
+		}
+		if err := s.publishDiagnostics(u, diags); err != nil {
+			return nil, err
+		}
+		if len(diags) > 0 {
+			s.mem.published[u] = true
+		} else {
+			delete(s.mem.published, u)
+		}
+	}
+	return v.locs, nil
+}
+
+// publishDiagnostics sends textDocument/publishDiagnostics.
+func (s *Server) publishDiagnostics(u protocol.DocumentURI, diags []protocol.Diagnostic) error {
+	if s.client == nil {
+		return nil
+	}
+	ctx, cancel := context.WithTimeout(s.bg, 5*time.Second)
+	defer cancel()
+	if err := s.client.PublishDiagnostics(ctx, &protocol.PublishDiagnosticsParams{URI: u, Diagnostics: diags}); err != nil {
+		return fmt.Errorf("publish diagnostics of %s: %w", u, err)
+	}
+	return nil
+}
+
+// didOpenDocument opens a document, then publishes the proposals shown
+// in it, in the background (reading the memory must not hold up the
+// editor's next messages).
+func (s *Server) didOpenDocument(ctx context.Context, p *protocol.DidOpenTextDocumentParams) error {
+	err := s.didOpen(ctx, p)
+	u := p.TextDocument.URI
+	if strings.HasPrefix(string(u), "file:") {
+		s.goBackground(func(ctx context.Context) {
+			if _, err := s.publishProposals(ctx, u); err != nil && ctx.Err() == nil {
+				s.log.Warn("publishing proposals", zap.String("uri", string(u)), zap.Error(err))
+			}
+		})
+	}
+	return err
+}

@@ -1,0 +1,121 @@
+package lsp
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+
+	"go.lsp.dev/protocol"
+
+	"github.com/anchorage-dev/anchorage/analysis"
+)
+
+// hover answers on the name of a symbol that anchors rules: the rules,
+// with their scope, category, rationale, anchor quality and how many
+// corrections they came from, in Markdown (plain text for editors that
+// cannot render it). Anchors are resolved by symbol in the document as
+// the editor has it, so the hover follows the symbol through edits.
+func (s *Server) hover(ctx context.Context, p *protocol.HoverParams) (*protocol.Hover, error) {
+	_, rules, err := s.documentRules(ctx, p.TextDocument.URI)
+	if err != nil {
+		return nil, s.memoryError("textDocument/hover", err)
+	}
+	var (
+		sym analysis.SymbolInfo
+		hit []documentRule
+	)
+	for _, dr := range rules {
+		if dr.status != anchorLive || dr.rule.Anchor.Symbol == "" || !rangeHas(selectionRange(dr.sym), p.Position) {
+			continue
+		}
+		if len(hit) > 0 && dr.sym.Range != sym.Range {
+			continue // another symbol's name at the same place: keep the first
+		}
+		sym = dr.sym
+		hit = append(hit, dr)
+	}
+	if len(hit) == 0 {
+		return nil, nil
+	}
+	markdown := s.hoverMarkdown()
+	r := selectionRange(sym)
+	return &protocol.Hover{
+		Contents: protocol.MarkupContent{Kind: markupKind(markdown), Value: rulesHover(sym.QualifiedName, hit, markdown)},
+		Range:    &r,
+	}, nil
+}
+
+// hoverMarkdown reports whether the editor renders Markdown in hovers
+// (those that say nothing are assumed to).
+func (s *Server) hoverMarkdown() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	td := s.caps.TextDocument
+	if td == nil || td.Hover == nil || len(td.Hover.ContentFormat) == 0 {
+		return true
+	}
+	return slices.Contains(td.Hover.ContentFormat, protocol.Markdown)
+}
+
+func markupKind(markdown bool) protocol.MarkupKind {
+	if markdown {
+		return protocol.Markdown
+	}
+	return protocol.PlainText
+}
+
+// rulesHover writes the hover of the rules anchored on a symbol.
+func rulesHover(symbol string, rules []documentRule, markdown bool) string {
+	var b strings.Builder
+	esc := func(s string) string { return s }
+	if markdown {
+		esc = mdEscape
+		fmt.Fprintf(&b, "⚓ `%s` is the example of %s\n\n", strings.ReplaceAll(symbol, "`", ""), plural(len(rules), "rule"))
+	} else {
+		fmt.Fprintf(&b, "⚓ %s is the example of %s\n\n", symbol, plural(len(rules), "rule"))
+	}
+	for i, dr := range rules {
+		r := dr.rule
+		if i > 0 {
+			if markdown {
+				b.WriteString("\n---\n\n")
+			} else {
+				b.WriteString("\n")
+			}
+		}
+		if markdown {
+			fmt.Fprintf(&b, "**%s**\n\n", esc(r.Content))
+			fmt.Fprintf(&b, "scope `%s` · category %s · quality %.2f · from %s\n", strings.ReplaceAll(r.Scope, "`", ""), esc(r.Category),
+				r.Anchor.Score, plural(r.Corrections, "correction"))
+		} else {
+			fmt.Fprintf(&b, "%s\n", r.Content)
+			fmt.Fprintf(&b, "scope %s · category %s · quality %.2f · from %s\n", r.Scope, r.Category, r.Anchor.Score, plural(r.Corrections, "correction"))
+		}
+		if r.Rationale != "" {
+			if markdown {
+				fmt.Fprintf(&b, "\n*Why:* %s\n", esc(r.Rationale))
+			} else {
+				fmt.Fprintf(&b, "Why: %s\n", r.Rationale)
+			}
+		}
+	}
+	return b.String()
+}
+
+// mdEscape escapes the characters Markdown would interpret in text.
+func mdEscape(text string) string {
+	var b strings.Builder
+	for _, r := range text {
+		if strings.ContainsRune("\\`*_[]<>|#~", r) {
+			b.WriteByte('\\')
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
+}
+
+// rangeHas reports whether a position is in a range, ends included.
+func rangeHas(r protocol.Range, p protocol.Position) bool {
+	return !posLess(p, r.Start) && !posLess(r.End, p)
+}

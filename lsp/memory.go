@@ -1,0 +1,935 @@
+package lsp
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	"go.lsp.dev/jsonrpc2"
+	"go.lsp.dev/protocol"
+	"go.uber.org/zap"
+
+	"github.com/anchorage-dev/anchorage/analysis"
+	"github.com/anchorage-dev/anchorage/memory"
+	"github.com/anchorage-dev/anchorage/state"
+)
+
+// Memory commands: coding rules learned from the user's corrections (see
+// package memory). Each returns JSON that editors render.
+const (
+	cmdMemoryRecord     = "anchorage.memory.recordCorrection"
+	cmdMemoryPropose    = "anchorage.memory.propose"
+	cmdMemoryApprove    = "anchorage.memory.approve"
+	cmdMemoryApproveAll = "anchorage.memory.approveAll"
+	cmdMemoryReject     = "anchorage.memory.reject"
+	cmdMemoryList       = "anchorage.memory.list"
+	cmdMemoryReanchor   = "anchorage.memory.reanchor"
+)
+
+// memoryCommandNames lists the memory commands, for initialize.
+func memoryCommandNames() []string {
+	return []string{cmdMemoryRecord, cmdMemoryPropose, cmdMemoryApprove, cmdMemoryApproveAll,
+		cmdMemoryReject, cmdMemoryList, cmdMemoryReanchor}
+}
+
+// memoryCommand runs a memory command; ok is false for a command that is
+// not one.
+func (s *Server) memoryCommand(ctx context.Context, name string, args []any) (result any, ok bool, err error) {
+	switch name {
+	case cmdMemoryRecord:
+		result, err = s.recordCorrection(ctx, args)
+	case cmdMemoryPropose:
+		result, err = s.proposeRules(ctx)
+	case cmdMemoryApprove:
+		result, err = s.approveProposal(ctx, args)
+	case cmdMemoryApproveAll:
+		result, err = s.approveAllProposals(ctx, args)
+	case cmdMemoryReject:
+		result, err = s.rejectProposal(ctx, args)
+	case cmdMemoryList:
+		result, err = s.listRules(ctx, args)
+	case cmdMemoryReanchor:
+		result, err = s.reanchorRule(ctx, args)
+	default:
+		return nil, false, nil
+	}
+	return result, true, err
+}
+
+// memoryState is the user's memory as the server uses it: the store,
+// opened on first use, and the proposal diagnostics published from it.
+// Its zero value is ready to use.
+type memoryState struct {
+	mu    sync.Mutex
+	store *memory.Store
+	// shown is the last memory error shown to the user, so that a
+	// broken database is reported once, not on every request.
+	shown string
+
+	// publishMu orders publications of proposal diagnostics; published
+	// holds the documents whose last publication was not empty.
+	publishMu sync.Mutex
+	published map[protocol.DocumentURI]bool
+}
+
+// closeMemory closes the memory store, if it was opened.
+func (s *Server) closeMemory() {
+	s.mem.mu.Lock()
+	defer s.mem.mu.Unlock()
+	if s.mem.store != nil {
+		if err := s.mem.store.Close(); err != nil {
+			s.log.Warn("close memory", zap.Error(err))
+		}
+		s.mem.store = nil
+	}
+}
+
+// memoryPath returns the user's memory database, as the settings or
+// --data-dir place it.
+func (s *Server) memoryPath() (string, error) {
+	s.mu.Lock()
+	dataDir := s.opts.DataDir
+	if s.settings.DataDir != "" {
+		dataDir = s.settings.DataDir
+	}
+	s.mu.Unlock()
+	dirs, err := state.Resolve(dataDir)
+	if err != nil {
+		return "", err
+	}
+	return dirs.MemoryPath(), nil
+}
+
+// projectOf names the project of a folder for project:<name> scopes.
+func projectOf(f *folder) string { return memory.ProjectName(f.dir) }
+
+// memoryStore returns the user's memory, opened on first use with the
+// project of the first workspace folder. When create is false and there
+// is no memory database yet, it returns nil and no error. A database
+// that cannot be opened (corrupt, locked) is reported to the user and
+// returned as an error; it is opened again on the next use, and never
+// replaced.
+func (s *Server) memoryStore(ctx context.Context, create bool) (*memory.Store, error) {
+	s.mem.mu.Lock()
+	if st := s.mem.store; st != nil {
+		s.mem.mu.Unlock()
+		return st, nil
+	}
+	st, err := s.openMemory(ctx, create)
+	if err == nil {
+		s.mem.store = st
+		s.mem.shown = ""
+	}
+	s.mem.mu.Unlock()
+	if err != nil {
+		s.memoryFailed(err)
+		return nil, err
+	}
+	return st, nil
+}
+
+// openMemory opens the memory store; s.mem.mu is held.
+func (s *Server) openMemory(ctx context.Context, create bool) (*memory.Store, error) {
+	path, err := s.memoryPath()
+	if err != nil {
+		return nil, fmt.Errorf("memory: %w", err)
+	}
+	if !create {
+		if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
+			return nil, nil
+		}
+	}
+	var opts []memory.Option
+	if folders := s.snapshotFolders(); len(folders) > 0 {
+		if p := projectOf(folders[0]); p != "" {
+			opts = append(opts, memory.WithProject(p))
+		}
+	}
+	st, err := memory.Open(ctx, path, opts...)
+	if err != nil {
+		return nil, fmt.Errorf("memory: %w", err)
+	}
+	return st, nil
+}
+
+// memoryFailed shows a memory error that the user must act on (a corrupt,
+// locked or unopenable database) in the editor, once per distinct error.
+func (s *Server) memoryFailed(err error) {
+	if err == nil || errors.Is(err, context.Canceled) {
+		return
+	}
+	msg := err.Error()
+	s.mem.mu.Lock()
+	repeat := s.mem.shown == msg
+	s.mem.shown = msg
+	s.mem.mu.Unlock()
+	s.log.Warn("memory", zap.Error(err))
+	if repeat || s.client == nil {
+		return
+	}
+	hint := ""
+	switch {
+	case errors.Is(err, memory.ErrCorrupt):
+		hint = " Your rules were left as they are: move the file aside or repair it to start again."
+	case errors.Is(err, memory.ErrLocked):
+		hint = " Another process holds it; try again when it is done."
+	}
+	ctx, cancel := context.WithTimeout(s.bg, 5*time.Second)
+	defer cancel()
+	if err := s.client.ShowMessage(ctx, &protocol.ShowMessageParams{
+		Type: protocol.MessageTypeError, Message: "Anchorage memory: " + msg + "." + hint,
+	}); err != nil {
+		s.log.Debug("window/showMessage failed", zap.Error(err))
+	}
+}
+
+// memoryError turns an error of a memory command into the protocol's:
+// bad arguments (unknown ids, decided proposals, empty text, bad scopes)
+// are invalid parameters; a broken database is shown to the user too.
+func (s *Server) memoryError(cmd string, err error) error {
+	var rpcErr *jsonrpc2.Error
+	switch {
+	case err == nil:
+		return nil
+	case errors.As(err, &rpcErr):
+		return err
+	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
+		return err
+	case errors.Is(err, memory.ErrUnknownProposal), errors.Is(err, memory.ErrUnknownRule),
+		errors.Is(err, memory.ErrAlreadyDecided), errors.Is(err, memory.ErrEmptyCorrection),
+		errors.Is(err, memory.ErrCorrectionTooLong), errors.Is(err, memory.ErrInvalidScope),
+		errors.Is(err, memory.ErrEmptyRule), errors.Is(err, memory.ErrRuleTooLong), errors.Is(err, memory.ErrRuleNotText):
+		return jsonrpc2.Errorf(jsonrpc2.InvalidParams, "%s: %v", cmd, err)
+	case errors.Is(err, memory.ErrCorrupt), errors.Is(err, memory.ErrLocked):
+		s.memoryFailed(err)
+	}
+	return jsonrpc2.Errorf(jsonrpc2.InternalError, "%s: %v", cmd, err)
+}
+
+// objectArg decodes a command's first argument, a JSON object, into v.
+func objectArg(cmd string, args []any, v any, want string) error {
+	if len(args) == 0 || args[0] == nil {
+		return jsonrpc2.Errorf(jsonrpc2.InvalidParams, "%s: missing argument %s", cmd, want)
+	}
+	raw, err := json.Marshal(args[0])
+	if err != nil {
+		return jsonrpc2.Errorf(jsonrpc2.InvalidParams, "%s: arguments: %v", cmd, err)
+	}
+	if err := json.Unmarshal(raw, v); err != nil {
+		return jsonrpc2.Errorf(jsonrpc2.InvalidParams, "%s: want %s, got %s: %v", cmd, want, raw, err)
+	}
+	return nil
+}
+
+// idArgs are the arguments of commands on one proposal or rule:
+// {"id": 3, "scope"?: "universal"}, or the id alone.
+type idArgs struct {
+	ID    int64  `json:"id"`
+	Scope string `json:"scope,omitempty"`
+}
+
+// decodeIDArgs reads idArgs; what names the id ("proposal", "rule").
+func decodeIDArgs(cmd, what string, args []any) (idArgs, error) {
+	want := fmt.Sprintf(`{"id": %s id}`, what)
+	var a idArgs
+	if len(args) > 0 {
+		if n, ok := args[0].(float64); ok {
+			if n != math.Trunc(n) || n <= 0 || n > 1<<53 {
+				return a, jsonrpc2.Errorf(jsonrpc2.InvalidParams, "%s: %v is not a %s id (a positive integer)", cmd, n, what)
+			}
+			a.ID = int64(n)
+			return a, nil
+		}
+	}
+	if err := objectArg(cmd, args, &a, want); err != nil {
+		return a, err
+	}
+	if a.ID <= 0 {
+		return a, jsonrpc2.Errorf(jsonrpc2.InvalidParams, "%s: want %s with a positive id", cmd, want)
+	}
+	return a, nil
+}
+
+// correctionArgs are anchorage.memory.recordCorrection's: the text, and
+// where the correction was made.
+type correctionArgs struct {
+	Text  string               `json:"text"`
+	URI   protocol.DocumentURI `json:"uri,omitempty"`
+	Range *protocol.Range      `json:"range,omitempty"`
+}
+
+// correctionResult is anchorage.memory.recordCorrection's answer.
+type correctionResult struct {
+	Correction memory.Correction `json:"correction"`
+	// Open is how many corrections wait for anchorage.memory.propose.
+	Open int `json:"open_corrections"`
+}
+
+// recordCorrection runs anchorage.memory.recordCorrection {text, uri?,
+// range?} or ["text"]: the file, its language and project come from the
+// uri, which must be in a workspace folder.
+func (s *Server) recordCorrection(ctx context.Context, args []any) (any, error) {
+	const want = `{"text": correction, "uri"?: document, "range"?: range}`
+	var a correctionArgs
+	if len(args) > 0 {
+		if text, ok := args[0].(string); ok {
+			a.Text = text
+		} else if err := objectArg(cmdMemoryRecord, args, &a, want); err != nil {
+			return nil, err
+		}
+	} else {
+		return nil, jsonrpc2.Errorf(jsonrpc2.InvalidParams, "%s: missing argument %s", cmdMemoryRecord, want)
+	}
+	c := memory.Correction{Text: a.Text}
+	if a.URI != "" {
+		f, rel, err := s.folderFor(a.URI)
+		if err != nil {
+			return nil, jsonrpc2.Errorf(jsonrpc2.InvalidParams, "%s: uri: %v", cmdMemoryRecord, err)
+		}
+		c.File, c.Project = rel, projectOf(f)
+	}
+	if r := a.Range; r != nil {
+		if a.URI == "" {
+			return nil, jsonrpc2.Errorf(jsonrpc2.InvalidParams, "%s: a range needs the uri of its document", cmdMemoryRecord)
+		}
+		if r.End.Line < r.Start.Line || r.End.Line == r.Start.Line && r.End.Character < r.Start.Character {
+			return nil, jsonrpc2.Errorf(jsonrpc2.InvalidParams, "%s: range ends before it starts", cmdMemoryRecord)
+		}
+		c.Range = &memory.Range{
+			Start: memory.Position{Line: int(r.Start.Line), Character: int(r.Start.Character)},
+			End:   memory.Position{Line: int(r.End.Line), Character: int(r.End.Character)},
+		}
+	}
+	st, err := s.memoryStore(ctx, true)
+	if err != nil {
+		return nil, s.memoryError(cmdMemoryRecord, err)
+	}
+	rec, err := st.RecordCorrection(ctx, c)
+	if err != nil {
+		return nil, s.memoryError(cmdMemoryRecord, err)
+	}
+	open, err := st.OpenCorrections(ctx)
+	if err != nil {
+		return nil, s.memoryError(cmdMemoryRecord, err)
+	}
+	return correctionResult{Correction: rec, Open: len(open)}, nil
+}
+
+// proposalView is a proposal as the memory commands answer it, with the
+// place its diagnostic is shown, if any.
+type proposalView struct {
+	memory.Proposal
+	Location *protocol.Location `json:"location"`
+}
+
+// proposeRules runs anchorage.memory.propose: the open corrections become
+// at most five pending proposals, each given a candidate example by the
+// anchor engine, and published as hint diagnostics.
+func (s *Server) proposeRules(ctx context.Context) (any, error) {
+	st, err := s.memoryStore(ctx, true)
+	if err != nil {
+		return nil, s.memoryError(cmdMemoryPropose, err)
+	}
+	ps, err := st.Propose(ctx)
+	if err != nil {
+		return nil, s.memoryError(cmdMemoryPropose, err)
+	}
+	for i, p := range ps {
+		if p.ExampleFile != "" {
+			continue
+		}
+		f, res := s.bestAnchor(ctx, p.Content, p.Scope, p.File)
+		if f == nil || res.Anchor == nil {
+			continue
+		}
+		if err := st.SetProposalExample(ctx, p.ID, res.Anchor.File, res.Anchor.Symbol); err != nil {
+			// The proposals are stored: show them where they came from.
+			s.warn("proposal %d: %v", p.ID, err)
+			continue
+		}
+		ps[i].ExampleFile, ps[i].ExampleSymbol = res.Anchor.File, res.Anchor.Symbol
+	}
+	locs, err := s.publishProposals(ctx, "")
+	if err != nil {
+		return nil, s.memoryError(cmdMemoryPropose, err)
+	}
+	out := make([]proposalView, len(ps))
+	for i, p := range ps {
+		out[i] = proposalView{Proposal: p}
+		if loc, ok := locs[p.ID]; ok {
+			out[i].Location = &loc
+		}
+	}
+	return map[string]any{"proposals": out}, nil
+}
+
+// approvalView is what approving a proposal did, with the rule's anchor
+// resolved.
+type approvalView struct {
+	memory.Approval
+	// Location is where the rule's example is now, or nil.
+	Location *ruleLocation `json:"location"`
+	// AnchorStatus is anchored, lost, elsewhere, pending or none (see
+	// ruleView).
+	AnchorStatus string `json:"anchor_status"`
+	// AnchorNote says why the rule has no anchor, when it has none.
+	AnchorNote string `json:"anchor_note,omitempty"`
+}
+
+// approveProposal runs anchorage.memory.approve {id, scope?}: the proposal
+// becomes a rule (or merges into one), which is anchored at once to its
+// best example in the workspace.
+func (s *Server) approveProposal(ctx context.Context, args []any) (any, error) {
+	a, err := decodeIDArgs(cmdMemoryApprove, "proposal", args)
+	if err != nil {
+		return nil, err
+	}
+	st, err := s.memoryStore(ctx, true)
+	if err != nil {
+		return nil, s.memoryError(cmdMemoryApprove, err)
+	}
+	ap, err := st.Approve(ctx, a.ID, a.Scope)
+	if err != nil {
+		return nil, s.memoryError(cmdMemoryApprove, err)
+	}
+	// The approval is committed: what follows may fail without undoing
+	// it, and says so in the answer.
+	view := s.anchorApproval(ctx, st, ap)
+	s.memoryChanged(ctx)
+	return view, nil
+}
+
+// approveAllProposals runs anchorage.memory.approveAll {scope?}: every
+// pending proposal is approved, strongest first, and its rule anchored.
+func (s *Server) approveAllProposals(ctx context.Context, args []any) (any, error) {
+	var a struct {
+		Scope string `json:"scope"`
+	}
+	if len(args) > 0 && args[0] != nil {
+		if err := objectArg(cmdMemoryApproveAll, args, &a, `{"scope"?: scope}`); err != nil {
+			return nil, err
+		}
+	}
+	st, err := s.memoryStore(ctx, true)
+	if err != nil {
+		return nil, s.memoryError(cmdMemoryApproveAll, err)
+	}
+	aps, err := st.ApproveAll(ctx, a.Scope)
+	if err != nil {
+		return nil, s.memoryError(cmdMemoryApproveAll, err)
+	}
+	out := make([]approvalView, 0, len(aps))
+	for _, ap := range aps {
+		out = append(out, s.anchorApproval(ctx, st, ap))
+	}
+	if len(aps) > 0 {
+		s.memoryChanged(ctx)
+	}
+	return map[string]any{"approvals": out}, nil
+}
+
+// anchorApproval anchors the rule of an approval, unless it already has
+// an anchor (a merge), and returns the approval with the rule as stored.
+func (s *Server) anchorApproval(ctx context.Context, st *memory.Store, ap memory.Approval) approvalView {
+	view := approvalView{Approval: ap}
+	if ap.Rule.Anchor == nil {
+		hint := ap.Proposal.ExampleFile
+		if hint == "" {
+			hint = ap.Proposal.File
+		}
+		if rule, note := s.anchorRule(ctx, st, ap.Rule, hint); note != "" {
+			view.AnchorNote = note
+		} else {
+			view.Rule = rule
+		}
+	}
+	loc, status := s.locateRule(ctx, view.Rule)
+	view.Location, view.AnchorStatus = loc, status
+	return view
+}
+
+// anchorRule finds the best example of a rule in the workspace folders
+// (first the one holding the file hint) and stores it as the rule's
+// anchor. It returns the rule as stored, or a note saying why it has no
+// anchor.
+func (s *Server) anchorRule(ctx context.Context, st *memory.Store, r memory.Rule, hint string) (memory.Rule, string) {
+	f, res := s.bestAnchor(ctx, r.Content, r.Scope, hint)
+	if f == nil {
+		if res != nil && res.Reason != "" {
+			return r, "no example found: " + res.Reason
+		}
+		return r, "no example found: no workspace folder could be searched"
+	}
+	ra := res.RuleAnchor(f.root(), projectOf(f))
+	if ra == nil {
+		return r, "no example found: " + res.Reason
+	}
+	if err := st.SetAnchor(ctx, r.ID, *ra); err != nil {
+		s.warn("rule %d was approved but not anchored: %v", r.ID, err)
+		return r, fmt.Sprintf("anchoring failed: %v", err)
+	}
+	stored, err := st.Rule(ctx, r.ID)
+	if err != nil {
+		s.warn("rule %d: %v", r.ID, err)
+		return r, fmt.Sprintf("anchored, but the rule could not be read again: %v", err)
+	}
+	return stored, ""
+}
+
+// bestAnchor runs the anchor engine on a rule in every folder, the one
+// holding hint (a file relative to a folder) first, and returns the
+// folder of the best anchor and its result. Without an anchor it returns
+// a nil folder and the first result, whose Reason says why (nil when no
+// folder could be searched).
+func (s *Server) bestAnchor(ctx context.Context, rule, scope, hint string) (*folder, *memory.AnchorResult) {
+	folders := sortedFolders(s.snapshotFolders())
+	if hint != "" {
+		if f, _ := s.folderOfFile(hint); f != nil {
+			ordered := []*folder{f}
+			for _, o := range folders {
+				if o != f {
+					ordered = append(ordered, o)
+				}
+			}
+			folders = ordered
+		}
+	}
+	var (
+		best     *folder
+		bestRes  *memory.AnchorResult
+		firstRes *memory.AnchorResult
+	)
+	for _, f := range folders {
+		if err := f.ws.Flush(ctx); err != nil {
+			s.warn("anchoring: %v", err)
+			continue
+		}
+		a := &memory.Anchorer{Searcher: s.searcherFor(f), Project: projectOf(f)}
+		res, err := a.FindAnchor(ctx, rule, memory.AnchorOptions{Scope: scope})
+		if err != nil {
+			s.log.Info("anchoring failed", zap.String("root", f.root()), zap.Error(err))
+			if firstRes == nil {
+				firstRes = &memory.AnchorResult{Reason: err.Error()}
+			}
+			continue
+		}
+		if firstRes == nil {
+			firstRes = res
+		}
+		if res.Anchor != nil && s.owns(f, res.Anchor.File) && (bestRes == nil || res.Anchor.Quality > bestRes.Anchor.Quality) {
+			best, bestRes = f, res
+		}
+	}
+	if best == nil {
+		return nil, firstRes
+	}
+	return best, bestRes
+}
+
+// rejectProposal runs anchorage.memory.reject {id}.
+func (s *Server) rejectProposal(ctx context.Context, args []any) (any, error) {
+	a, err := decodeIDArgs(cmdMemoryReject, "proposal", args)
+	if err != nil {
+		return nil, err
+	}
+	st, err := s.memoryStore(ctx, true)
+	if err != nil {
+		return nil, s.memoryError(cmdMemoryReject, err)
+	}
+	if err := st.Reject(ctx, a.ID); err != nil {
+		return nil, s.memoryError(cmdMemoryReject, err)
+	}
+	p, err := st.Proposal(ctx, a.ID)
+	if err != nil {
+		return nil, s.memoryError(cmdMemoryReject, err)
+	}
+	s.memoryChanged(ctx)
+	return map[string]any{"proposal": p}, nil
+}
+
+// listArgs are anchorage.memory.list's: all optional.
+type listArgs struct {
+	// Scope keeps the rules of one scope, or of one kind ("language",
+	// "project").
+	Scope string `json:"scope,omitempty"`
+	// URI keeps the rules anchored in that document, and Symbol those
+	// anchored on that symbol (a qualified name).
+	URI    protocol.DocumentURI `json:"uri,omitempty"`
+	Symbol string               `json:"symbol,omitempty"`
+}
+
+// ruleView is a rule as the memory commands answer it, with its anchor
+// resolved through the live graph.
+type ruleView struct {
+	memory.Rule
+	// Location is where the anchor's symbol is now, or nil.
+	Location *ruleLocation `json:"location"`
+	// AnchorStatus is "anchored" (Location is set), "lost" (the file or
+	// symbol is gone: re-anchor it), "elsewhere" (anchored in a
+	// workspace that is not open), "pending" (its folder is still being
+	// indexed) or "none" (no anchor).
+	AnchorStatus string `json:"anchor_status"`
+}
+
+// listRules runs anchorage.memory.list {scope?, uri?, symbol?}: the
+// active rules, most important first.
+func (s *Server) listRules(ctx context.Context, args []any) (any, error) {
+	var a listArgs
+	if len(args) > 0 && args[0] != nil {
+		if scope, ok := args[0].(string); ok {
+			a.Scope = scope
+		} else if err := objectArg(cmdMemoryList, args, &a, `{"scope"?: scope, "uri"?: document, "symbol"?: name}`); err != nil {
+			return nil, err
+		}
+	}
+	filter := memory.RuleFilter{}
+	if strings.TrimSpace(a.Scope) != "" {
+		if !isScopeKind(a.Scope) {
+			if _, err := memory.NormalizeScope(a.Scope); err != nil {
+				return nil, s.memoryError(cmdMemoryList, err)
+			}
+		}
+		filter.Scopes = []string{a.Scope}
+	}
+	var (
+		docFolder *folder
+		rel       string
+	)
+	if a.URI != "" {
+		f, r, err := s.folderFor(a.URI)
+		if err != nil {
+			return nil, jsonrpc2.Errorf(jsonrpc2.InvalidParams, "%s: uri: %v", cmdMemoryList, err)
+		}
+		docFolder, rel = f, r
+		filter.AnchorFile = rel
+	}
+	out := []ruleView{}
+	st, err := s.memoryStore(ctx, false)
+	if err != nil {
+		return nil, s.memoryError(cmdMemoryList, err)
+	}
+	if st == nil {
+		return map[string]any{"rules": out}, nil // no memory yet
+	}
+	rules, err := st.Rules(ctx, filter)
+	if err != nil {
+		return nil, s.memoryError(cmdMemoryList, err)
+	}
+	for _, r := range rules {
+		if docFolder != nil && s.anchorFolder(r.Anchor) != docFolder {
+			continue
+		}
+		if a.Symbol != "" && (r.Anchor == nil || r.Anchor.Symbol != a.Symbol) {
+			continue
+		}
+		loc, status := s.locateRule(ctx, r)
+		out = append(out, ruleView{Rule: r, Location: loc, AnchorStatus: status})
+	}
+	return map[string]any{"rules": out}, nil
+}
+
+// isScopeKind reports whether a scope filter names a kind of scope.
+func isScopeKind(scope string) bool {
+	k := strings.ToLower(strings.TrimSpace(scope))
+	return k == memory.KindLanguage || k == memory.KindProject
+}
+
+// reanchorRule runs anchorage.memory.reanchor {id}: the anchor engine
+// looks for the rule's best example again. A new example replaces the
+// anchor; when there is none, a lost anchor is cleared and a live one
+// kept.
+func (s *Server) reanchorRule(ctx context.Context, args []any) (any, error) {
+	a, err := decodeIDArgs(cmdMemoryReanchor, "rule", args)
+	if err != nil {
+		return nil, err
+	}
+	st, err := s.memoryStore(ctx, true)
+	if err != nil {
+		return nil, s.memoryError(cmdMemoryReanchor, err)
+	}
+	r, err := st.Rule(ctx, a.ID)
+	if err != nil {
+		return nil, s.memoryError(cmdMemoryReanchor, err)
+	}
+	hint := ""
+	if r.Anchor != nil {
+		hint = r.Anchor.File
+	}
+	_, before := s.locateRule(ctx, r)
+	updated, note := s.anchorRule(ctx, st, r, hint)
+	reanchored := note == ""
+	if !reanchored && before == anchorLost {
+		if err := st.ClearAnchor(ctx, r.ID); err != nil {
+			return nil, s.memoryError(cmdMemoryReanchor, err)
+		}
+		if updated, err = st.Rule(ctx, r.ID); err != nil {
+			return nil, s.memoryError(cmdMemoryReanchor, err)
+		}
+	}
+	loc, status := s.locateRule(ctx, updated)
+	s.memoryChanged(ctx)
+	return map[string]any{
+		"rule": ruleView{Rule: updated, Location: loc, AnchorStatus: status}, "reanchored": reanchored, "note": note,
+	}, nil
+}
+
+// memoryChanged brings the editor up to date after rules or proposals
+// changed: proposal diagnostics are published again, and code lenses
+// refreshed when the editor supports it.
+func (s *Server) memoryChanged(ctx context.Context) {
+	if _, err := s.publishProposals(ctx, ""); err != nil {
+		s.warn("publishing proposals: %v", err)
+	}
+	s.refreshCodeLenses()
+}
+
+// ---------------------------------------------------------------------------
+// Anchors through the live graph.
+
+// Anchor statuses (see ruleView).
+const (
+	anchorLive      = "anchored"
+	anchorLost      = "lost"
+	anchorElsewhere = "elsewhere"
+	anchorPending   = "pending"
+	anchorNone      = "none"
+)
+
+// ruleLocation is where a rule's anchor is now.
+type ruleLocation struct {
+	URI protocol.DocumentURI `json:"uri"`
+	// Range is the symbol's, SelectionRange its name's.
+	Range          protocol.Range `json:"range"`
+	SelectionRange protocol.Range `json:"selection_range"`
+	Symbol         string         `json:"symbol,omitempty"`
+	// Line is Range's first line, 1-based.
+	Line int `json:"line"`
+}
+
+// anchorMeta is what the LSP reads of an anchor's metadata.
+type anchorMeta struct {
+	Root    string `json:"root"`
+	Project string `json:"project"`
+	Line    int    `json:"line"`
+}
+
+func readAnchorMeta(a *memory.RuleAnchor) anchorMeta {
+	var m anchorMeta
+	if a != nil && len(a.Metadata) > 0 {
+		_ = json.Unmarshal(a.Metadata, &m) // unknown metadata: resolve by file alone
+	}
+	return m
+}
+
+// anchorFolder returns the open folder an anchor's file is relative to:
+// the one whose root it was anchored in, else the one of its project,
+// else, for an anchor that names neither, the first holding the file.
+// It returns nil for an anchor of a workspace that is not open.
+func (s *Server) anchorFolder(a *memory.RuleAnchor) *folder {
+	if a == nil {
+		return nil
+	}
+	m := readAnchorMeta(a)
+	folders := sortedFolders(s.snapshotFolders())
+	for _, f := range folders {
+		if m.Root != "" && f.root() == filepath.Clean(m.Root) {
+			return f
+		}
+	}
+	for _, f := range folders {
+		if m.Project != "" && projectOf(f) == m.Project {
+			return f
+		}
+	}
+	if m.Root == "" && m.Project == "" {
+		f, _ := s.folderOfFile(a.File)
+		return f
+	}
+	return nil
+}
+
+// folderOfFile returns the folder holding a file named relative to a
+// folder (open there, or on disk), or absolutely, and its relative path.
+func (s *Server) folderOfFile(file string) (*folder, string) {
+	if file == "" {
+		return nil, ""
+	}
+	if filepath.IsAbs(file) {
+		return s.ownerOf(file)
+	}
+	rel := filepath.ToSlash(filepath.Clean(file))
+	for _, f := range sortedFolders(s.snapshotFolders()) {
+		if f.ws.IsOpen(rel) {
+			return f, rel
+		}
+		if _, err := os.Stat(filepath.Join(f.dir, filepath.FromSlash(rel))); err == nil && s.owns(f, rel) {
+			return f, rel
+		}
+	}
+	return nil, ""
+}
+
+// fileExists reports whether a folder's file is open or on disk.
+func fileExists(f *folder, rel string) bool {
+	if f.ws.IsOpen(rel) {
+		return true
+	}
+	_, err := os.Stat(filepath.Join(f.dir, filepath.FromSlash(rel)))
+	return err == nil
+}
+
+// findAnchorSymbol returns the symbol of syms with a qualified name, the
+// one nearest to line (0-based, -1 when unknown) when there are several.
+func findAnchorSymbol(syms []analysis.SymbolInfo, qualified string, line int) (analysis.SymbolInfo, bool) {
+	var best analysis.SymbolInfo
+	found := false
+	for _, sym := range syms {
+		if sym.Kind == analysis.KindModule || sym.QualifiedName != qualified {
+			continue
+		}
+		if !found || line >= 0 && absInt(sym.Range.Start.Line-line) < absInt(best.Range.Start.Line-line) {
+			best, found = sym, true
+		}
+	}
+	return best, found
+}
+
+func absInt(x int) int {
+	if x < 0 {
+		return -x
+	}
+	return x
+}
+
+// symbolLocation is the location of a symbol of a folder's file.
+func symbolLocation(f *folder, rel string, sym analysis.SymbolInfo) *ruleLocation {
+	return &ruleLocation{
+		URI: f.fileURI(rel), Range: toRange(sym.Range), SelectionRange: selectionRange(sym),
+		Symbol: sym.QualifiedName, Line: sym.Range.Start.Line + 1,
+	}
+}
+
+// locateRule resolves a rule's anchor through the live graph: the
+// symbol's current range in the open document, else in the index.
+func (s *Server) locateRule(ctx context.Context, r memory.Rule) (*ruleLocation, string) {
+	a := r.Anchor
+	if a == nil {
+		return nil, anchorNone
+	}
+	f := s.anchorFolder(a)
+	if f == nil {
+		return nil, anchorElsewhere
+	}
+	rel := filepath.ToSlash(filepath.Clean(a.File))
+	if !fileExists(f, rel) {
+		return nil, anchorLost
+	}
+	syms, err := f.ws.FileSymbols(ctx, rel)
+	if err != nil {
+		s.log.Info("locating an anchor", zap.String("file", rel), zap.Error(err))
+		return nil, anchorPending
+	}
+	return resolveAnchor(f, rel, syms, a, f.indexing.Load() > 0)
+}
+
+// resolveAnchor finds an anchor among the symbols of its file. indexing
+// says the folder is being indexed, when a missing symbol may not be
+// indexed yet.
+func resolveAnchor(f *folder, rel string, syms []analysis.SymbolInfo, a *memory.RuleAnchor, indexing bool) (*ruleLocation, string) {
+	if a.Symbol == "" {
+		top := protocol.Range{}
+		return &ruleLocation{URI: f.fileURI(rel), Range: top, SelectionRange: top, Line: 1}, anchorLive
+	}
+	sym, ok := findAnchorSymbol(syms, a.Symbol, readAnchorMeta(a).Line-1)
+	switch {
+	case ok:
+		return symbolLocation(f, rel, sym), anchorLive
+	case indexing && !f.ws.IsOpen(rel):
+		return nil, anchorPending
+	}
+	return nil, anchorLost
+}
+
+// documentRule is a rule anchored in a document, with its symbol there.
+type documentRule struct {
+	rule   memory.Rule
+	sym    analysis.SymbolInfo // when status is anchorLive and the anchor names a symbol
+	status string
+}
+
+// editorMemory returns the memory for requests the editor makes on its
+// own (hover, code lenses, code actions, diagnostics), or nil when there
+// is none yet or it cannot be opened: the user was told (memoryStore
+// shows why), and such requests answer nothing rather than fail.
+func (s *Server) editorMemory(ctx context.Context) *memory.Store {
+	st, err := s.memoryStore(ctx, false)
+	if err != nil {
+		return nil
+	}
+	return st
+}
+
+// documentRules returns the rules anchored in a document, resolved
+// through its symbols as the editor sees them, most important first. It
+// returns no rules, and no error, when there is no memory or the document
+// is outside the workspace.
+func (s *Server) documentRules(ctx context.Context, u protocol.DocumentURI) (*folder, []documentRule, error) {
+	f, rel, err := s.folderFor(u)
+	if err != nil {
+		return nil, nil, nil
+	}
+	st := s.editorMemory(ctx)
+	if st == nil {
+		return f, nil, nil
+	}
+	rules, err := st.Rules(ctx, memory.RuleFilter{AnchorFile: rel})
+	if err != nil {
+		return f, nil, err
+	}
+	var out []documentRule
+	var syms []analysis.SymbolInfo
+	loaded := false
+	for _, r := range rules {
+		if s.anchorFolder(r.Anchor) != f {
+			continue
+		}
+		if !loaded {
+			if syms, err = f.ws.FileSymbols(ctx, rel); err != nil {
+				return f, nil, err
+			}
+			loaded = true
+		}
+		dr := documentRule{rule: r}
+		_, dr.status = resolveAnchor(f, rel, syms, r.Anchor, f.indexing.Load() > 0)
+		if dr.status == anchorLive && r.Anchor.Symbol != "" {
+			dr.sym, _ = findAnchorSymbol(syms, r.Anchor.Symbol, readAnchorMeta(r.Anchor).Line-1)
+		}
+		out = append(out, dr)
+	}
+	return f, out, nil
+}
+
+// shorten cuts text to at most n runes, with an ellipsis.
+func shorten(text string, n int) string {
+	text = strings.Join(strings.Fields(text), " ")
+	if r := []rune(text); len(r) > n {
+		return string(r[:n-1]) + "…"
+	}
+	return text
+}
+
+// plural returns "1 correction", "3 corrections".
+func plural(n int, word string) string {
+	if n == 1 {
+		return fmt.Sprintf("%d %s", n, word)
+	}
+	return fmt.Sprintf("%d %ss", n, word)
+}

@@ -1,0 +1,629 @@
+package lsp
+
+// End-to-end test of the memory over the protocol, against the real binary
+// (see e2e_test.go): corrections recorded with
+// anchorage.memory.recordCorrection become a proposal
+// (anchorage.memory.propose) shown as a hint diagnostic with code actions;
+// approving it anchors the rule on a symbol, which then has a hover and a
+// code lens that follow the symbol through edits; a vanished symbol gives
+// an "anchor lost" lens and a re-anchor action. Bad input gets
+// InvalidParams.
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"go.lsp.dev/jsonrpc2"
+	"go.lsp.dev/protocol"
+	"go.lsp.dev/uri"
+
+	"github.com/anchorage-dev/anchorage/memory"
+)
+
+// memInitResult is what the memory test reads of initialize's result.
+type memInitResult struct {
+	Capabilities struct {
+		HoverProvider    any `json:"hoverProvider"`
+		CodeLensProvider *struct {
+			ResolveProvider bool `json:"resolveProvider"`
+		} `json:"codeLensProvider"`
+		CodeActionProvider *struct {
+			CodeActionKinds []string `json:"codeActionKinds"`
+		} `json:"codeActionProvider"`
+		ExecuteCommandProvider *struct {
+			Commands []string `json:"commands"`
+		} `json:"executeCommandProvider"`
+	} `json:"capabilities"`
+}
+
+// memStart initializes a server over root as an editor with hover, code
+// lens (with refresh) and code action literal support, and waits for the
+// indexing.
+func (c *lspClient) memStart(t *testing.T, root string) memInitResult {
+	t.Helper()
+	caps := capabilities(clientOptions{})
+	caps.Workspace.CodeLens = &protocol.CodeLensWorkspaceClientCapabilities{RefreshSupport: true}
+	caps.TextDocument.Hover = &protocol.HoverTextDocumentClientCapabilities{ContentFormat: []protocol.MarkupKind{protocol.Markdown, protocol.PlainText}}
+	caps.TextDocument.CodeLens = &protocol.CodeLensClientCapabilities{}
+	caps.TextDocument.CodeAction = &protocol.CodeActionClientCapabilities{
+		CodeActionLiteralSupport: &protocol.CodeActionClientCapabilitiesLiteralSupport{
+			CodeActionKind: &protocol.CodeActionClientCapabilitiesKind{ValueSet: []protocol.CodeActionKind{protocol.QuickFix, protocol.Source}},
+		},
+		IsPreferredSupport: true, DataSupport: true,
+	}
+	params := &protocol.InitializeParams{
+		ProcessID:        int32(os.Getpid()),
+		ClientInfo:       &protocol.ClientInfo{Name: "anchorage-e2e-memory"},
+		Capabilities:     caps,
+		WorkspaceFolders: []protocol.WorkspaceFolder{{URI: string(uri.File(root)), Name: filepath.Base(root)}},
+	}
+	var res memInitResult
+	if err := c.call(t, "initialize", params, &res); err != nil {
+		t.Fatalf("initialize: %v", err)
+	}
+	if err := c.server.Initialized(callCtx(t), &protocol.InitializedParams{}); err != nil {
+		t.Fatal(err)
+	}
+	c.waitIndexed(t, 0, root)
+	return res
+}
+
+// memCommand runs a command that must succeed and decodes its answer.
+func (c *lspClient) memCommand(t *testing.T, result any, name string, args ...any) {
+	t.Helper()
+	raw, err := c.command(t, name, args...)
+	if err != nil {
+		t.Fatalf("%s %v: %v", name, args, err)
+	}
+	if err := json.Unmarshal(raw, result); err != nil {
+		t.Fatalf("%s: %v in %s", name, err, raw)
+	}
+}
+
+// memBadCommand runs a command that must fail with InvalidParams and a
+// message containing want.
+func (c *lspClient) memBadCommand(t *testing.T, want, name string, args ...any) {
+	t.Helper()
+	_, err := c.command(t, name, args...)
+	wantCode(t, fmt.Sprintf("%s %v", name, args), err, jsonrpc2.InvalidParams)
+	if !strings.Contains(err.Error(), want) {
+		t.Errorf("%s %v: error %q, want it to say %q", name, args, err, want)
+	}
+}
+
+// memCodeActions runs textDocument/codeAction.
+func (c *lspClient) memCodeActions(t *testing.T, u protocol.DocumentURI, r protocol.Range, diags []protocol.Diagnostic, only ...protocol.CodeActionKind) []protocol.CodeAction {
+	t.Helper()
+	if diags == nil {
+		diags = []protocol.Diagnostic{}
+	}
+	var res []protocol.CodeAction
+	err := c.call(t, protocol.MethodTextDocumentCodeAction, &protocol.CodeActionParams{
+		TextDocument: protocol.TextDocumentIdentifier{URI: u}, Range: r,
+		Context: protocol.CodeActionContext{Diagnostics: diags, Only: only},
+	}, &res)
+	if err != nil {
+		t.Fatalf("codeAction %s %v: %v", u, r, err)
+	}
+	return res
+}
+
+// memHover runs textDocument/hover; nil is no hover.
+func (c *lspClient) memHover(t *testing.T, u protocol.DocumentURI, p protocol.Position) *protocol.Hover {
+	t.Helper()
+	var h *protocol.Hover
+	err := c.call(t, protocol.MethodTextDocumentHover, &protocol.HoverParams{
+		TextDocumentPositionParams: protocol.TextDocumentPositionParams{TextDocument: protocol.TextDocumentIdentifier{URI: u}, Position: p},
+	}, &h)
+	if err != nil {
+		t.Fatalf("hover %s %v: %v", u, p, err)
+	}
+	return h
+}
+
+// memLenses runs textDocument/codeLens.
+func (c *lspClient) memLenses(t *testing.T, u protocol.DocumentURI) []protocol.CodeLens {
+	t.Helper()
+	var res []protocol.CodeLens
+	if err := c.call(t, protocol.MethodTextDocumentCodeLens, &protocol.CodeLensParams{TextDocument: protocol.TextDocumentIdentifier{URI: u}}, &res); err != nil {
+		t.Fatalf("codeLens %s: %v", u, err)
+	}
+	return res
+}
+
+// memResolve runs codeLens/resolve.
+func (c *lspClient) memResolve(t *testing.T, lens protocol.CodeLens) protocol.CodeLens {
+	t.Helper()
+	var res protocol.CodeLens
+	if err := c.call(t, protocol.MethodCodeLensResolve, &lens, &res); err != nil {
+		t.Fatalf("codeLens/resolve %+v: %v", lens, err)
+	}
+	return res
+}
+
+// memDiagnostics returns the diagnostics of a publishDiagnostics frame
+// for u, or false for another frame.
+func memDiagnostics(f frame, u protocol.DocumentURI) ([]protocol.Diagnostic, bool) {
+	if f.Method != "textDocument/publishDiagnostics" {
+		return nil, false
+	}
+	var p protocol.PublishDiagnosticsParams
+	if json.Unmarshal(f.Params, &p) != nil || (u != "" && p.URI != u) {
+		return nil, false
+	}
+	return p.Diagnostics, true
+}
+
+// memProposalID returns the proposal of a diagnostic's data, or 0.
+func memProposalID(d protocol.Diagnostic) int64 {
+	raw, _ := json.Marshal(d.Data)
+	var pd struct {
+		Proposal int64 `json:"proposal"`
+	}
+	if json.Unmarshal(raw, &pd) != nil {
+		return 0
+	}
+	return pd.Proposal
+}
+
+// memTextAt returns the text of a range of a file (one line).
+func memTextAt(t *testing.T, text string, r protocol.Range) string {
+	t.Helper()
+	return text[offsetAt(text, r.Start):offsetAt(text, r.End)]
+}
+
+// Answers of the memory commands, as sent.
+type (
+	memCorrectionAnswer struct {
+		Correction memory.Correction `json:"correction"`
+		Open       int               `json:"open_corrections"`
+	}
+	memProposal struct {
+		memory.Proposal
+		Location *protocol.Location `json:"location"`
+	}
+	memLocation struct {
+		URI            protocol.DocumentURI `json:"uri"`
+		Range          protocol.Range       `json:"range"`
+		SelectionRange protocol.Range       `json:"selection_range"`
+		Symbol         string               `json:"symbol"`
+		Line           int                  `json:"line"`
+	}
+	memRule struct {
+		memory.Rule
+		Location     *memLocation `json:"location"`
+		AnchorStatus string       `json:"anchor_status"`
+	}
+	memApproval struct {
+		Proposal     memory.Proposal `json:"proposal"`
+		Rule         memory.Rule     `json:"rule"`
+		Merged       bool            `json:"merged"`
+		Location     *memLocation    `json:"location"`
+		AnchorStatus string          `json:"anchor_status"`
+		AnchorNote   string          `json:"anchor_note"`
+	}
+)
+
+// memListRules runs anchorage.memory.list with args.
+func (c *lspClient) memListRules(t *testing.T, args ...any) []memRule {
+	t.Helper()
+	var res struct {
+		Rules []memRule `json:"rules"`
+	}
+	c.memCommand(t, &res, cmdMemoryList, args...)
+	if res.Rules == nil {
+		t.Fatalf("%s: no rules list", cmdMemoryList)
+	}
+	return res.Rules
+}
+
+func TestE2EMemory(t *testing.T) {
+	t.Parallel()
+	root := sampleApp(t)
+	c := startClient(t)
+	init := c.memStart(t, root)
+
+	caps := init.Capabilities
+	if caps.HoverProvider != true || caps.CodeLensProvider == nil || !caps.CodeLensProvider.ResolveProvider ||
+		caps.CodeActionProvider == nil || !slices.Contains(caps.CodeActionProvider.CodeActionKinds, "quickfix") ||
+		!slices.Contains(caps.CodeActionProvider.CodeActionKinds, "source") {
+		t.Errorf("initialize: hover %v, codeLens %+v, codeAction %+v: want hover, lazy code lenses and quickfix + source actions",
+			caps.HoverProvider, caps.CodeLensProvider, caps.CodeActionProvider)
+	}
+	for _, cmd := range memoryCommandNames() {
+		if caps.ExecuteCommandProvider == nil || !slices.Contains(caps.ExecuteCommandProvider.Commands, cmd) {
+			t.Errorf("executeCommandProvider does not list %s", cmd)
+		}
+	}
+
+	repoURI := fileURI(root, "users/repo.go")
+	repo := c.open(t, repoURI, "go", readFile(t, root, "users/repo.go"))
+
+	// Corrections: three ways of saying the same thing, in users/repo.go.
+	corrections := []string{
+		"Wrap errors with context using fmt.Errorf and %w",
+		"Wrap the error with context with fmt.Errorf and %w",
+		"Always wrap errors with context: fmt.Errorf with %w",
+	}
+	errLine := repo.find(t, `return nil, fmt.Errorf("find user %s: %w", id, ErrNotFound)`, 0)
+	for i, text := range corrections {
+		args := map[string]any{"text": text, "uri": repoURI}
+		if i == 0 {
+			args["range"] = errLine
+		}
+		var ans memCorrectionAnswer
+		c.memCommand(t, &ans, cmdMemoryRecord, args)
+		got := ans.Correction
+		if got.ID <= 0 || got.Text != text || got.File != "users/repo.go" || got.Language != "go" || got.Project != "sampleapp" || ans.Open != i+1 {
+			t.Fatalf("recordCorrection %q: %+v (open %d), want users/repo.go, go, project sampleapp, %d open", text, got, ans.Open, i+1)
+		}
+		if i == 0 && (got.Range == nil || got.Range.Start.Line != int(errLine.Start.Line) || got.Range.End.Character != int(errLine.End.Character)) {
+			t.Errorf("recordCorrection: range %+v, want %+v", got.Range, errLine)
+		}
+	}
+
+	t.Run("bad corrections", func(t *testing.T) {
+		c.memBadCommand(t, "empty", cmdMemoryRecord, map[string]any{"text": ""})
+		c.memBadCommand(t, "empty", cmdMemoryRecord, map[string]any{"text": " \n\t "})
+		c.memBadCommand(t, "empty", cmdMemoryRecord, "")
+		c.memBadCommand(t, "too long", cmdMemoryRecord, map[string]any{"text": strings.Repeat("wrap errors ", 2000)})
+		c.memBadCommand(t, "missing argument", cmdMemoryRecord)
+		c.memBadCommand(t, "want", cmdMemoryRecord, map[string]any{"text": 42})
+		c.memBadCommand(t, "outside", cmdMemoryRecord, map[string]any{"text": "Use tabs", "uri": string(uri.File(filepath.Join(t.TempDir(), "x.go")))})
+		c.memBadCommand(t, "file: URIs", cmdMemoryRecord, map[string]any{"text": "Use tabs", "uri": "untitled:Untitled-1"})
+		c.memBadCommand(t, "ends before", cmdMemoryRecord, map[string]any{"text": "Use tabs", "uri": repoURI, "range": rng(5, 0, 4, 0)})
+		c.memBadCommand(t, "needs the uri", cmdMemoryRecord, map[string]any{"text": "Use tabs", "range": rng(1, 0, 1, 1)})
+	})
+
+	// Propose: one proposal from the three corrections, shown as a hint.
+	from := c.mark()
+	var proposed struct {
+		Proposals []memProposal `json:"proposals"`
+	}
+	c.memCommand(t, &proposed, cmdMemoryPropose)
+	if len(proposed.Proposals) != 1 {
+		t.Fatalf("propose: %+v, want one proposal", proposed.Proposals)
+	}
+	prop := proposed.Proposals[0]
+	if prop.Status != memory.StatusPending || prop.Frequency != 3 || prop.Location == nil || prop.File != "users/repo.go" {
+		t.Fatalf("propose: %+v, want a pending proposal of 3 corrections in users/repo.go, with a location", prop)
+	}
+	if _, err := memory.NormalizeScope(prop.Scope); err != nil {
+		t.Fatalf("propose: scope %q: %v", prop.Scope, err)
+	}
+	var diag protocol.Diagnostic
+	diagFrame := c.wait(t, from, eventTimeout, "the proposal's diagnostic", func(f frame) bool {
+		diags, ok := memDiagnostics(f, prop.Location.URI)
+		for _, d := range diags {
+			if memProposalID(d) == prop.ID {
+				diag = d
+			}
+		}
+		return ok && diag.Message != ""
+	})
+	t.Logf("proposal %d (%s) shown at %s %v: %s", prop.ID, prop.Scope, prop.Location.URI, diag.Range, diagFrame)
+	wantMsg := fmt.Sprintf("Proposed rule: %s (%s, from 3 corrections)", prop.Content, prop.Scope)
+	if diag.Severity != protocol.DiagnosticSeverityHint || diag.Source != "anchorage" || !strings.HasPrefix(diag.Message, wantMsg) ||
+		diag.Range != prop.Location.Range {
+		t.Errorf("diagnostic %+v, want a hint from anchorage at %v saying %q", diag, prop.Location.Range, wantMsg)
+	}
+	diagURI := prop.Location.URI
+	diagRel, _ := filepath.Rel(root, uri.URI(diagURI).Filename())
+	diagRel = filepath.ToSlash(diagRel)
+	if prop.ExampleSymbol != "" {
+		// At the candidate example's name.
+		name := prop.ExampleSymbol[strings.LastIndexByte(prop.ExampleSymbol, '.')+1:]
+		if diagRel != prop.ExampleFile || memTextAt(t, readFile(t, root, diagRel), diag.Range) != name {
+			t.Errorf("diagnostic at %s %v, want on the name of %s in %s", diagRel, diag.Range, prop.ExampleSymbol, prop.ExampleFile)
+		}
+	} else if diagURI != repoURI || diag.Range != errLine {
+		t.Errorf("diagnostic at %s %v, want where the corrections were made: %s %v", diagURI, diag.Range, repoURI, errLine)
+	}
+
+	// Code actions on the diagnostic.
+	actions := c.memCodeActions(t, diagURI, diag.Range, []protocol.Diagnostic{diag})
+	byTitle := map[string]protocol.CodeAction{}
+	var titles []string
+	for _, a := range actions {
+		byTitle[a.Title] = a
+		titles = append(titles, a.Title)
+		if a.Kind == protocol.Source {
+			continue // "Approve all pending rules", checked below
+		}
+		if a.Edit != nil || a.Command == nil || a.Kind != protocol.QuickFix || len(a.Command.Arguments) != 1 || len(a.Diagnostics) != 1 {
+			t.Errorf("code action %+v: want a quick fix for the diagnostic that runs a command, without edits", a)
+			continue
+		}
+		raw, _ := json.Marshal(a.Command.Arguments[0])
+		var args idArgs
+		if err := json.Unmarshal(raw, &args); err != nil || args.ID != prop.ID {
+			t.Errorf("code action %q: arguments %s, want the proposal's id %d", a.Title, raw, prop.ID)
+		}
+		if a.Command.Command != cmdMemoryApprove && a.Command.Command != cmdMemoryReject {
+			t.Errorf("code action %q runs %s", a.Title, a.Command.Command)
+		}
+	}
+	t.Logf("code actions: %q", titles)
+	approve, ok := byTitle["Approve rule"]
+	if !ok || !approve.IsPreferred || approve.Command.Command != cmdMemoryApprove {
+		t.Fatalf("code actions %q: want a preferred \"Approve rule\"", titles)
+	}
+	for _, scope := range []string{memory.ScopeUniversal, "language:go", "project:sampleapp"} {
+		if _, ok := byTitle["Approve as "+scope]; !ok && scope != prop.Scope {
+			t.Errorf("code actions %q: no \"Approve as %s\"", titles, scope)
+		}
+	}
+	if a, ok := byTitle["Reject"]; !ok || a.Command.Command != cmdMemoryReject {
+		t.Errorf("code actions %q: no \"Reject\"", titles)
+	}
+	source := c.memCodeActions(t, diagURI, diag.Range, nil, protocol.Source)
+	if len(source) != 1 || source[0].Kind != protocol.Source || source[0].Command == nil || source[0].Command.Command != cmdMemoryApproveAll ||
+		!strings.HasPrefix(source[0].Title, "Approve all pending rules") {
+		t.Errorf("source actions %+v, want one \"Approve all pending rules\"", source)
+	}
+	if got := c.memCodeActions(t, diagURI, rng(0, 0, 0, 0), nil, protocol.QuickFix); len(got) != 0 && diag.Range.Start.Line != 0 {
+		t.Errorf("quick fixes away from the diagnostic: %+v, want none", got)
+	}
+
+	// Approve, as the editor would: the action's command.
+	from = c.mark()
+	var approved memApproval
+	c.memCommand(t, &approved, approve.Command.Command, approve.Command.Arguments...)
+	if approved.Proposal.Status != memory.StatusApproved || approved.Rule.ID <= 0 || approved.Rule.Content != prop.Content ||
+		approved.Rule.Corrections != 3 || approved.Rule.Scope != prop.Scope {
+		t.Fatalf("approve: %+v, want the proposal approved as a rule of 3 corrections", approved)
+	}
+	if approved.Rule.Anchor == nil || approved.AnchorStatus != "anchored" || approved.Location == nil {
+		t.Fatalf("approve: anchor %+v, status %q, location %+v (%s): want the rule anchored at once",
+			approved.Rule.Anchor, approved.AnchorStatus, approved.Location, approved.AnchorNote)
+	}
+	ruleID := approved.Rule.ID
+	c.wait(t, from, eventTimeout, "workspace/codeLens/refresh", func(f frame) bool {
+		return f.Method == "workspace/codeLens/refresh" && f.isCall
+	})
+	c.wait(t, from, eventTimeout, "the proposal's diagnostic cleared", func(f frame) bool {
+		diags, ok := memDiagnostics(f, diagURI)
+		return ok && len(diags) == 0
+	})
+
+	t.Run("bad ids", func(t *testing.T) {
+		c.memBadCommand(t, "already decided", cmdMemoryApprove, map[string]any{"id": prop.ID})
+		c.memBadCommand(t, "already decided", cmdMemoryReject, map[string]any{"id": prop.ID})
+		c.memBadCommand(t, "no such proposal", cmdMemoryApprove, map[string]any{"id": 9999})
+		c.memBadCommand(t, "no such proposal", cmdMemoryApprove, 9999)
+		c.memBadCommand(t, "no such proposal", cmdMemoryReject, map[string]any{"id": 9999})
+		c.memBadCommand(t, "no such rule", cmdMemoryReanchor, map[string]any{"id": 9999})
+		c.memBadCommand(t, "positive", cmdMemoryApprove, map[string]any{"id": 0})
+		c.memBadCommand(t, "want", cmdMemoryApprove, map[string]any{"id": "one"})
+		c.memBadCommand(t, "proposal id", cmdMemoryApprove, 1.5)
+		c.memBadCommand(t, "missing argument", cmdMemoryApprove)
+		c.memBadCommand(t, "invalid scope", cmdMemoryList, map[string]any{"scope": "galaxy:far"})
+	})
+
+	// The rule, its anchor resolved to a live location.
+	rules := c.memListRules(t)
+	if len(rules) != 1 || rules[0].ID != ruleID || rules[0].AnchorStatus != "anchored" || rules[0].Location == nil {
+		t.Fatalf("list: %+v, want rule %d anchored", rules, ruleID)
+	}
+	anchor := *rules[0].Location
+	symbol := rules[0].Anchor.Symbol
+	anchorRel, _ := filepath.Rel(root, uri.URI(anchor.URI).Filename())
+	anchorRel = filepath.ToSlash(anchorRel)
+	t.Logf("rule %d anchored on %s in %s, line %d (quality %.2f)", ruleID, symbol, anchorRel, anchor.Line, rules[0].Anchor.Score)
+	name := symbol[strings.LastIndexByte(symbol, '.')+1:]
+	if anchorRel != rules[0].Anchor.File || memTextAt(t, readFile(t, root, anchorRel), anchor.SelectionRange) != name ||
+		anchor.Line != int(anchor.Range.Start.Line)+1 {
+		t.Fatalf("list: location %+v, want the name of %s in %s", anchor, symbol, rules[0].Anchor.File)
+	}
+	if got := c.memListRules(t, map[string]any{"scope": prop.Scope}); len(got) != 1 {
+		t.Errorf("list scope %s: %d rules, want 1", prop.Scope, len(got))
+	}
+	if got := c.memListRules(t, map[string]any{"scope": "language:python"}); len(got) != 0 {
+		t.Errorf("list scope language:python: %+v, want none", got)
+	}
+
+	doc := repo
+	if anchor.URI != repoURI {
+		doc = c.open(t, anchor.URI, "go", readFile(t, root, anchorRel))
+	}
+
+	// Hover on the anchored symbol's name.
+	h := c.memHover(t, anchor.URI, anchor.SelectionRange.Start)
+	if h == nil || h.Contents.Kind != protocol.Markdown {
+		t.Fatalf("hover on %s: %+v, want Markdown", symbol, h)
+	}
+	t.Logf("hover:\n%s", h.Contents.Value)
+	for _, want := range []string{"Wrap errors with context using fmt.Errorf and %w", prop.Scope, "from 3 corrections", "quality ", "rule"} {
+		if !strings.Contains(h.Contents.Value, want) {
+			t.Errorf("hover on %s:\n%s\nwant %q in it", symbol, h.Contents.Value, want)
+		}
+	}
+	if h.Range == nil || *h.Range != anchor.SelectionRange {
+		t.Errorf("hover range %v, want %v", h.Range, anchor.SelectionRange)
+	}
+	if h := c.memHover(t, anchor.URI, pos(0, 0)); h != nil {
+		t.Errorf("hover at 0:0: %+v, want none", h)
+	}
+
+	// The code lens above it, resolved lazily.
+	lensAt := func(t *testing.T, want protocol.Range) protocol.CodeLens {
+		t.Helper()
+		lenses := c.memLenses(t, anchor.URI)
+		if len(lenses) != 1 || lenses[0].Range != want || lenses[0].Command != nil || lenses[0].Data == nil {
+			t.Fatalf("code lenses %+v, want one unresolved lens at %v", lenses, want)
+		}
+		return lenses[0]
+	}
+	lens := c.memResolve(t, lensAt(t, anchor.SelectionRange))
+	wantTitle := "⚓ 1 rule: " + prop.Content
+	if lens.Command == nil || lens.Command.Title != wantTitle || lens.Command.Command != cmdMemoryList || len(lens.Command.Arguments) != 1 {
+		t.Fatalf("resolved lens %+v, want %q listing the rules", lens.Command, wantTitle)
+	}
+	if listed := c.memListRules(t, lens.Command.Arguments...); len(listed) != 1 || listed[0].ID != ruleID {
+		t.Errorf("the lens's command lists %+v, want rule %d", listed, ruleID)
+	}
+	if got := c.memLenses(t, fileURI(root, "cmd/server/main.go")); len(got) != 0 {
+		t.Errorf("code lenses of a file without anchors: %+v", got)
+	}
+
+	// Edit above the symbol: the lens and the hover move with it.
+	line := anchor.Range.Start.Line
+	doc.change(t, edit(rng(line, 0, line, 0), "// Inserted one.\n// Inserted two.\n// Inserted three.\n"))
+	moved := anchor.SelectionRange
+	moved.Start.Line += 3
+	moved.End.Line += 3
+	lensAt(t, moved)
+	if h := c.memHover(t, anchor.URI, moved.Start); h == nil || !strings.Contains(h.Contents.Value, "Wrap errors with context") {
+		t.Errorf("hover on %s after the edit: %+v", symbol, h)
+	}
+	if rules := c.memListRules(t); len(rules) != 1 || rules[0].Location == nil || rules[0].Location.SelectionRange != moved {
+		t.Errorf("list after the edit: %+v, want the location at %v", rules, moved)
+	}
+
+	// Rename the symbol: the anchor is lost.
+	doc.change(t, edit(moved, name+"Renamed"))
+	lost := lensAt(t, protocol.Range{})
+	lost = c.memResolve(t, lost)
+	if lost.Command == nil || lost.Command.Title != "⚓ anchor lost: "+prop.Content || lost.Command.Command != cmdMemoryReanchor {
+		t.Fatalf("lens after the rename: %+v, want \"⚓ anchor lost: …\" re-anchoring", lost.Command)
+	}
+	if rules := c.memListRules(t); len(rules) != 1 || rules[0].AnchorStatus != "lost" || rules[0].Location != nil {
+		t.Errorf("list after the rename: %+v, want the anchor lost", rules)
+	}
+	var reanchorAction *protocol.CodeAction
+	for _, a := range c.memCodeActions(t, anchor.URI, rng(0, 0, 0, 0), nil) {
+		if strings.HasPrefix(a.Title, "Re-anchor rule") {
+			reanchorAction = &a
+		}
+	}
+	if reanchorAction == nil || reanchorAction.Kind != protocol.QuickFix || reanchorAction.Command == nil || reanchorAction.Command.Command != cmdMemoryReanchor {
+		t.Fatalf("code actions at the top of the file: %+v, want a \"Re-anchor rule\" quick fix", reanchorAction)
+	}
+	from = c.mark()
+	var reanchored struct {
+		Rule       memRule `json:"rule"`
+		Reanchored bool    `json:"reanchored"`
+		Note       string  `json:"note"`
+	}
+	c.memCommand(t, &reanchored, reanchorAction.Command.Command, reanchorAction.Command.Arguments...)
+	t.Logf("re-anchored: %v %+v %s", reanchored.Reanchored, reanchored.Rule.Location, reanchored.Note)
+	if st := reanchored.Rule.AnchorStatus; reanchored.Rule.ID != ruleID || st == "lost" || (st == "anchored") != reanchored.Reanchored {
+		t.Errorf("reanchor: %+v, want the rule anchored again or without anchor, never lost", reanchored)
+	}
+	c.wait(t, from, eventTimeout, "workspace/codeLens/refresh", func(f frame) bool {
+		return f.Method == "workspace/codeLens/refresh" && f.isCall
+	})
+	for _, l := range c.memLenses(t, anchor.URI) {
+		if l = c.memResolve(t, l); strings.Contains(l.Command.Title, "anchor lost") {
+			t.Errorf("lens %q after re-anchoring", l.Command.Title)
+		}
+	}
+
+	// A correction that contradicts the rule: the diagnostic and the code
+	// actions say so.
+	var contra memCorrectionAnswer
+	c.memCommand(t, &contra, cmdMemoryRecord, map[string]any{"text": "Never wrap errors with context using fmt.Errorf and %w", "uri": repoURI})
+	c.memCommand(t, &proposed, cmdMemoryPropose)
+	if len(proposed.Proposals) != 1 || proposed.Proposals[0].Contradicts != ruleID || proposed.Proposals[0].Location == nil {
+		t.Fatalf("propose a contradiction: %+v, want one proposal contradicting rule %d", proposed.Proposals, ruleID)
+	}
+	cp := proposed.Proposals[0]
+	var cdiag protocol.Diagnostic
+	for _, a := range c.memCodeActions(t, cp.Location.URI, cp.Location.Range, nil, protocol.QuickFix) {
+		if len(a.Diagnostics) == 1 {
+			cdiag = a.Diagnostics[0]
+		}
+		t.Logf("contradiction action: %s", a.Title)
+		if strings.HasPrefix(a.Title, "Approve") && !strings.Contains(a.Title, fmt.Sprintf("replaces rule %d", ruleID)) &&
+			!strings.Contains(a.Title, fmt.Sprintf("conflicts with rule %d", ruleID)) {
+			t.Errorf("code action %q: want it to say which rule it replaces or conflicts with", a.Title)
+		}
+	}
+	if want := fmt.Sprintf("ontradicts rule %d", ruleID); !strings.Contains(cdiag.Message, want) || memProposalID(cdiag) != cp.ID {
+		t.Errorf("contradiction diagnostic %q, want it to say %q", cdiag.Message, want)
+	}
+	c.memCommand(t, &struct{}{}, cmdMemoryReject, map[string]any{"id": cp.ID})
+
+	// Another proposal, shown when its file is opened, then rejected.
+	handlersURI := fileURI(root, "api/handlers.go")
+	var rec memCorrectionAnswer
+	c.memCommand(t, &rec, cmdMemoryRecord, map[string]any{"text": "Log every HTTP request with its duration", "uri": handlersURI})
+	c.memCommand(t, &proposed, cmdMemoryPropose)
+	if len(proposed.Proposals) != 1 || proposed.Proposals[0].ID == prop.ID || proposed.Proposals[0].Location == nil {
+		t.Fatalf("second propose: %+v, want one new proposal with a location", proposed.Proposals)
+	}
+	second := proposed.Proposals[0]
+	from = c.mark()
+	secondRel, _ := filepath.Rel(root, uri.URI(second.Location.URI).Filename())
+	c.open(t, second.Location.URI, "go", readFile(t, root, filepath.ToSlash(secondRel)))
+	c.wait(t, from, eventTimeout, "the diagnostic of the opened document", func(f frame) bool {
+		diags, ok := memDiagnostics(f, second.Location.URI)
+		return ok && len(diags) == 1 && memProposalID(diags[0]) == second.ID
+	})
+	from = c.mark()
+	var rejected struct {
+		Proposal memory.Proposal `json:"proposal"`
+	}
+	c.memCommand(t, &rejected, cmdMemoryReject, map[string]any{"id": second.ID})
+	if rejected.Proposal.ID != second.ID || rejected.Proposal.Status != memory.StatusRejected {
+		t.Errorf("reject: %+v, want proposal %d rejected", rejected.Proposal, second.ID)
+	}
+	c.wait(t, from, eventTimeout, "the rejected proposal's diagnostic cleared", func(f frame) bool {
+		diags, ok := memDiagnostics(f, second.Location.URI)
+		return ok && len(diags) == 0
+	})
+	c.memBadCommand(t, "already decided", cmdMemoryReject, second.ID)
+	var all struct {
+		Approvals []memApproval `json:"approvals"`
+	}
+	c.memCommand(t, &all, cmdMemoryApproveAll)
+	if all.Approvals == nil || len(all.Approvals) != 0 {
+		t.Errorf("approveAll with nothing pending: %+v, want an empty list", all.Approvals)
+	}
+}
+
+// TestE2EMemoryCorrupt checks that a memory database that is not SQLite
+// is reported, in the command's error and in a window/showMessage, and
+// left as it is.
+func TestE2EMemoryCorrupt(t *testing.T) {
+	t.Parallel()
+	root := sampleApp(t)
+	dataDir := t.TempDir()
+	path := filepath.Join(dataDir, "data", "memory.db")
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	garbage := []byte(strings.Repeat("this is not a database\n", 400))
+	if err := os.WriteFile(path, garbage, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	c := connect(t, startProcIn(t, dataDir))
+	c.memStart(t, root)
+	from := c.mark()
+	_, err := c.command(t, cmdMemoryPropose)
+	if err == nil || !strings.Contains(err.Error(), "corrupt") {
+		t.Fatalf("propose on a corrupt memory: %v, want an error saying it is corrupt", err)
+	}
+	c.wait(t, from, eventTimeout, "window/showMessage about the corrupt memory", func(f frame) bool {
+		var p protocol.ShowMessageParams
+		return f.Method == "window/showMessage" && json.Unmarshal(f.Params, &p) == nil && p.Type == protocol.MessageTypeError &&
+			strings.Contains(p.Message, "corrupt")
+	})
+	if _, err := c.command(t, cmdMemoryRecord, map[string]any{"text": "Wrap errors"}); err == nil {
+		t.Errorf("recordCorrection on a corrupt memory succeeded")
+	}
+	if got, err := os.ReadFile(path); err != nil || string(got) != string(garbage) {
+		t.Errorf("the corrupt memory was changed (%v)", err)
+	}
+	// Documents still open, and other requests still work.
+	u := fileURI(root, "users/repo.go")
+	c.open(t, u, "go", readFile(t, root, "users/repo.go"))
+	if got := c.memLenses(t, u); len(got) != 0 {
+		t.Errorf("code lenses: %+v", got)
+	}
+}
