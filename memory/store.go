@@ -48,6 +48,8 @@ import (
 
 	"github.com/ncruces/go-sqlite3"
 	"github.com/ncruces/go-sqlite3/driver"
+
+	"github.com/anchorage-dev/anchorage/state"
 )
 
 // Component is this package's row in schema_versions.
@@ -249,62 +251,14 @@ const schemaV1 = `CREATE TABLE memory_store(
 	);
 	CREATE INDEX corrections_proposal ON corrections(proposal_id);`
 
-// migrate applies the migrations this database lacks, in one transaction
-// so that two processes opening it at once do not both apply them.
-func (s *Store) migrate(ctx context.Context) error {
-	ms := migrations()
-	if v, err := schemaVersion(ctx, s.db); err == nil && v == len(ms) {
-		return nil
-	} else if err != nil && (errors.Is(err, sqlite3.CORRUPT) || errors.Is(err, sqlite3.NOTADB)) {
-		return err
-	}
-	tx, err := s.db.BeginTx(ctx, nil)
-	if err != nil {
-		return fmt.Errorf("migrate: %w", err)
-	}
-	defer tx.Rollback()
-	if _, err := tx.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS schema_versions(component TEXT PRIMARY KEY, version INTEGER NOT NULL)`); err != nil {
-		return fmt.Errorf("migrate: %w", err)
-	}
-	v, err := schemaVersion(ctx, tx)
-	if err != nil {
-		return fmt.Errorf("migrate: %w", err)
-	}
-	if v > len(ms) {
-		return fmt.Errorf("schema version %d of %s is newer than this anchorage knows (%d)", v, Component, len(ms))
-	}
-	for ; v < len(ms); v++ {
-		if _, err := tx.ExecContext(ctx, ms[v]); err != nil {
-			return fmt.Errorf("migrate %s to version %d: %w", Component, v+1, err)
-		}
-	}
-	if _, err := tx.ExecContext(ctx, `INSERT INTO schema_versions(component, version) VALUES(?, ?)
-		ON CONFLICT(component) DO UPDATE SET version = excluded.version`, Component, v); err != nil {
-		return fmt.Errorf("migrate %s to version %d: %w", Component, v, err)
-	}
-	if err := tx.Commit(); err != nil {
-		return fmt.Errorf("migrate %s to version %d: %w", Component, v, err)
-	}
-	return nil
-}
-
 // sqlRowQueryer is a *sql.DB or a *sql.Tx.
 type sqlRowQueryer interface {
 	QueryRowContext(context.Context, string, ...any) *sql.Row
 }
 
-// schemaVersion returns this component's schema version: 0 before the
-// first migration.
-func schemaVersion(ctx context.Context, q sqlRowQueryer) (int, error) {
-	var v int
-	err := q.QueryRowContext(ctx, `SELECT version FROM schema_versions WHERE component = ?`, Component).Scan(&v)
-	if errors.Is(err, sql.ErrNoRows) {
-		return 0, nil
-	}
-	if err != nil {
-		return 0, fmt.Errorf("read schema version: %w", err)
-	}
-	return v, nil
+// migrate brings this component's tables up to date (see state.Migrate).
+func (s *Store) migrate(ctx context.Context) error {
+	return state.Migrate(ctx, s.db, Component, migrations())
 }
 
 // Path returns the database file's path.

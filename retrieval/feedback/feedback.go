@@ -29,6 +29,8 @@ import (
 
 	"github.com/ncruces/go-sqlite3"
 	"github.com/ncruces/go-sqlite3/driver"
+
+	"github.com/anchorage-dev/anchorage/state"
 )
 
 // Component is this package's row in schema_versions.
@@ -107,57 +109,9 @@ func isCorrupt(err error) bool {
 	return errors.Is(err, sqlite3.CORRUPT) || errors.Is(err, sqlite3.NOTADB)
 }
 
-// migrate applies the migrations this database lacks, in one transaction
-// so that two processes opening it at once do not both apply them.
+// migrate brings this component's tables up to date (see state.Migrate).
 func (s *Store) migrate(ctx context.Context) error {
-	ms := migrations()
-	if v, err := version(ctx, s.db); err == nil && v == len(ms) {
-		return nil
-	}
-	tx, err := s.db.BeginTx(ctx, nil)
-	if err != nil {
-		return fmt.Errorf("migrate: %w", err)
-	}
-	defer tx.Rollback()
-	if _, err := tx.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS schema_versions(component TEXT PRIMARY KEY, version INTEGER NOT NULL)`); err != nil {
-		return fmt.Errorf("migrate: %w", err)
-	}
-	v, err := version(ctx, tx)
-	if err != nil {
-		return fmt.Errorf("migrate: %w", err)
-	}
-	if v > len(ms) {
-		return fmt.Errorf("schema version %d of %s is newer than this anchorage knows (%d)", v, Component, len(ms))
-	}
-	for ; v < len(ms); v++ {
-		if _, err := tx.ExecContext(ctx, ms[v]); err != nil {
-			return fmt.Errorf("migrate %s to version %d: %w", Component, v+1, err)
-		}
-	}
-	if _, err := tx.ExecContext(ctx, `INSERT INTO schema_versions(component, version) VALUES(?, ?)
-		ON CONFLICT(component) DO UPDATE SET version = excluded.version`, Component, v); err != nil {
-		return fmt.Errorf("migrate %s to version %d: %w", Component, v, err)
-	}
-	if err := tx.Commit(); err != nil {
-		return fmt.Errorf("migrate %s to version %d: %w", Component, v, err)
-	}
-	return nil
-}
-
-// version returns this component's schema version: 0 before the first
-// migration.
-func version(ctx context.Context, q interface {
-	QueryRowContext(context.Context, string, ...any) *sql.Row
-}) (int, error) {
-	var v int
-	err := q.QueryRowContext(ctx, `SELECT version FROM schema_versions WHERE component = ?`, Component).Scan(&v)
-	if errors.Is(err, sql.ErrNoRows) {
-		return 0, nil
-	}
-	if err != nil {
-		return 0, fmt.Errorf("read schema version: %w", err)
-	}
-	return v, nil
+	return state.Migrate(ctx, s.db, Component, migrations())
 }
 
 // Path returns the database file's path.
