@@ -285,10 +285,20 @@ type injector struct {
 	root   string
 	langs  *analysis.Languages
 	parser *analysis.Parser
+	// syms and files cache the symbols and texts of files during the
+	// call, by root and relative path.
+	syms  map[string][]injectSymbol
+	files map[string]injectFile
+}
+
+// injectFile is a file read during a call.
+type injectFile struct {
+	text []byte
+	ok   bool
 }
 
 func newInjector(deps InjectDeps) (*injector, error) {
-	in := &injector{deps: deps, counter: deps.Counter}
+	in := &injector{deps: deps, counter: deps.Counter, syms: map[string][]injectSymbol{}, files: map[string]injectFile{}}
 	if in.counter == nil {
 		in.counter = budget.Estimator{}
 	}
@@ -348,10 +358,23 @@ func (in *injector) requestFile(file string) (string, error) {
 // readFile returns the text of a file relative to root: the editor's
 // when the file is open (only in the workspace), else the disk's. ok is
 // false when there is no such regular, readable text file.
-func (in *injector) readFile(root, rel string, workspace bool) (text []byte, ok bool, err error) {
+func (in *injector) readFile(root, rel string, workspace bool) ([]byte, bool, error) {
 	if analysis.IsSecret(path.Base(rel)) {
 		return nil, false, ErrSecretFile
 	}
+	key := root + "\x00" + rel
+	if f, ok := in.files[key]; ok {
+		return f.text, f.ok, nil
+	}
+	text, ok, err := in.readFileOnce(root, rel, workspace)
+	if err == nil {
+		in.files[key] = injectFile{text, ok}
+	}
+	return text, ok, err
+}
+
+// readFileOnce reads a file for readFile.
+func (in *injector) readFileOnce(root, rel string, workspace bool) (text []byte, ok bool, err error) {
 	if workspace && in.deps.Overlay != nil {
 		if t, ok := in.deps.Overlay(rel); ok {
 			return t, true, nil
@@ -743,7 +766,7 @@ func (in *injector) resolve(ctx context.Context, a *RuleAnchor) (*injectExample,
 		return newInjectExample(rel, "", root, here, text, analysis.Range{}, false), ExampleShown, nil
 	}
 	if ok {
-		r, found, err := in.locate(ctx, rel, text, a.Symbol, line0, here)
+		r, found, err := in.locate(ctx, root, rel, text, a.Symbol, line0, here)
 		if err != nil {
 			return nil, "", err
 		}
@@ -758,46 +781,77 @@ func (in *injector) resolve(ctx context.Context, a *RuleAnchor) (*injectExample,
 }
 
 // locate finds the symbol named qname in a file's text, the one starting
-// nearest to line0 (0-based) when there are several: through the index
-// when it holds this very text, else by parsing it.
-func (in *injector) locate(ctx context.Context, rel string, text []byte, qname string, line0 int, here bool) (analysis.Range, bool, error) {
-	if ix := in.deps.Index; ix != nil && here {
-		var h int64
-		err := ix.DB().QueryRowContext(ctx, `SELECT hash FROM files WHERE path = ?`, rel).Scan(&h)
-		switch {
-		case err == nil && uint64(h) == xxhash.Sum64(text):
-			sym, ok, err := ix.FindSymbol(ctx, rel, qname, line0)
-			if err != nil {
-				return analysis.Range{}, false, err
-			}
-			return sym.Range, ok, nil
-		case err != nil && !errors.Is(err, sql.ErrNoRows):
-			return analysis.Range{}, false, fmt.Errorf("find %s in %s: %w", qname, rel, err)
-		}
-	}
-	lang, err := in.langs.ForPath(rel)
-	if err != nil || lang == nil {
-		return analysis.Range{}, false, err
-	}
-	if in.parser == nil {
-		in.parser = analysis.NewParser()
-		in.parser.NoChunks = true
-	}
-	g, err := in.parser.Extract(ctx, lang, rel, text)
+// nearest to line0 (0-based) when there are several.
+func (in *injector) locate(ctx context.Context, root, rel string, text []byte, qname string, line0 int, here bool) (analysis.Range, bool, error) {
+	syms, err := in.symbols(ctx, root, rel, text, here)
 	if err != nil {
 		return analysis.Range{}, false, err
 	}
-	var best *analysis.Symbol
-	for i := range g.Symbols {
-		s := &g.Symbols[i]
-		if s.QualifiedName == qname && (best == nil || injectDistance(s.Range.Start.Line, line0) < injectDistance(best.Range.Start.Line, line0)) {
+	var best *injectSymbol
+	for i := range syms {
+		s := &syms[i]
+		if s.name == qname && (best == nil || injectDistance(s.r.Start.Line, line0) < injectDistance(best.r.Start.Line, line0)) {
 			best = s
 		}
 	}
 	if best == nil {
 		return analysis.Range{}, false, nil
 	}
-	return best.Range, true, nil
+	return best.r, true, nil
+}
+
+// injectSymbol is a symbol of a file: its qualified name and range.
+type injectSymbol struct {
+	name string
+	r    analysis.Range
+}
+
+// symbols returns the symbols of a file's text, once per file and call:
+// from the index when it holds this very text, else by parsing it.
+func (in *injector) symbols(ctx context.Context, root, rel string, text []byte, here bool) ([]injectSymbol, error) {
+	key := root + "\x00" + rel
+	if syms, ok := in.syms[key]; ok {
+		return syms, nil
+	}
+	var syms []injectSymbol
+	fresh := false
+	if ix := in.deps.Index; ix != nil && here {
+		var h int64
+		err := ix.DB().QueryRowContext(ctx, `SELECT hash FROM files WHERE path = ?`, rel).Scan(&h)
+		if err != nil && !errors.Is(err, sql.ErrNoRows) {
+			return nil, fmt.Errorf("symbols of %s: %w", rel, err)
+		}
+		if fresh = err == nil && uint64(h) == xxhash.Sum64(text); fresh {
+			infos, err := ix.SymbolsInFile(ctx, rel)
+			if err != nil {
+				return nil, err
+			}
+			for _, s := range infos {
+				syms = append(syms, injectSymbol{s.QualifiedName, s.Range})
+			}
+		}
+	}
+	if !fresh {
+		lang, err := in.langs.ForPath(rel)
+		if err != nil {
+			return nil, err
+		}
+		if lang != nil {
+			if in.parser == nil {
+				in.parser = analysis.NewParser()
+				in.parser.NoChunks = true
+			}
+			g, err := in.parser.Extract(ctx, lang, rel, text)
+			if err != nil {
+				return nil, err
+			}
+			for _, s := range g.Symbols {
+				syms = append(syms, injectSymbol{s.QualifiedName, s.Range})
+			}
+		}
+	}
+	in.syms[key] = syms
+	return syms, nil
 }
 
 // findMoved looks for a symbol gone from its anchored file elsewhere in
@@ -827,7 +881,7 @@ func (in *injector) findMoved(ctx context.Context, rel, qname, root string) (*in
 	if err != nil || !ok {
 		return nil, ExampleLost, err
 	}
-	r, ok, err := in.locate(ctx, d.Path, text, qname, d.Range.Start.Line, true)
+	r, ok, err := in.locate(ctx, root, d.Path, text, qname, d.Range.Start.Line, true)
 	if err != nil || !ok {
 		return nil, ExampleLost, err
 	}
