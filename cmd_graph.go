@@ -5,6 +5,7 @@ import (
 	"io"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/anchorage-dev/anchorage/analysis"
 )
@@ -23,9 +24,7 @@ func newGraphCmd(g *globalFlags) *cobra.Command {
 		Use:   "graph",
 		Short: "Query the code graph: callers, callees, inheritance, imports, blast radius, symbols",
 	}
-	cmd.PersistentFlags().BoolVar(&f.noRefresh, "no-refresh", false, "answer from the index as it is, without updating it first")
-	cmd.PersistentFlags().StringSliceVar(&f.exclude, "exclude", nil, "directory or file names and globs to skip when refreshing")
-	cmd.PersistentFlags().Int64Var(&f.maxSize, "max-file-size", analysis.DefaultMaxFileSize, "skip files larger than this many bytes when refreshing")
+	f.addFlags(cmd.PersistentFlags(), "answer from the index as it is, without updating it first")
 
 	perDef := func(op, short string, defaultDepth int) *cobra.Command {
 		c := &cobra.Command{
@@ -64,6 +63,15 @@ func newGraphCmd(g *globalFlags) *cobra.Command {
 		newSymbolsCmd(g, f),
 	)
 	return cmd
+}
+
+// addFlags adds the flags of commands that bring the index up to date
+// before answering: --no-refresh (described by noRefresh), --exclude and
+// --max-file-size.
+func (f *graphFlags) addFlags(fs *pflag.FlagSet, noRefresh string) {
+	fs.BoolVar(&f.noRefresh, "no-refresh", false, noRefresh)
+	fs.StringSliceVar(&f.exclude, "exclude", nil, "directory or file names and globs to skip when refreshing")
+	fs.Int64Var(&f.maxSize, "max-file-size", analysis.DefaultMaxFileSize, "skip files larger than this many bytes when refreshing")
 }
 
 // openGraph opens the index and, unless --no-refresh, brings it up to date

@@ -7,7 +7,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/anchorage-dev/anchorage/analysis"
 	"github.com/anchorage-dev/anchorage/memory"
 )
 
@@ -67,9 +66,7 @@ unless --no-refresh. Nothing is stored.`,
 	cmd.Flags().StringVar(&f.language, "language", "", "only examples in this language (go, python, typescript, …)")
 	cmd.Flags().Float64Var(&f.threshold, "threshold", memory.DefaultAnchorThreshold, "the quality an example needs to be the anchor (0 to 1)")
 	cmd.Flags().IntVar(&f.candidates, "candidates", memory.DefaultAnchorCandidates, "how many ranked candidates to list")
-	cmd.Flags().BoolVar(&f.noRefresh, "no-refresh", false, "search the index as it is, without updating it first")
-	cmd.Flags().StringSliceVar(&f.exclude, "exclude", nil, "directory or file names and globs to skip when refreshing")
-	cmd.Flags().Int64Var(&f.maxSize, "max-file-size", analysis.DefaultMaxFileSize, "skip files larger than this many bytes when refreshing")
+	f.addFlags(cmd.Flags(), "search the index as it is, without updating it first")
 	return cmd
 }
 

@@ -76,9 +76,7 @@ never read.`, memory.MaxExampleLines, memory.InjectRulesPercent),
 	cmd.Flags().StringVar(&req.Query, "query", "", "what the assistant is asked: ranks the rules by their overlap with it")
 	cmd.Flags().IntVar(&req.Budget, "budget", memory.DefaultInjectBudget, "the most tokens to print")
 	cmd.Flags().StringVar(&req.Language, "language", "", "inject this language's rules (default: the language of --file)")
-	cmd.Flags().BoolVar(&gf.noRefresh, "no-refresh", false, "resolve examples through the index as it is, without updating it first")
-	cmd.Flags().StringSliceVar(&gf.exclude, "exclude", nil, "directory or file names and globs to skip when refreshing")
-	cmd.Flags().Int64Var(&gf.maxSize, "max-file-size", analysis.DefaultMaxFileSize, "skip files larger than this many bytes when refreshing")
+	gf.addFlags(cmd.Flags(), "resolve examples through the index as it is, without updating it first")
 	return cmd
 }
 

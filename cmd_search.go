@@ -7,7 +7,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/anchorage-dev/anchorage/analysis"
 	"github.com/anchorage-dev/anchorage/retrieval"
 )
 
@@ -58,9 +57,7 @@ kw: (or grep:), re: (a regular expression), sym:, sem:, hybrid:.`,
 	cmd.Flags().IntVar(&f.topK, "top-k", retrieval.DefaultTopK, "number of results")
 	cmd.Flags().StringVar(&f.strategy, "strategy", "", "force a strategy: semantic, structural, keyword or hybrid")
 	cmd.Flags().IntVar(&f.budget, "budget", 0, "print whole results, cut to this many tokens in all (0: a few lines each)")
-	cmd.Flags().BoolVar(&f.noRefresh, "no-refresh", false, "search the index as it is, without updating it first")
-	cmd.Flags().StringSliceVar(&f.exclude, "exclude", nil, "directory or file names and globs to skip when refreshing")
-	cmd.Flags().Int64Var(&f.maxSize, "max-file-size", analysis.DefaultMaxFileSize, "skip files larger than this many bytes when refreshing")
+	f.addFlags(cmd.Flags(), "search the index as it is, without updating it first")
 	return cmd
 }
 
