@@ -948,16 +948,25 @@ func (s *Store) FindSymbol(ctx context.Context, path, qualifiedName string, line
 	if err != nil {
 		return SymbolInfo{}, false, fmt.Errorf("find %s in %s: %w", qualifiedName, path, err)
 	}
-	if len(syms) == 0 {
-		return SymbolInfo{}, false, nil
-	}
-	best := syms[0]
-	for _, c := range syms[1:] {
-		if abs(c.Range.Start.Line-line) < abs(best.Range.Start.Line-line) {
-			best = c
+	sym, ok := NearestSymbol(syms, qualifiedName, line)
+	return sym, ok, nil
+}
+
+// NearestSymbol returns the symbol of syms (other than a module) with a
+// qualified name, the one starting nearest to a 0-based line when there
+// are several (the first for a negative line).
+func NearestSymbol(syms []SymbolInfo, qualifiedName string, line int) (SymbolInfo, bool) {
+	var best SymbolInfo
+	found := false
+	for _, c := range syms {
+		if c.Kind == KindModule || c.QualifiedName != qualifiedName {
+			continue
+		}
+		if !found || abs(c.Range.Start.Line-line) < abs(best.Range.Start.Line-line) {
+			best, found = c, true
 		}
 	}
-	return best, true, nil
+	return best, found
 }
 
 func abs(x int) int {

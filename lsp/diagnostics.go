@@ -12,6 +12,7 @@ import (
 	"go.lsp.dev/protocol"
 	"go.uber.org/zap"
 
+	"github.com/anchorage-dev/anchorage/analysis"
 	"github.com/anchorage-dev/anchorage/memory"
 )
 
@@ -85,7 +86,7 @@ func (s *Server) proposalLocation(ctx context.Context, p memory.Proposal) (proto
 			syms, err := f.ws.FileSymbols(ctx, rel)
 			if err != nil {
 				s.log.Debug("proposal example", zap.String("file", rel), zap.Error(err))
-			} else if sym, ok := findAnchorSymbol(syms, p.ExampleSymbol, -1); ok {
+			} else if sym, ok := analysis.NearestSymbol(syms, p.ExampleSymbol, -1); ok {
 				return protocol.Location{URI: f.fileURI(rel), Range: selectionRange(sym)}, true
 			}
 		}

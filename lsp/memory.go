@@ -786,29 +786,6 @@ func fileExists(f *folder, rel string) bool {
 	return err == nil
 }
 
-// findAnchorSymbol returns the symbol of syms with a qualified name, the
-// one nearest to line (0-based, -1 when unknown) when there are several.
-func findAnchorSymbol(syms []analysis.SymbolInfo, qualified string, line int) (analysis.SymbolInfo, bool) {
-	var best analysis.SymbolInfo
-	found := false
-	for _, sym := range syms {
-		if sym.Kind == analysis.KindModule || sym.QualifiedName != qualified {
-			continue
-		}
-		if !found || line >= 0 && absInt(sym.Range.Start.Line-line) < absInt(best.Range.Start.Line-line) {
-			best, found = sym, true
-		}
-	}
-	return best, found
-}
-
-func absInt(x int) int {
-	if x < 0 {
-		return -x
-	}
-	return x
-}
-
 // symbolLocation is the location of a symbol of a folder's file.
 func symbolLocation(f *folder, rel string, sym analysis.SymbolInfo) *ruleLocation {
 	return &ruleLocation{
@@ -848,7 +825,7 @@ func resolveAnchor(f *folder, rel string, syms []analysis.SymbolInfo, a *memory.
 		top := protocol.Range{}
 		return &ruleLocation{URI: f.fileURI(rel), Range: top, SelectionRange: top, Line: 1}, anchorLive
 	}
-	sym, ok := findAnchorSymbol(syms, a.Symbol, readAnchorMeta(a).Line-1)
+	sym, ok := analysis.NearestSymbol(syms, a.Symbol, readAnchorMeta(a).Line-1)
 	switch {
 	case ok:
 		return symbolLocation(f, rel, sym), anchorLive
@@ -910,7 +887,7 @@ func (s *Server) documentRules(ctx context.Context, u protocol.DocumentURI) (*fo
 		dr := documentRule{rule: r}
 		_, dr.status = resolveAnchor(f, rel, syms, r.Anchor, f.indexing.Load() > 0)
 		if dr.status == anchorLive && r.Anchor.Symbol != "" {
-			dr.sym, _ = findAnchorSymbol(syms, r.Anchor.Symbol, readAnchorMeta(r.Anchor).Line-1)
+			dr.sym, _ = analysis.NearestSymbol(syms, r.Anchor.Symbol, readAnchorMeta(r.Anchor).Line-1)
 		}
 		out = append(out, dr)
 	}
