@@ -11,7 +11,6 @@ import (
 	"sort"
 	"strings"
 	"time"
-	"unicode"
 	"unicode/utf8"
 
 	"github.com/anchorage-dev/anchorage/analysis"
@@ -217,13 +216,8 @@ func (a *Anchorer) project() string {
 
 // checkAnchorRule validates a rule's text and returns it trimmed.
 func checkAnchorRule(rule string) (string, error) {
-	if strings.IndexByte(rule, 0) >= 0 || !utf8.ValidString(rule) {
-		return "", fmt.Errorf("%w: it holds NUL bytes or invalid UTF-8", ErrRuleNotText)
-	}
-	for _, r := range rule {
-		if unicode.IsControl(r) && r != '\t' && r != '\n' && r != '\r' {
-			return "", fmt.Errorf("%w: it holds the control character %U", ErrRuleNotText, r)
-		}
+	if problem := retrieval.NotText(rule); problem != "" {
+		return "", fmt.Errorf("%w: %s", ErrRuleNotText, problem)
 	}
 	rule = strings.TrimSpace(rule)
 	switch {

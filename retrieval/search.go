@@ -236,13 +236,8 @@ func (s *Searcher) Search(ctx context.Context, req Request) (*Response, error) {
 // cleanQuery checks a query: empty and binary ones are refused, and one
 // longer than MaxQuery is cut, with a notice saying so.
 func cleanQuery(q string) (string, string, error) {
-	if strings.IndexByte(q, 0) >= 0 || !utf8.ValidString(q) {
-		return "", "", &QueryError{Reason: "the query is not text (it holds NUL bytes or invalid UTF-8)"}
-	}
-	for _, r := range q {
-		if unicode.IsControl(r) && r != '\t' && r != '\n' && r != '\r' {
-			return "", "", &QueryError{Reason: fmt.Sprintf("the query holds a control character %U", r)}
-		}
+	if problem := NotText(q); problem != "" {
+		return "", "", &QueryError{Reason: "the query is not text: " + problem}
 	}
 	q = strings.TrimSpace(q)
 	if q == "" {
@@ -258,6 +253,21 @@ func cleanQuery(q string) (string, string, error) {
 		notice = fmt.Sprintf("the query was cut to its first %d bytes", MaxQuery)
 	}
 	return q, notice, nil
+}
+
+// NotText says why s is not text a person typed — it holds NUL bytes,
+// invalid UTF-8 or a control character other than tabs and line breaks —
+// or returns "" when it is text. Queries and rules are checked with it.
+func NotText(s string) string {
+	if strings.IndexByte(s, 0) >= 0 || !utf8.ValidString(s) {
+		return "it holds NUL bytes or invalid UTF-8"
+	}
+	for _, r := range s {
+		if unicode.IsControl(r) && r != '\t' && r != '\n' && r != '\r' {
+			return fmt.Sprintf("it holds the control character %U", r)
+		}
+	}
+	return ""
 }
 
 // stripPrefix removes a strategy prefix the user typed ("kw: TODO").
