@@ -54,7 +54,13 @@ func (s *Store) Approve(ctx context.Context, id int64, scope string) (Approval, 
 	if err != nil {
 		return Approval{}, err
 	}
+	s.rulesChanged(ctx, a.changedRules()...)
 	return a, nil
+}
+
+// changedRules are the rules an approval added, changed or superseded.
+func (a Approval) changedRules() []int64 {
+	return append([]int64{a.Rule.ID}, a.Superseded...)
 }
 
 // ApproveAll approves every pending proposal, strongest first, with the
@@ -92,6 +98,11 @@ func (s *Store) ApproveAll(ctx context.Context, scope string) ([]Approval, error
 	if err != nil {
 		return nil, err
 	}
+	var changed []int64
+	for _, a := range out {
+		changed = append(changed, a.changedRules()...)
+	}
+	s.rulesChanged(ctx, changed...)
 	return out, nil
 }
 

@@ -199,7 +199,11 @@ func (s *Store) AddRule(ctx context.Context, r Rule) (Rule, error) {
 		out, err = ruleByID(ctx, tx, id)
 		return err
 	})
-	return out, err
+	if err != nil {
+		return Rule{}, err
+	}
+	s.rulesChanged(ctx, out.ID)
+	return out, nil
 }
 
 // insertRule inserts a checked rule and returns its id.
@@ -254,7 +258,11 @@ func (s *Store) UpdateRule(ctx context.Context, r Rule) (Rule, error) {
 		out, err = ruleByID(ctx, tx, r.ID)
 		return err
 	})
-	return out, err
+	if err != nil {
+		return Rule{}, err
+	}
+	s.rulesChanged(ctx, out.ID)
+	return out, nil
 }
 
 // oneRuleRow checks that an update or delete of a rule touched a row.
@@ -275,10 +283,39 @@ func oneRuleRow(res sql.Result, err error) error {
 // DeleteRule deletes a rule. Rules it superseded become active again, and
 // proposals that named it no longer do.
 func (s *Store) DeleteRule(ctx context.Context, id int64) error {
-	return s.withTx(ctx, fmt.Sprintf("delete rule %d", id), func(tx *sql.Tx) error {
+	changed := []int64{id}
+	err := s.withTx(ctx, fmt.Sprintf("delete rule %d", id), func(tx *sql.Tx) error {
+		revived, err := queryIDs(ctx, tx, `SELECT id FROM memory_store WHERE superseded_by = ?`, id)
+		if err != nil {
+			return err
+		}
+		changed = append(changed, revived...)
 		res, err := tx.ExecContext(ctx, `DELETE FROM memory_store WHERE id = ?`, id)
 		return oneRuleRow(res, err)
 	})
+	if err != nil {
+		return err
+	}
+	s.rulesChanged(ctx, changed...)
+	return nil
+}
+
+// queryIDs runs a query of one id column.
+func queryIDs(ctx context.Context, q sqlQueryer, query string, args ...any) ([]int64, error) {
+	rows, err := q.QueryContext(ctx, query, args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []int64
+	for rows.Next() {
+		var id int64
+		if err := rows.Scan(&id); err != nil {
+			return nil, err
+		}
+		out = append(out, id)
+	}
+	return out, rows.Err()
 }
 
 // SetAnchor sets the code example of rule id.
@@ -299,23 +336,33 @@ func (s *Store) SetAnchor(ctx context.Context, id int64, a RuleAnchor) error {
 	if a.Symbol != "" {
 		sym = a.Symbol
 	}
-	return s.withTx(ctx, what, func(tx *sql.Tx) error {
+	err := s.withTx(ctx, what, func(tx *sql.Tx) error {
 		res, err := tx.ExecContext(ctx, `UPDATE memory_store SET anchor_file = ?, anchor_symbol = ?, anchor_score = ?,
 				anchor_metadata = ?, updated_at = ?
 			WHERE id = ?`, a.File, sym, a.Score, meta, unixMillis(s.opts.now()), id)
 		return oneRuleRow(res, err)
 	})
+	if err != nil {
+		return err
+	}
+	s.rulesChanged(ctx, id)
+	return nil
 }
 
 // ClearAnchor removes the code example of rule id (for example when its
 // symbol disappeared and no other was found).
 func (s *Store) ClearAnchor(ctx context.Context, id int64) error {
-	return s.withTx(ctx, fmt.Sprintf("clear anchor of rule %d", id), func(tx *sql.Tx) error {
+	err := s.withTx(ctx, fmt.Sprintf("clear anchor of rule %d", id), func(tx *sql.Tx) error {
 		res, err := tx.ExecContext(ctx, `UPDATE memory_store SET anchor_file = NULL, anchor_symbol = NULL, anchor_score = NULL,
 				anchor_metadata = NULL, updated_at = ?
 			WHERE id = ?`, unixMillis(s.opts.now()), id)
 		return oneRuleRow(res, err)
 	})
+	if err != nil {
+		return err
+	}
+	s.rulesChanged(ctx, id)
+	return nil
 }
 
 // RuleFilter selects rules for Rules. The zero value selects every active

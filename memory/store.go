@@ -44,6 +44,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"slices"
 	"time"
 
 	"github.com/ncruces/go-sqlite3"
@@ -102,6 +103,7 @@ type storeOptions struct {
 	project      string
 	maxProposals int
 	busyTimeout  time.Duration
+	onChange     func(ctx context.Context, ruleIDs []int64)
 	now          func() time.Time
 }
 
@@ -122,6 +124,18 @@ func WithProject(name string) Option { return func(o *storeOptions) { o.project 
 // WithMaxProposals sets how many proposals Propose makes at most; n ≤ 0
 // means MaxProposals.
 func WithMaxProposals(n int) Option { return func(o *storeOptions) { o.maxProposals = n } }
+
+// WithOnChange makes the Store call fn after every committed write that
+// adds, changes (including setting or clearing an anchor), supersedes or
+// deletes rules, with the ids of the rules concerned, ascending: a new or
+// merged rule, the rules it superseded, a deleted rule and the rules its
+// deletion made active again. fn runs on the writer's goroutine after the
+// commit, once per write, and must not call back into a write of the
+// same Store while holding a lock that write needs; a failed write does
+// not call it.
+func WithOnChange(fn func(ctx context.Context, ruleIDs []int64)) Option {
+	return func(o *storeOptions) { o.onChange = fn }
+}
 
 // WithBusyTimeout sets how long operations wait for other connections'
 // locks; d ≤ 0 means DefaultBusyTimeout.
@@ -269,6 +283,17 @@ func (s *Store) Project() string { return s.opts.project }
 
 // Close closes the database.
 func (s *Store) Close() error { return s.db.Close() }
+
+// rulesChanged reports committed changes to rules to the WithOnChange
+// function, if any.
+func (s *Store) rulesChanged(ctx context.Context, ids ...int64) {
+	if s.opts.onChange == nil || len(ids) == 0 {
+		return
+	}
+	out := slices.Clone(ids)
+	slices.Sort(out)
+	s.opts.onChange(ctx, slices.Compact(out))
+}
 
 // unixMillis converts a time to the stored Unix milliseconds.
 func unixMillis(t time.Time) int64 { return t.UnixMilli() }
