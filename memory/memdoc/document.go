@@ -123,14 +123,14 @@ func (l *stringList) UnmarshalYAML(n *yaml.Node) error {
 		out := make(stringList, 0, len(n.Content))
 		for _, c := range n.Content {
 			if c.Kind != yaml.ScalarNode {
-				return fmt.Errorf("line %d: a trigger phrase must be text", c.Line)
+				return &yaml.TypeError{Errors: []string{fmt.Sprintf("line %d: a trigger phrase must be text", c.Line)}}
 			}
 			out = append(out, c.Value)
 		}
 		*l = out
 		return nil
 	}
-	return fmt.Errorf("line %d: trigger_phrases must be a list of phrases", n.Line)
+	return &yaml.TypeError{Errors: []string{fmt.Sprintf("line %d: trigger_phrases must be a list of phrases", n.Line)}}
 }
 
 // SplitFrontMatter splits content into its YAML front matter (without the
@@ -192,7 +192,7 @@ func Parse(root, relPath, content string) *Document {
 		})
 	}
 	if fm != "" {
-		d.applyFrontMatter(fm)
+		d.applyFrontMatter(fm, strings.Count(content[:body], "\n")-strings.Count(fm, "\n")-1)
 	}
 	var ws []Warning
 	d.Sections, ws = parseSections(content, body)
@@ -206,14 +206,19 @@ func Parse(root, relPath, content string) *Document {
 	return d
 }
 
-// applyFrontMatter decodes the YAML header into d, warning (at the
-// header's first line) about what it cannot use.
-func (d *Document) applyFrontMatter(src string) {
+// applyFrontMatter decodes the YAML header into d, warning about what it
+// cannot use: on the line the YAML library names, else on the first
+// line. The header's line n is the file's line n+offset.
+func (d *Document) applyFrontMatter(src string, offset int) {
 	warn := func(format string, args ...any) {
-		d.Warnings = append(d.Warnings, Warning{
-			Kind: WarnFrontMatter, Message: fmt.Sprintf(format, args...),
-			Start: 0, End: min(3, len(d.Content)), Line: 1, Column: 1,
-		})
+		msg := fmt.Sprintf(format, args...)
+		w := Warning{Kind: WarnFrontMatter, Message: msg, Start: 0, End: min(3, len(d.Content)), Line: 1, Column: 1}
+		if n, rest := yamlLine(msg); n > 0 {
+			w.Line = n + offset
+			w.Start, w.End = lineRange(d.Content, w.Line)
+			w.Message = rest
+		}
+		d.Warnings = append(d.Warnings, w)
 	}
 	var fm frontMatter
 	if err := yaml.Unmarshal([]byte(src), &fm); err != nil {
@@ -256,8 +261,51 @@ func (d *Document) applyFrontMatter(src string) {
 // yamlMessage shortens a YAML library error to one line.
 func yamlMessage(err error) string {
 	msg := strings.TrimPrefix(err.Error(), "yaml: ")
-	msg = strings.ReplaceAll(msg, "\n", "; ")
-	return msg
+	msg = strings.TrimPrefix(msg, "unmarshal errors:\n")
+	return strings.Join(strings.Fields(strings.ReplaceAll(msg, "\n", "; ")), " ")
+}
+
+// yamlLine returns the first line number a YAML error message names
+// ("line 3: ..."), or 0, and the message without it.
+func yamlLine(msg string) (int, string) {
+	i := strings.Index(msg, "line ")
+	if i < 0 {
+		return 0, msg
+	}
+	n, j := 0, i+len("line ")
+	for ; j < len(msg) && '0' <= msg[j] && msg[j] <= '9'; j++ {
+		n = n*10 + int(msg[j]-'0')
+		if n > 1<<24 {
+			return 0, msg
+		}
+	}
+	if n == 0 || !strings.HasPrefix(msg[j:], ": ") {
+		return 0, msg
+	}
+	return n, msg[:i] + msg[j+2:]
+}
+
+// lineRange returns the byte range of the 1-based line of content, or
+// the end of content when it has fewer lines. The range is never empty
+// unless content is.
+func lineRange(content string, line int) (start, end int) {
+	for l := 1; l < line; l++ {
+		j := strings.IndexByte(content[start:], '\n')
+		if j < 0 {
+			return max(0, len(content)-1), len(content)
+		}
+		start += j + 1
+	}
+	end = len(content)
+	if j := strings.IndexByte(content[start:], '\n'); j >= 0 {
+		end = start + j
+	}
+	if end == start && end < len(content) {
+		end++
+	} else if end == start && start > 0 {
+		start--
+	}
+	return start, end
 }
 
 // firstHeading returns the text of the first ATX heading of level one in

@@ -141,6 +141,9 @@ type parser struct {
 	stack    []open
 	// firstOpen is the line of the first open marker of each id.
 	firstOpen map[string]int
+	// opened is the line of each id open on the stack (an id is on the
+	// stack at most once).
+	opened map[string]int
 }
 
 func (p *parser) warn(kind string, m marker, format string, args ...any) {
@@ -257,6 +260,9 @@ func readMarker(text string, i int) (m marker, next int, bad string) {
 	k = skipSpace(text, k+1)
 	idStart := k
 	for k < len(text) && isIDByte(text[k]) {
+		if text[k] == '-' && strings.HasPrefix(text[k:], "-->") {
+			break
+		}
 		k++
 	}
 	idEnd := k
@@ -321,15 +327,14 @@ func ValidID(id string) bool {
 
 // handle pairs a marker with the stack of open sections.
 func (p *parser) handle(m marker) {
+	if p.opened == nil {
+		p.opened = make(map[string]int)
+		p.firstOpen = make(map[string]int)
+	}
 	if !m.close {
-		for _, o := range p.stack {
-			if o.m.id == m.id {
-				p.warn(WarnNestedSameID, m, "section %q opens again inside itself (opened on line %d); this marker is ignored", m.id, o.m.line)
-				return
-			}
-		}
-		if p.firstOpen == nil {
-			p.firstOpen = make(map[string]int)
+		if line, ok := p.opened[m.id]; ok {
+			p.warn(WarnNestedSameID, m, "section %q opens again inside itself (opened on line %d); this marker is ignored", m.id, line)
+			return
 		}
 		if first, ok := p.firstOpen[m.id]; ok {
 			p.warn(WarnDuplicateID, m, "duplicate section id %q (first on line %d); the first one is selected", m.id, first)
@@ -344,11 +349,15 @@ func (p *parser) handle(m marker) {
 			ID: m.id, Start: m.start, BodyStart: m.end, StartLine: m.line, Parent: parent,
 		})
 		p.stack = append(p.stack, open{m: m, section: len(p.sections) - 1})
+		p.opened[m.id] = m.line
 		return
 	}
-	k := len(p.stack) - 1
-	for k >= 0 && p.stack[k].m.id != m.id {
-		k--
+	k := -1
+	if _, ok := p.opened[m.id]; ok {
+		k = len(p.stack) - 1
+		for p.stack[k].m.id != m.id {
+			k--
+		}
 	}
 	if k < 0 {
 		if n := len(p.stack); n > 0 {
@@ -366,6 +375,9 @@ func (p *parser) handle(m marker) {
 			o := p.stack[i].m
 			p.warn(WarnUnclosed, o, "section %q is not closed before its enclosing section %q closes on line %d", o.id, m.id, m.line)
 		}
+	}
+	for _, o := range p.stack[k:] {
+		delete(p.opened, o.m.id)
 	}
 	s := &p.sections[p.stack[k].section]
 	s.BodyEnd, s.End, s.EndLine = m.start, m.end, m.line
