@@ -174,18 +174,14 @@ uses the corrections' words and infers the scope. Proposing again keeps
 unchanged proposals and their ids.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			var opts []memory.Option
-			if cfg.URL != "" || cfg.Model != "" {
-				if cfg.Model == "" {
-					return errors.New("memory propose: --llm-model is required with --llm-url")
-				}
-				llm, err := memory.NewOllama(cfg)
-				if err != nil {
-					return fmt.Errorf("memory propose: %w", err)
-				}
-				opts = append(opts, memory.WithLLM(llm))
+			llm, err := memory.LLMOption(cfg)
+			switch {
+			case errors.Is(err, memory.ErrLLMNoModel):
+				return errors.New("memory propose: --llm-model is required with --llm-url")
+			case err != nil:
+				return fmt.Errorf("memory propose: %w", err)
 			}
-			s, err := m.openMemory(cmd.Context(), opts...)
+			s, err := m.openMemory(cmd.Context(), llm)
 			if err != nil {
 				return err
 			}

@@ -37,6 +37,34 @@ type Settings struct {
 	// with a server (ollama or openai) instead of the built-in word
 	// vectors; read once, when the first folder opens.
 	Embedding EmbeddingSettings `json:"embedding,omitempty"`
+	// Memory configures coding rules learned from corrections.
+	Memory MemorySettings `json:"memory,omitempty"`
+}
+
+// MemorySettings configure the memory of coding rules (package memory).
+type MemorySettings struct {
+	// Project overrides the project name of project:<name> scopes (the
+	// base name of each workspace folder).
+	Project string `json:"project,omitempty"`
+	// AnchorThreshold is the quality, from 0 to 1, an example needs to
+	// become a rule's anchor; 0 means memory.DefaultAnchorThreshold.
+	AnchorThreshold float64 `json:"anchorThreshold,omitempty"`
+	// LLM, when its model is set, phrases proposals.
+	LLM LLMSettings `json:"llm,omitempty"`
+	// Documents are globs, relative to each workspace folder, of the
+	// Markdown memory documents to keep in memory.
+	Documents []string `json:"documents,omitempty"`
+}
+
+// LLMSettings configure an Ollama-compatible LLM that phrases proposals.
+type LLMSettings struct {
+	// URL is the server's; "" means memory.DefaultOllamaURL.
+	URL string `json:"url,omitempty"`
+	// Model is the model to run; "" means no LLM.
+	Model string `json:"model,omitempty"`
+	// Timeout bounds each answer, in seconds; 0 means
+	// memory.DefaultLLMTimeout.
+	Timeout float64 `json:"timeout,omitempty"`
 }
 
 // EmbeddingSettings configure an embedding server.
@@ -64,7 +92,31 @@ func (s Settings) merge(o Settings) Settings {
 	if o.Embedding.Provider != "" {
 		s.Embedding = o.Embedding
 	}
+	s.Memory = s.Memory.merge(o.Memory)
 	return s
+}
+
+// merge overrides m with the fields set in o.
+func (m MemorySettings) merge(o MemorySettings) MemorySettings {
+	if o.Project != "" {
+		m.Project = o.Project
+	}
+	if o.AnchorThreshold != 0 {
+		m.AnchorThreshold = o.AnchorThreshold
+	}
+	if o.LLM.URL != "" {
+		m.LLM.URL = o.LLM.URL
+	}
+	if o.LLM.Model != "" {
+		m.LLM.Model = o.LLM.Model
+	}
+	if o.LLM.Timeout != 0 {
+		m.LLM.Timeout = o.LLM.Timeout
+	}
+	if o.Documents != nil {
+		m.Documents = o.Documents
+	}
+	return m
 }
 
 // decodeSettings reads settings sent as {"anchorage": {...}} or {...}.

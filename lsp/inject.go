@@ -85,7 +85,7 @@ func (s *Server) contextInject(ctx context.Context, args []any) (any, error) {
 		if err := f.ws.Flush(ctx); err != nil {
 			return nil, err
 		}
-		req.Project = projectOf(f)
+		req.Project = s.projectOf(f)
 		deps.Index = f.ws.Index()
 		deps.Overlay = func(rel string) ([]byte, bool) {
 			text, _, _, ok := f.ws.Snapshot(rel)

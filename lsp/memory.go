@@ -47,7 +47,7 @@ func (s *Server) memoryCommand(ctx context.Context, name string, args []any) (re
 	case cmdMemoryRecord:
 		result, err = s.recordCorrection(ctx, args)
 	case cmdMemoryPropose:
-		result, err = s.proposeRules(ctx)
+		result, err = s.proposeRules(ctx, args)
 	case cmdMemoryApprove:
 		result, err = s.approveProposal(ctx, args)
 	case cmdMemoryApproveAll:
@@ -73,6 +73,8 @@ type memoryState struct {
 	// shown is the last memory error shown to the user, so that a
 	// broken database is reported once, not on every request.
 	shown string
+	// session labels the corrections recorded through this server.
+	session string
 
 	// publishMu orders publications of proposal diagnostics; published
 	// holds the documents whose last publication was not empty.
@@ -108,8 +110,54 @@ func (s *Server) memoryPath() (string, error) {
 	return dirs.MemoryPath(), nil
 }
 
-// projectOf names the project of a folder for project:<name> scopes.
-func projectOf(f *folder) string { return memory.ProjectName(f.dir) }
+// memorySettings returns the memory settings in force.
+func (s *Server) memorySettings() MemorySettings {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.settings.Memory
+}
+
+// projectOf names the project of a folder for project:<name> scopes: the
+// memory.project setting when it is a valid name, else the folder's base
+// name.
+func (s *Server) projectOf(f *folder) string {
+	if p := strings.TrimSpace(s.memorySettings().Project); p != "" {
+		if _, err := memory.NormalizeScope(memory.ProjectScope(p)); err == nil {
+			return p
+		}
+	}
+	return memory.ProjectName(f.dir)
+}
+
+// anchorThreshold is the memory.anchorThreshold setting when it is
+// between 0 and 1, else 0 (the default threshold).
+func (s *Server) anchorThreshold() float64 {
+	t := s.memorySettings().AnchorThreshold
+	if t > 0 && t <= 1 {
+		return t
+	}
+	return 0
+}
+
+// llmOption is the memory option of the memory.llm settings: nil without
+// a model; a bad setting is reported and leaves the deterministic
+// fallback.
+func (s *Server) llmOption() memory.Option {
+	set := s.memorySettings().LLM
+	if strings.TrimSpace(set.Model) == "" {
+		return nil
+	}
+	timeout := time.Duration(0)
+	if set.Timeout > 0 && set.Timeout <= math.MaxInt64/float64(time.Second) {
+		timeout = time.Duration(set.Timeout * float64(time.Second))
+	}
+	opt, err := memory.LLMOption(memory.OllamaConfig{URL: set.URL, Model: set.Model, Timeout: timeout})
+	if err != nil {
+		s.warn("memory.llm settings ignored, proposals use the deterministic fallback: %v", err)
+		return nil
+	}
+	return opt
+}
 
 // memoryStore returns the user's memory, opened on first use with the
 // project of the first workspace folder. When create is false and there
@@ -121,7 +169,7 @@ func (s *Server) memoryStore(ctx context.Context, create bool) (*memory.Store, e
 	s.mem.mu.Lock()
 	if st := s.mem.store; st != nil {
 		s.mem.mu.Unlock()
-		return st, nil
+		return s.memoryView(st, "")
 	}
 	st, err := s.openMemory(ctx, create)
 	if err == nil {
@@ -133,7 +181,10 @@ func (s *Server) memoryStore(ctx context.Context, create bool) (*memory.Store, e
 		s.memoryFailed(err)
 		return nil, err
 	}
-	return st, nil
+	if st == nil {
+		return nil, nil
+	}
+	return s.memoryView(st, "")
 }
 
 // openMemory opens the memory store; s.mem.mu is held.
@@ -147,17 +198,39 @@ func (s *Server) openMemory(ctx context.Context, create bool) (*memory.Store, er
 			return nil, nil
 		}
 	}
-	var opts []memory.Option
-	if folders := s.snapshotFolders(); len(folders) > 0 {
-		if p := projectOf(folders[0]); p != "" {
-			opts = append(opts, memory.WithProject(p))
-		}
-	}
-	st, err := memory.Open(ctx, path, opts...)
+	st, err := memory.Open(ctx, path)
 	if err != nil {
 		return nil, fmt.Errorf("memory: %w", err)
 	}
 	return st, nil
+}
+
+// memoryView returns the open store as this server uses it: corrections
+// labelled with the server's session (and proposals made from it), or
+// with session when not "" (memory.AllSessions: every open correction);
+// the project of the first workspace folder; and opts.
+func (s *Server) memoryView(st *memory.Store, session string, opts ...memory.Option) (*memory.Store, error) {
+	if session == "" {
+		session = s.memorySession()
+	}
+	opts = append([]memory.Option{memory.WithSession(session)}, opts...)
+	if folders := sortedFolders(s.snapshotFolders()); len(folders) > 0 {
+		if p := s.projectOf(folders[0]); p != "" {
+			opts = append(opts, memory.WithProject(p))
+		}
+	}
+	return st.With(opts...)
+}
+
+// memorySession is the label of the corrections recorded through this
+// server: "lsp-<process id>-<start time>", made on first use.
+func (s *Server) memorySession() string {
+	s.mem.mu.Lock()
+	defer s.mem.mu.Unlock()
+	if s.mem.session == "" {
+		s.mem.session = fmt.Sprintf("lsp-%d-%s", os.Getpid(), time.Now().UTC().Format("20060102T150405.000"))
+	}
+	return s.mem.session
 }
 
 // memoryFailed shows a memory error that the user must act on (a corrupt,
@@ -264,6 +337,8 @@ type correctionArgs struct {
 	Text  string               `json:"text"`
 	URI   protocol.DocumentURI `json:"uri,omitempty"`
 	Range *protocol.Range      `json:"range,omitempty"`
+	// Session labels the correction; "" means the server's session.
+	Session string `json:"session,omitempty"`
 }
 
 // correctionResult is anchorage.memory.recordCorrection's answer.
@@ -274,10 +349,11 @@ type correctionResult struct {
 }
 
 // recordCorrection runs anchorage.memory.recordCorrection {text, uri?,
-// range?} or ["text"]: the file, its language and project come from the
-// uri, which must be in a workspace folder.
+// range?, session?} or ["text"]: the file, its language and project come
+// from the uri, which must be in a workspace folder; the session is the
+// server's unless named.
 func (s *Server) recordCorrection(ctx context.Context, args []any) (any, error) {
-	const want = `{"text": correction, "uri"?: document, "range"?: range}`
+	const want = `{"text": correction, "uri"?: document, "range"?: range, "session"?: label}`
 	var a correctionArgs
 	if len(args) > 0 {
 		if text, ok := args[0].(string); ok {
@@ -288,13 +364,13 @@ func (s *Server) recordCorrection(ctx context.Context, args []any) (any, error) 
 	} else {
 		return nil, jsonrpc2.Errorf(jsonrpc2.InvalidParams, "%s: missing argument %s", cmdMemoryRecord, want)
 	}
-	c := memory.Correction{Text: a.Text}
+	c := memory.Correction{Text: a.Text, Session: a.Session}
 	if a.URI != "" {
 		f, rel, err := s.folderFor(a.URI)
 		if err != nil {
 			return nil, jsonrpc2.Errorf(jsonrpc2.InvalidParams, "%s: uri: %v", cmdMemoryRecord, err)
 		}
-		c.File, c.Project = rel, projectOf(f)
+		c.File, c.Project = rel, s.projectOf(f)
 	}
 	if r := a.Range; r != nil {
 		if a.URI == "" {
@@ -310,6 +386,9 @@ func (s *Server) recordCorrection(ctx context.Context, args []any) (any, error) 
 	}
 	st, err := s.memoryStore(ctx, true)
 	if err != nil {
+		return nil, s.memoryError(cmdMemoryRecord, err)
+	}
+	if st, err = s.memoryView(st, a.Session); err != nil {
 		return nil, s.memoryError(cmdMemoryRecord, err)
 	}
 	rec, err := st.RecordCorrection(ctx, c)
@@ -330,12 +409,29 @@ type proposalView struct {
 	Location *protocol.Location `json:"location"`
 }
 
-// proposeRules runs anchorage.memory.propose: the open corrections become
-// at most five pending proposals, each given a candidate example by the
+// sessionArgs are anchorage.memory.propose's: the session whose
+// corrections to propose from ("" for the server's, "*" for all).
+type sessionArgs struct {
+	Session string `json:"session,omitempty"`
+}
+
+// proposeRules runs anchorage.memory.propose {session?}: the open
+// corrections of the server's session (or of the session named, or all
+// for "*") become at most five pending proposals, phrased by the LLM of
+// the memory.llm settings if any, each given a candidate example by the
 // anchor engine, and published as hint diagnostics.
-func (s *Server) proposeRules(ctx context.Context) (any, error) {
+func (s *Server) proposeRules(ctx context.Context, args []any) (any, error) {
+	var a sessionArgs
+	if len(args) > 0 && args[0] != nil {
+		if err := objectArg(cmdMemoryPropose, args, &a, `{"session"?: label}`); err != nil {
+			return nil, err
+		}
+	}
 	st, err := s.memoryStore(ctx, true)
 	if err != nil {
+		return nil, s.memoryError(cmdMemoryPropose, err)
+	}
+	if st, err = s.memoryView(st, a.Session, s.llmOption()); err != nil {
 		return nil, s.memoryError(cmdMemoryPropose, err)
 	}
 	ps, err := st.Propose(ctx)
@@ -468,7 +564,7 @@ func (s *Server) anchorRule(ctx context.Context, st *memory.Store, r memory.Rule
 		}
 		return r, "no example found: no workspace folder could be searched"
 	}
-	ra := res.RuleAnchor(f.root(), projectOf(f))
+	ra := res.RuleAnchor(f.root(), s.projectOf(f))
 	if ra == nil {
 		return r, "no example found: " + res.Reason
 	}
@@ -512,8 +608,8 @@ func (s *Server) bestAnchor(ctx context.Context, rule, scope, hint string) (*fol
 			s.warn("anchoring: %v", err)
 			continue
 		}
-		a := &memory.Anchorer{Searcher: s.searcherFor(f), Project: projectOf(f)}
-		res, err := a.FindAnchor(ctx, rule, memory.AnchorOptions{Scope: scope})
+		a := &memory.Anchorer{Searcher: s.searcherFor(f), Project: s.projectOf(f)}
+		res, err := a.FindAnchor(ctx, rule, memory.AnchorOptions{Scope: scope, Threshold: s.anchorThreshold()})
 		if err != nil {
 			s.log.Info("anchoring failed", zap.String("root", f.root()), zap.Error(err))
 			if firstRes == nil {
@@ -745,7 +841,7 @@ func (s *Server) anchorFolder(a *memory.RuleAnchor) *folder {
 		}
 	}
 	for _, f := range folders {
-		if m.Project != "" && projectOf(f) == m.Project {
+		if m.Project != "" && s.projectOf(f) == m.Project {
 			return f
 		}
 	}

@@ -46,6 +46,12 @@ type memInitResult struct {
 // indexing.
 func (c *lspClient) memStart(t *testing.T, root string) memInitResult {
 	t.Helper()
+	return c.memStartWith(t, root, nil)
+}
+
+// memStartWith is memStart with initializationOptions.
+func (c *lspClient) memStartWith(t *testing.T, root string, options any) memInitResult {
+	t.Helper()
 	caps := capabilities(clientOptions{})
 	caps.Workspace.CodeLens = &protocol.CodeLensWorkspaceClientCapabilities{RefreshSupport: true}
 	caps.TextDocument.Hover = &protocol.HoverTextDocumentClientCapabilities{ContentFormat: []protocol.MarkupKind{protocol.Markdown, protocol.PlainText}}
@@ -57,10 +63,11 @@ func (c *lspClient) memStart(t *testing.T, root string) memInitResult {
 		IsPreferredSupport: true, DataSupport: true,
 	}
 	params := &protocol.InitializeParams{
-		ProcessID:        int32(os.Getpid()),
-		ClientInfo:       &protocol.ClientInfo{Name: "anchorage-e2e-memory"},
-		Capabilities:     caps,
-		WorkspaceFolders: []protocol.WorkspaceFolder{{URI: string(uri.File(root)), Name: filepath.Base(root)}},
+		ProcessID:             int32(os.Getpid()),
+		ClientInfo:            &protocol.ClientInfo{Name: "anchorage-e2e-memory"},
+		Capabilities:          caps,
+		WorkspaceFolders:      []protocol.WorkspaceFolder{{URI: string(uri.File(root)), Name: filepath.Base(root)}},
+		InitializationOptions: options,
 	}
 	var res memInitResult
 	if err := c.call(t, "initialize", params, &res); err != nil {

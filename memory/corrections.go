@@ -91,10 +91,13 @@ func (s *Store) RecordCorrection(ctx context.Context, c Correction) (Correction,
 		}
 		c.Project = p
 	}
-	if c.Session == "" {
+	c.Session = cleanStored(c.Session)
+	switch c.Session {
+	case AllSessions:
+		c.Session = ""
+	case "":
 		c.Session = s.opts.session
 	}
-	c.Session = cleanStored(c.Session)
 	c.ProposalID = 0
 	c.CreatedAt = fromUnixMillis(unixMillis(s.opts.now()))
 	var rng any

@@ -106,6 +106,29 @@ func NewOllama(cfg OllamaConfig) (*Ollama, error) {
 	return &Ollama{endpoint: base + "/api/" + api, model: cfg.Model, api: api, timeout: timeout}, nil
 }
 
+// ErrLLMNoModel reports an LLM configuration with a URL but no model.
+var ErrLLMNoModel = errors.New("llm: a model is required with a URL")
+
+// LLMOption returns the option that makes a Store phrase proposals with
+// the Ollama-compatible server cfg describes, or nil when cfg names
+// neither a URL nor a model (no LLM: the deterministic fallback). A URL
+// without a model is ErrLLMNoModel; other bad values are NewOllama's
+// errors. The command line and the language server both configure their
+// LLM through it.
+func LLMOption(cfg OllamaConfig) (Option, error) {
+	if strings.TrimSpace(cfg.URL) == "" && strings.TrimSpace(cfg.Model) == "" {
+		return nil, nil
+	}
+	if strings.TrimSpace(cfg.Model) == "" {
+		return nil, ErrLLMNoModel
+	}
+	llm, err := NewOllama(cfg)
+	if err != nil {
+		return nil, err
+	}
+	return WithLLM(llm), nil
+}
+
 // Model returns the configured model.
 func (o *Ollama) Model() string { return o.model }
 

@@ -45,6 +45,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/ncruces/go-sqlite3"
@@ -115,7 +116,26 @@ func WithLLM(llm LLM) Option { return func(o *storeOptions) { o.llm = llm } }
 // makes Propose consider only that session's corrections. Without it,
 // corrections are unlabelled and Propose considers every open correction,
 // which suits a command line whose every call is a new process.
-func WithSession(session string) Option { return func(o *storeOptions) { o.session = session } }
+func WithSession(session string) Option {
+	return func(o *storeOptions) {
+		o.session = strings.TrimSpace(session)
+		if o.session == AllSessions {
+			o.session = ""
+		}
+	}
+}
+
+// AllSessions, given to WithSession (or as a Correction's Session), means
+// no session: Propose considers every open correction, and corrections
+// are recorded unlabelled.
+const AllSessions = "*"
+
+// SessionEnv is the environment variable naming the session of the
+// command line's corrections and proposals when --session is not given.
+const SessionEnv = "ANCHORAGE_SESSION"
+
+// Session returns the session set with WithSession, or "" for all.
+func (s *Store) Session() string { return s.opts.session }
 
 // WithProject sets the project of corrections recorded without one, and
 // the project that project scopes name (see ProjectName).
@@ -148,7 +168,9 @@ func WithBusyTimeout(d time.Duration) Option { return func(o *storeOptions) { o.
 func Open(ctx context.Context, path string, opts ...Option) (*Store, error) {
 	o := storeOptions{maxProposals: MaxProposals, busyTimeout: DefaultBusyTimeout, now: time.Now}
 	for _, opt := range opts {
-		opt(&o)
+		if opt != nil {
+			opt(&o)
+		}
 	}
 	if o.maxProposals <= 0 {
 		o.maxProposals = MaxProposals
@@ -182,6 +204,32 @@ func Open(ctx context.Context, path string, opts ...Option) (*Store, error) {
 		return nil, s.fail("open memory "+path, err)
 	}
 	return s, nil
+}
+
+// With returns a Store on the same database with opts applied over s's
+// options: a language server keeps one open Store and asks, say, one
+// Propose with the LLM and session a request names. WithBusyTimeout has
+// no effect on an open database. The two Stores share the connection
+// pool: closing either closes the database for both.
+func (s *Store) With(opts ...Option) (*Store, error) {
+	o := s.opts
+	for _, opt := range opts {
+		if opt != nil {
+			opt(&o)
+		}
+	}
+	o.busyTimeout = s.opts.busyTimeout
+	if o.maxProposals <= 0 {
+		o.maxProposals = MaxProposals
+	}
+	if o.project != "" && o.project != s.opts.project {
+		p, err := checkProjectName(o.project)
+		if err != nil {
+			return nil, fmt.Errorf("memory %s: %w", s.path, err)
+		}
+		o.project = p
+	}
+	return &Store{db: s.db, path: s.path, opts: o}, nil
 }
 
 // fail wraps err, from doing what, with ErrCorrupt or ErrLocked when it

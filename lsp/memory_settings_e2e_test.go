@@ -1,0 +1,140 @@
+package lsp
+
+// End-to-end test of the memory settings and correction sessions over the
+// protocol: memory.project names the project of corrections and scopes,
+// memory.llm phrases proposals (an httptest server speaking Ollama's
+// /api/generate), memory.anchorThreshold decides anchoring, and the
+// server labels corrections with its session and proposes from it unless
+// a command names another.
+
+import (
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"slices"
+	"strings"
+	"sync/atomic"
+	"testing"
+
+	"github.com/anchorage-dev/anchorage/memory"
+)
+
+// fakeOllama answers /api/generate with a rule about tabs when the
+// prompt mentions them, else about wrapping errors, in Ollama's wire
+// format; it counts the requests.
+func fakeOllama(t *testing.T) (*httptest.Server, *atomic.Int32) {
+	t.Helper()
+	calls := new(atomic.Int32)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var req struct {
+			Model, Prompt string
+		}
+		if r.URL.Path != "/api/generate" || json.NewDecoder(r.Body).Decode(&req) != nil || req.Model != "coder" {
+			http.Error(w, "unexpected request", http.StatusBadRequest)
+			return
+		}
+		calls.Add(1)
+		ans := map[string]string{"category": "rule", "scope": "project", "content": "Wrap errors with context", "rationale": "Callers see what failed"}
+		if strings.Contains(req.Prompt, "tabs") {
+			ans = map[string]string{"category": "preference", "scope": "universal", "content": "Indent with tabs", "rationale": "gofmt does"}
+		}
+		inner, _ := json.Marshal(ans)
+		json.NewEncoder(w).Encode(map[string]any{"model": req.Model, "response": string(inner), "done": true})
+	}))
+	t.Cleanup(srv.Close)
+	return srv, calls
+}
+
+func TestE2EMemorySettings(t *testing.T) {
+	t.Parallel()
+	root := sampleApp(t)
+	llm, calls := fakeOllama(t)
+	c := startClient(t)
+	c.memStartWith(t, root, map[string]any{"anchorage": map[string]any{"memory": map[string]any{
+		"project":         "acme",
+		"anchorThreshold": 0.99,
+		"llm":             map[string]any{"url": llm.URL, "model": "coder", "timeout": 5},
+		"documents":       []string{"docs/**/*.md"},
+	}}})
+	repoURI := fileURI(root, "users/repo.go")
+
+	// The server's session, and another one named by the command.
+	var mine, other memCorrectionAnswer
+	c.memCommand(t, &mine, cmdMemoryRecord, map[string]any{"text": "Wrap errors with context using fmt.Errorf and %w", "uri": repoURI})
+	c.memCommand(t, &other, cmdMemoryRecord, map[string]any{"text": "Use tabs for indentation", "uri": repoURI, "session": "pairing"})
+	if got := mine.Correction; got.Project != "acme" || !strings.HasPrefix(got.Session, "lsp-") || mine.Open != 1 {
+		t.Errorf("recordCorrection: %+v (open %d), want project acme, the server's session lsp-…, 1 open", got, mine.Open)
+	}
+	if got := other.Correction; got.Project != "acme" || got.Session != "pairing" || other.Open != 1 {
+		t.Errorf("recordCorrection in session pairing: %+v (open %d), want 1 open in that session", got, other.Open)
+	}
+
+	type proposals struct {
+		Proposals []memProposal `json:"proposals"`
+	}
+	contents := func(ps proposals) []string {
+		var out []string
+		for _, p := range ps.Proposals {
+			out = append(out, p.Content)
+		}
+		slices.Sort(out)
+		return out
+	}
+	var got proposals
+	c.memCommand(t, &got, cmdMemoryPropose)
+	if !slices.Equal(contents(got), []string{"Wrap errors with context"}) {
+		t.Fatalf("propose from the server's session: %v, want the LLM's rule about errors only", contents(got))
+	}
+	wrap := got.Proposals[0]
+	if wrap.Origin != memory.OriginLLM || wrap.Scope != "project:acme" || calls.Load() != 1 {
+		t.Errorf("proposal %+v after %d LLM calls: want the LLM's phrasing with scope project:acme", wrap.Proposal, calls.Load())
+	}
+	c.memCommand(t, &got, cmdMemoryPropose, map[string]any{"session": "pairing"})
+	if !slices.Equal(contents(got), []string{"Indent with tabs"}) {
+		t.Errorf("propose from session pairing: %v, want the rule about tabs only", contents(got))
+	}
+	c.memCommand(t, &got, cmdMemoryPropose, map[string]any{"session": memory.AllSessions})
+	if !slices.Equal(contents(got), []string{"Indent with tabs", "Wrap errors with context"}) {
+		t.Errorf("propose from every session: %v, want both", contents(got))
+	}
+	c.memBadCommand(t, "want", cmdMemoryPropose, map[string]any{"session": 3})
+
+	// The threshold of 0.99 is more than any example reaches.
+	var ap memApproval
+	c.memCommand(t, &ap, cmdMemoryApprove, map[string]any{"id": wrap.ID})
+	if ap.Rule.Scope != "project:acme" || ap.Rule.Anchor != nil || ap.AnchorStatus != "none" || !strings.Contains(ap.AnchorNote, "threshold 0.99") {
+		t.Errorf("approve with threshold 0.99: rule %+v, status %s, note %q; want no anchor, for the threshold", ap.Rule, ap.AnchorStatus, ap.AnchorNote)
+	}
+}
+
+func TestSettingsMemoryMerge(t *testing.T) {
+	base := Settings{Memory: MemorySettings{Project: "a", AnchorThreshold: 0.8, LLM: LLMSettings{URL: "http://x", Model: "m", Timeout: 3}, Documents: []string{"*.md"}}}
+	tests := []struct {
+		name string
+		raw  any
+		want MemorySettings
+	}{
+		{"nothing set keeps all", map[string]any{"anchorage": map[string]any{"logLevel": "debug"}}, base.Memory},
+		{"fields override one by one", map[string]any{"anchorage": map[string]any{"memory": map[string]any{
+			"project": "b", "llm": map[string]any{"model": "n"}, "documents": []string{},
+		}}}, MemorySettings{Project: "b", AnchorThreshold: 0.8, LLM: LLMSettings{URL: "http://x", Model: "n", Timeout: 3}, Documents: []string{}}},
+		{"without the section name", map[string]any{"memory": map[string]any{"anchorThreshold": 0.5, "llm": map[string]any{"timeout": 60, "url": "http://y"}}},
+			MemorySettings{Project: "a", AnchorThreshold: 0.5, LLM: LLMSettings{URL: "http://y", Model: "m", Timeout: 60}, Documents: []string{"*.md"}}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			o, err := decodeSettings(tt.raw)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := base.merge(o).Memory
+			if got.Project != tt.want.Project || got.AnchorThreshold != tt.want.AnchorThreshold || got.LLM != tt.want.LLM ||
+				!slices.Equal(got.Documents, tt.want.Documents) || (got.Documents == nil) != (tt.want.Documents == nil) {
+				t.Errorf("merged %+v, want %+v", got, tt.want)
+			}
+		})
+	}
+	if _, err := decodeSettings(map[string]any{"memory": map[string]any{"anchorThreshold": "high"}}); err == nil {
+		t.Error("a threshold that is not a number was accepted")
+	}
+}
