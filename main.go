@@ -8,6 +8,7 @@
 //	anchorage graph callers|callees|inheritance|imports|blast-radius SYMBOL
 //	anchorage graph symbols QUERY
 //	anchorage bench [--root DIR] [--json]
+//	anchorage mcp [--root DIR] [--tools core|graph|memory|all]
 package main
 
 import (
@@ -64,6 +65,7 @@ func newRootCmd(stdout, stderr io.Writer) *cobra.Command {
 	root.PersistentFlags().StringVar(&g.embedding.Model, "embedding-model", "", "the embedding model")
 	root.PersistentFlags().StringVar(&g.embedding.APIKeyEnv, "embedding-api-key-env", "", "environment variable holding the embedding server's API key")
 	root.AddCommand(newIndexCmd(g), newGraphCmd(g), newBenchCmd(g), newServeCmd(g), newRouteCmd(g), newSearchCmd(g), newRoutingStatsCmd(g), newMemoryCmd(g))
+	root.AddCommand(newMCPCmd(g))
 	return root
 }
 
