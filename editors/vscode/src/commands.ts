@@ -365,6 +365,14 @@ async function statusMenu(a: Anchorage): Promise<void> {
     entries.push({ label: '$(gear) Set anchorage.path', run: () => vscode.commands.executeCommand('workbench.action.openSettings', 'anchorage.path') });
   } else {
     entries.push({ label: '$(search) Search Codebase', run: () => searchCodebase(a) });
+    const pending = a.pendingCount;
+    entries.push({
+      label: '$(check-all) Approve Memory Proposals',
+      description: pending > 0 ? `${pending} pending` : undefined,
+      run: () => vscode.commands.executeCommand('anchorage.approveProposals'),
+    });
+    entries.push({ label: '$(comment-discussion) Record Correction', run: () => vscode.commands.executeCommand('anchorage.recordCorrection') });
+    entries.push({ label: '$(copy) Copy AI Context', run: () => vscode.commands.executeCommand('anchorage.copyAIContext') });
     entries.push({ label: '$(info) Show Index Status', run: () => showIndexStatus(a) });
     entries.push({ label: '$(refresh) Re-index Workspace', run: () => reindex(a) });
   }

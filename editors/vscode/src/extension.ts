@@ -14,6 +14,7 @@ import {
 } from 'vscode-languageclient/node';
 
 import { registerCommands } from './commands';
+import { Memory } from './memory';
 import {
   buildServerSettings,
   INSTALL_URL,
@@ -44,6 +45,9 @@ export class Anchorage implements vscode.Disposable {
   private starting: Promise<void> | undefined;
   private stateListener: vscode.Disposable | undefined;
   private readonly disposables: vscode.Disposable[] = [];
+  private pending = 0;
+  /** The memory surfaces (commands, tree view, proposal count). */
+  memory: Memory | undefined;
 
   constructor(readonly context: vscode.ExtensionContext) {
     this.output = vscode.window.createOutputChannel('Anchorage', { log: true });
@@ -100,6 +104,13 @@ export class Anchorage implements vscode.Disposable {
       },
       initializationOptions: () => ({ anchorage: buildServerSettings((k) => this.config().get(k)) }),
       middleware: {
+        // Commands of code actions and code lenses (approving a proposal
+        // from its quick fix): their answers update the tree and count.
+        executeCommand: async (command, args, next) => {
+          const res = await next(command, args);
+          this.memory?.afterServerCommand(command, res, true);
+          return res;
+        },
         handleWorkDoneProgress: (token, params, next) => {
           if (this.tracker.update(token, params as ProgressValue)) {
             this.render();
@@ -150,6 +161,7 @@ export class Anchorage implements vscode.Disposable {
       this.lastError = undefined;
       this.setState('running');
       this.refreshIndexStatusSoon(0);
+      this.memory?.tree.refresh();
     } catch (err) {
       this.lastError = errorMessage(err);
       this.setState('failed');
@@ -262,15 +274,27 @@ export class Anchorage implements vscode.Disposable {
     return this.state;
   }
 
+  /** Memory proposals waiting for approval, for the status bar item. */
+  get pendingCount(): number {
+    return this.pending;
+  }
+
+  setPending(n: number): void {
+    if (n !== this.pending) {
+      this.pending = n;
+      this.render();
+    }
+  }
+
   private setState(s: ServerState): void {
     this.state = s;
     this.render();
   }
 
   private render(): void {
-    this.statusItem.text = statusText(this.state, this.tracker);
-    this.statusItem.accessibilityInformation = { label: statusLabel(this.state, this.tracker), role: 'button' };
-    this.statusItem.tooltip = statusTooltip(this.state, this.tracker, this.indexStatus, this.lastError);
+    this.statusItem.text = statusText(this.state, this.tracker, this.pending);
+    this.statusItem.accessibilityInformation = { label: statusLabel(this.state, this.tracker, this.pending), role: 'button' };
+    this.statusItem.tooltip = statusTooltip(this.state, this.tracker, this.indexStatus, this.lastError, this.pending);
     this.statusItem.backgroundColor =
       this.state === 'missing' || this.state === 'failed' ? new vscode.ThemeColor('statusBarItem.errorBackground') : undefined;
   }
@@ -309,6 +333,10 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
   anchorage = new Anchorage(context);
   context.subscriptions.push(anchorage);
   registerCommands(context, anchorage);
+  const memory = new Memory(anchorage);
+  anchorage.memory = memory;
+  memory.register(context);
+  context.subscriptions.push(memory);
   context.subscriptions.push(vscode.workspace.onDidChangeConfiguration((e) => anchorage?.onConfigurationChanged(e)));
   await anchorage.start();
 }

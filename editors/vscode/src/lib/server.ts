@@ -97,6 +97,29 @@ export interface ServerSettings {
   maxFileSize?: number;
   dataDir?: string;
   logLevel?: string;
+  embedding?: { provider?: string; url?: string; model?: string; apiKeyEnv?: string };
+  memory?: {
+    project?: string;
+    anchorThreshold?: number;
+    llm?: { url?: string; model?: string; timeout?: number };
+    documents?: string[];
+  };
+}
+
+function str(get: ConfigGet, key: string): string | undefined {
+  const v = get<unknown>(key);
+  return typeof v === 'string' && v.trim() !== '' ? v.trim() : undefined;
+}
+
+function num(get: ConfigGet, key: string, ok: (n: number) => boolean): number | undefined {
+  const v = get<unknown>(key);
+  return typeof v === 'number' && Number.isFinite(v) && ok(v) ? v : undefined;
+}
+
+/** Drops undefined fields; undefined when none is left. */
+function compact<T extends object>(o: T): T | undefined {
+  const entries = Object.entries(o).filter(([, v]) => v !== undefined);
+  return entries.length > 0 ? (Object.fromEntries(entries) as T) : undefined;
 }
 
 /** Reads a configuration value. */
@@ -125,11 +148,25 @@ export function buildServerSettings(get: ConfigGet): ServerSettings {
   if (typeof level === 'string' && level !== '') {
     out.logLevel = normalizeLogLevel(level);
   }
+  const provider = str(get, 'embedding.provider');
+  if (provider) {
+    out.embedding = compact({ provider, url: str(get, 'embedding.url'), model: str(get, 'embedding.model'), apiKeyEnv: str(get, 'embedding.apiKeyEnv') });
+  }
+  const docs = get<unknown>('memory.documents');
+  const memory = compact({
+    project: str(get, 'memory.project'),
+    anchorThreshold: num(get, 'memory.anchorThreshold', (n) => n > 0 && n <= 1),
+    llm: compact({ url: str(get, 'memory.llm.url'), model: str(get, 'memory.llm.model'), timeout: num(get, 'memory.llm.timeout', (n) => n > 0) }),
+    documents: Array.isArray(docs) ? docs.filter((x): x is string => typeof x === 'string' && x.trim() !== '') : undefined,
+  });
+  if (memory) {
+    out.memory = memory;
+  }
   return out;
 }
 
 /** Settings that the server reads; a change is sent with didChangeConfiguration. */
-export const SERVER_SETTING_KEYS = ['excludedDirectories', 'maxFileSize', 'dataDir', 'logLevel'] as const;
+export const SERVER_SETTING_KEYS = ['excludedDirectories', 'maxFileSize', 'dataDir', 'logLevel', 'embedding', 'memory'] as const;
 
 /** Settings that need the server restarted. */
 export const RESTART_SETTING_KEYS = ['path', 'logFile'] as const;

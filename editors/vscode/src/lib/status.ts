@@ -1,4 +1,5 @@
 // The status bar item: indexing progress from $/progress and the index status.
+import { pendingSuffix, plural } from './memory';
 import { FolderStatus, IndexStatus } from './types';
 
 export type ProgressValue =
@@ -74,8 +75,8 @@ export const IDLE_TEXT = '⚓ Anchorage';
 
 export type ServerState = 'starting' | 'running' | 'stopped' | 'missing' | 'failed';
 
-/** The status bar text. */
-export function statusText(state: ServerState, tracker: ProgressTracker): string {
+/** The status bar text; pending counts the memory proposals waiting for approval. */
+export function statusText(state: ServerState, tracker: ProgressTracker, pending = 0): string {
   switch (state) {
     case 'missing':
       return '$(error) Anchorage: not installed';
@@ -88,25 +89,26 @@ export function statusText(state: ServerState, tracker: ProgressTracker): string
   }
   const tasks = tracker.running();
   if (tasks.length === 0) {
-    return IDLE_TEXT;
+    return IDLE_TEXT + pendingSuffix(pending);
   }
   const t = tasks[0];
   const title = t.title.replace(/^anchorage:\s*/i, '');
   const verb = /\bre-?index/i.test(title) ? 're-indexing' : /\bindex/i.test(title) ? 'indexing' : title.toLowerCase();
   const pct = typeof t.percentage === 'number' ? ` ${Math.round(t.percentage)}%` : '';
   const more = tasks.length > 1 ? ` (+${tasks.length - 1})` : '';
-  return `$(sync~spin) Anchorage: ${verb}${pct}${more}`;
+  return `$(sync~spin) Anchorage: ${verb}${pct}${more}${pendingSuffix(pending)}`;
 }
 
 /** The status item's accessible label: the text without icons. */
-export function statusLabel(state: ServerState, tracker: ProgressTracker): string {
-  const text = statusText(state, tracker)
+export function statusLabel(state: ServerState, tracker: ProgressTracker, pending = 0): string {
+  const text = statusText(state, tracker, pending)
     .replace(/\$\([^)]*\)\s*/g, '')
     .replace('⚓', '')
     .trim()
     .replace(/^Anchorage:?\s*/, '')
     .trim();
-  return `Anchorage language server: ${text || 'ready'}`;
+  const label = text.startsWith('·') ? `ready ${text}` : text || 'ready';
+  return `Anchorage language server: ${label}`;
 }
 
 function folderLines(f: FolderStatus): string[] {
@@ -134,7 +136,7 @@ function folderLines(f: FolderStatus): string[] {
 }
 
 /** The status bar tooltip: running work, then each folder's index. */
-export function statusTooltip(state: ServerState, tracker: ProgressTracker, status?: IndexStatus, error?: string): string {
+export function statusTooltip(state: ServerState, tracker: ProgressTracker, status?: IndexStatus, error?: string, pending = 0): string {
   const lines: string[] = [];
   switch (state) {
     case 'missing':
@@ -153,6 +155,9 @@ export function statusTooltip(state: ServerState, tracker: ProgressTracker, stat
   for (const t of tracker.running()) {
     const pct = typeof t.percentage === 'number' ? ` ${Math.round(t.percentage)}%` : '';
     lines.push(`${t.title}${pct}${t.message ? ` — ${t.message}` : ''}`);
+  }
+  if (pending > 0) {
+    lines.push(`Memory: ${plural(pending, 'proposal')} waiting for approval (Anchorage: Approve Memory Proposals)`);
   }
   const folders = status?.folders ?? [];
   if (folders.length > 0) {

@@ -85,6 +85,31 @@ describe('buildServerSettings', () => {
       { excludedDirectories: ['gen', '**/fixtures'], maxFileSize: 2048, dataDir: '/data', logLevel: 'debug' },
     );
   });
+  it('nests the memory and embedding settings as lsp.Settings has them', () => {
+    assert.deepEqual(
+      buildServerSettings(
+        getter({
+          'memory.project': ' shop ',
+          'memory.anchorThreshold': 0.6,
+          'memory.llm.url': 'http://llm:11434',
+          'memory.llm.model': 'qwen2.5',
+          'memory.llm.timeout': 20,
+          'memory.documents': ['docs/**/*.md', '', 7],
+          'embedding.provider': 'ollama',
+          'embedding.model': 'nomic-embed-text',
+          'embedding.url': '',
+        }),
+      ),
+      {
+        memory: { project: 'shop', anchorThreshold: 0.6, llm: { url: 'http://llm:11434', model: 'qwen2.5', timeout: 20 }, documents: ['docs/**/*.md'] },
+        embedding: { provider: 'ollama', model: 'nomic-embed-text' },
+      },
+    );
+  });
+  it('leaves out unset and out-of-range memory settings', () => {
+    assert.deepEqual(buildServerSettings(getter({ 'memory.anchorThreshold': 1.5, 'memory.llm.timeout': 0, 'memory.project': '', 'embedding.model': 'm' })), {});
+    assert.deepEqual(buildServerSettings(getter({ 'memory.llm.model': 'm' })), { memory: { llm: { model: 'm' } } });
+  });
   it('keeps an empty exclusion list (index everything)', () => {
     assert.deepEqual(buildServerSettings(getter({ excludedDirectories: [] })), { excludedDirectories: [] });
   });

@@ -1,0 +1,538 @@
+// Memory surfaces: argument building and answer → item mapping for the
+// server's anchorage.memory.*, anchorage.context.inject and
+// anchorage.anchors.* commands. Free of any `vscode` import, so it is unit
+// tested with plain node.
+
+export const MEMORY_COMMANDS = {
+  record: 'anchorage.memory.recordCorrection',
+  propose: 'anchorage.memory.propose',
+  approve: 'anchorage.memory.approve',
+  approveAll: 'anchorage.memory.approveAll',
+  reject: 'anchorage.memory.reject',
+  list: 'anchorage.memory.list',
+  reanchor: 'anchorage.memory.reanchor',
+  inject: 'anchorage.context.inject',
+} as const;
+
+export const SLOT_COMMANDS = {
+  status: 'anchorage.anchors.status',
+  set: 'anchorage.anchors.set',
+  pin: 'anchorage.anchors.pin',
+  unpin: 'anchorage.anchors.unpin',
+} as const;
+
+/** The server's limit on a correction's text (memory.MaxCorrectionBytes). */
+export const MAX_CORRECTION_BYTES = 10 << 10;
+
+/** The server's default injection budget in tokens (memory.DefaultInjectBudget). */
+export const DEFAULT_INJECT_BUDGET = 1500;
+
+/** A zero-based position and range, as LSP sends them. */
+export interface Position {
+  line: number;
+  character: number;
+}
+export interface Range {
+  start: Position;
+  end: Position;
+}
+
+/** A pending (or decided) proposal of anchorage.memory.propose. */
+export interface Proposal {
+  id: number;
+  status: string;
+  category: string;
+  scope: string;
+  content: string;
+  rationale?: string;
+  source_variants?: string[] | null;
+  frequency: number;
+  confidence: number;
+  priority?: number;
+  origin?: string;
+  note?: string;
+  project?: string;
+  language?: string;
+  file?: string;
+  example_file?: string;
+  example_symbol?: string;
+  duplicate_of?: number;
+  contradicts?: number;
+  conflict?: string;
+  rule_id?: number;
+  location?: { uri: string; range: Range } | null;
+}
+
+export interface RuleAnchor {
+  file: string;
+  symbol?: string;
+  score: number;
+}
+
+/** Where a rule's example is now (see ruleLocation in lsp/memory.go). */
+export interface RuleLocation {
+  uri: string;
+  range: Range;
+  selection_range: Range;
+  symbol?: string;
+  /** 1-based. */
+  line: number;
+}
+
+export type AnchorStatus = 'anchored' | 'lost' | 'elsewhere' | 'pending' | 'none';
+
+/** A rule of anchorage.memory.list, with its anchor resolved. */
+export interface RuleView {
+  id: number;
+  category: string;
+  scope: string;
+  content: string;
+  rationale?: string;
+  source_variants?: string[] | null;
+  confidence: number;
+  priority: number;
+  corrections: number;
+  anchor?: RuleAnchor | null;
+  superseded_by?: number;
+  location?: RuleLocation | null;
+  anchor_status: AnchorStatus | string;
+}
+
+/** What approving a proposal did (approvalView in lsp/memory.go). */
+export interface ApprovalView {
+  proposal: Proposal;
+  rule: RuleView;
+  merged: boolean;
+  superseded?: number[] | null;
+  kept_conflicting?: number[] | null;
+  location?: RuleLocation | null;
+  anchor_status: string;
+  anchor_note?: string;
+}
+
+export interface CorrectionResult {
+  correction: { id: number; text: string; file?: string; language?: string; project?: string };
+  open_corrections: number;
+}
+
+/** The answer of anchorage.context.inject (memory.Injection). */
+export interface Injection {
+  markdown: string;
+  rules: { id: number; scope: string; content: string }[] | null;
+  tokens: { budget: number; total: number };
+  file?: string;
+  language?: string;
+  project?: string;
+  considered: number;
+  dropped: number;
+  truncated: boolean;
+}
+
+/** One working-memory slot of anchorage.anchors.status. */
+export interface Slot {
+  slot: string;
+  anchor: { id: string; kind: string; title: string } | null;
+  summary?: string;
+  pinned: boolean;
+  hop_budget?: number;
+  last_used?: string;
+}
+
+export interface SlotsStatus {
+  slots: Slot[] | null;
+}
+
+// ---- proposals ------------------------------------------------------------
+
+/** The pending proposals of an anchorage.memory.propose answer, strongest first. */
+export function pendingProposals(answer: { proposals?: Proposal[] | null } | undefined | null): Proposal[] {
+  const ps = (answer?.proposals ?? []).filter((p) => p && p.status === 'pending');
+  return ps.sort((a, b) => (a.priority ?? 0) - (b.priority ?? 0) || a.id - b.id);
+}
+
+/** "3 corrections", "1 correction". */
+export function plural(n: number, word: string): string {
+  return `${n} ${word}${n === 1 ? '' : 's'}`;
+}
+
+export interface ProposalItem {
+  label: string;
+  description: string;
+  detail: string;
+  picked: boolean;
+  proposal: Proposal;
+}
+
+/**
+ * QuickPick items of pending proposals: the rule, its scope and strength,
+ * and what approving does to a rule it repeats or contradicts. Proposals
+ * that conflict with a rule are not picked by default.
+ */
+export function proposalItems(proposals: Proposal[]): ProposalItem[] {
+  return proposals.map((p) => {
+    const where = p.example_symbol ? ` · example ${p.example_symbol}` : p.file ? ` · from ${p.file}` : '';
+    const details = [`confidence ${p.confidence.toFixed(2)}${where}`];
+    if (p.conflict) {
+      details.push(p.conflict);
+    } else if (p.rationale) {
+      details.push(p.rationale);
+    }
+    return {
+      label: p.content,
+      description: `${p.scope} · ${plural(p.frequency, 'correction')}`,
+      detail: details.join(' — '),
+      picked: !p.contradicts,
+      proposal: p,
+    };
+  });
+}
+
+export interface ScopeChoice {
+  label: string;
+  description: string;
+  /** The scope to send; undefined approves each as proposed. */
+  scope: string | undefined;
+}
+
+/**
+ * The scopes the selected proposals can be approved with: as proposed,
+ * universal, and the language or project scope when every proposal has one
+ * (the server turns "language"/"project" into each proposal's own).
+ */
+export function scopeChoices(selected: Proposal[]): ScopeChoice[] {
+  const scopes = [...new Set(selected.map((p) => p.scope))];
+  const out: ScopeChoice[] = [
+    {
+      label: 'As proposed',
+      description: scopes.length === 1 ? scopes[0] : scopes.join(', '),
+      scope: undefined,
+    },
+  ];
+  if (!scopes.every((s) => s === 'universal')) {
+    out.push({ label: 'Universal', description: 'every project and language', scope: 'universal' });
+  }
+  const langs = [...new Set(selected.map((p) => p.language).filter((l): l is string => !!l))];
+  if (langs.length > 0 && selected.every((p) => p.language) && !scopes.every((s) => s.startsWith('language:'))) {
+    out.push({ label: 'Language', description: langs.map((l) => `language:${l}`).join(', '), scope: 'language' });
+  }
+  const projects = [...new Set(selected.map((p) => p.project).filter((x): x is string => !!x))];
+  if (projects.length > 0 && selected.every((p) => p.project) && !scopes.every((s) => s.startsWith('project:'))) {
+    out.push({ label: 'Project', description: projects.map((x) => `project:${x}`).join(', '), scope: 'project' });
+  }
+  return out;
+}
+
+/** Arguments of anchorage.memory.approve. */
+export function buildApproveArgs(id: number, scope?: string): [{ id: number; scope?: string }] {
+  return scope ? [{ id, scope }] : [{ id }];
+}
+
+/** "rule 3 (project:app): Wrap errors … — example db.Open (internal/db/db.go:12)". */
+export function approvalSummary(v: ApprovalView): string {
+  const rule = v.rule;
+  let s = `${v.merged ? 'merged into' : 'approved as'} rule ${rule.id} (${rule.scope}): ${shorten(rule.content, 80)}`;
+  if (v.location && v.anchor_status === 'anchored') {
+    s += ` — example ${v.location.symbol || 'file'} (${relativeToFolder(v.location.uri)}:${v.location.line})`;
+  } else if (v.anchor_note) {
+    s += ` — ${v.anchor_note}`;
+  }
+  if (v.superseded && v.superseded.length > 0) {
+    s += `; replaces rule ${v.superseded.join(', ')}`;
+  }
+  return s;
+}
+
+/** The last two path segments of a file URI, for messages. */
+function relativeToFolder(uri: string): string {
+  const parts = decodeURIComponent(uri.replace(/^file:\/\//, '')).split('/');
+  return parts.slice(-2).join('/');
+}
+
+/** Cuts text to n characters with an ellipsis, on one line. */
+export function shorten(text: string, n: number): string {
+  const t = text.replace(/\s+/g, ' ').trim();
+  return t.length > n ? `${t.slice(0, n - 1)}…` : t;
+}
+
+/** Whether a diagnostic is a proposal hint of the server; returns its proposal id. */
+export function proposalIdOf(d: { source?: string; code?: unknown; data?: unknown }): number | undefined {
+  if (d.source !== 'anchorage') {
+    return undefined;
+  }
+  const code = typeof d.code === 'object' && d.code !== null ? (d.code as { value?: unknown }).value : d.code;
+  if (code !== 'proposal') {
+    return undefined;
+  }
+  const id = (d.data as { proposal?: unknown } | undefined)?.proposal;
+  return typeof id === 'number' && id > 0 ? id : undefined;
+}
+
+/**
+ * The pending proposals the editor knows of: the ids of the server's
+ * proposal hints across all documents, plus those of the last
+ * anchorage.memory.propose answer that no later event decided.
+ */
+export class PendingProposals {
+  private fromDiagnostics = new Set<number>();
+  private fromPropose = new Set<number>();
+
+  /** Sets the proposal ids seen in every document's diagnostics. */
+  setDiagnostics(ids: Iterable<number>): boolean {
+    return this.replace('fromDiagnostics', new Set(ids));
+  }
+
+  /** Sets the pending proposals of a propose answer. */
+  setProposed(ids: Iterable<number>): boolean {
+    return this.replace('fromPropose', new Set(ids));
+  }
+
+  /** Forgets decided proposals (approved or rejected). */
+  decided(ids: Iterable<number>): boolean {
+    let changed = false;
+    for (const id of ids) {
+      changed = this.fromPropose.delete(id) || changed;
+      changed = this.fromDiagnostics.delete(id) || changed;
+    }
+    return changed;
+  }
+
+  get count(): number {
+    return new Set([...this.fromDiagnostics, ...this.fromPropose]).size;
+  }
+
+  private replace(key: 'fromDiagnostics' | 'fromPropose', next: Set<number>): boolean {
+    const cur = this[key];
+    const same = cur.size === next.size && [...next].every((x) => cur.has(x));
+    this[key] = next;
+    return !same;
+  }
+}
+
+// ---- corrections ------------------------------------------------------------
+
+/**
+ * Arguments of anchorage.memory.recordCorrection, or an error message for
+ * text the server would refuse (empty, too long). A range needs its uri.
+ */
+export function buildCorrectionArgs(
+  text: string,
+  uri?: string,
+  range?: Range,
+): { args: [{ text: string; uri?: string; range?: Range }] } | { error: string } {
+  const t = text.trim();
+  if (t === '') {
+    return { error: 'the correction is empty' };
+  }
+  const bytes = Buffer.byteLength(t, 'utf8');
+  if (bytes > MAX_CORRECTION_BYTES) {
+    return { error: `the correction is ${bytes} bytes; the limit is ${MAX_CORRECTION_BYTES}` };
+  }
+  const arg: { text: string; uri?: string; range?: Range } = { text: t };
+  if (uri && uri.startsWith('file:')) {
+    arg.uri = uri;
+    if (range) {
+      arg.range = range;
+    }
+  }
+  return { args: [arg] };
+}
+
+/**
+ * The correction in a selection: its lines without comment markers
+ * (//, #, --, ;, block comment delimiters, *) and blank lines, joined by spaces. A selected
+ * comment where the user wrote what to do differently becomes its text.
+ */
+export function correctionFromSelection(selected: string): string {
+  const lines = selected
+    .replace(/\/\*+|\*+\//g, ' ')
+    .split(/\r?\n/)
+    .map((l) => l.replace(/^\s*(\/\/+|#+|--+|;+|\*+)\s?/, '').trim())
+    .filter((l) => l !== '');
+  return lines.join(' ').replace(/\s+/g, ' ').trim();
+}
+
+/** "Recorded correction 4; 3 open corrections: run Approve Memory Proposals." */
+export function correctionMessage(r: CorrectionResult): string {
+  const n = r.open_corrections;
+  return `recorded correction ${r.correction.id}${r.correction.file ? ` (${r.correction.file})` : ''}; ${plural(n, 'open correction')}`;
+}
+
+// ---- injection ----------------------------------------------------------------
+
+/** Arguments of anchorage.context.inject. */
+export function buildInjectArgs(opts: { uri?: string; query?: string; budget?: number }): [Record<string, unknown>] {
+  const arg: Record<string, unknown> = {};
+  if (opts.uri && opts.uri.startsWith('file:')) {
+    arg.uri = opts.uri;
+  }
+  const q = (opts.query ?? '').trim();
+  if (q) {
+    arg.query = q;
+  }
+  const b = opts.budget;
+  arg.budget = typeof b === 'number' && Number.isFinite(b) && b > 0 ? Math.floor(b) : DEFAULT_INJECT_BUDGET;
+  return [arg];
+}
+
+/** "Copied 2 rules (412 of 1500 tokens) for users/repo.go; 1 left out for the budget". */
+export function injectionSummary(inj: Injection): string {
+  const n = inj.rules?.length ?? 0;
+  let s = `copied ${plural(n, 'rule')} (${inj.tokens.total} of ${inj.tokens.budget} tokens)`;
+  if (inj.file) {
+    s += ` for ${inj.file}`;
+  }
+  if (inj.dropped > 0) {
+    s += `; ${inj.dropped} left out for the budget`;
+  }
+  return s;
+}
+
+// ---- the Memories tree ------------------------------------------------------------
+
+export interface ScopeGroup {
+  scope: string;
+  label: string;
+  rules: RuleView[];
+}
+
+/** Orders scopes: universal, then languages, then projects, each by name. */
+function scopeRank(scope: string): number {
+  if (scope === 'universal') return 0;
+  if (scope.startsWith('language:')) return 1;
+  if (scope.startsWith('project:')) return 2;
+  return 3;
+}
+
+/** The active rules grouped by scope (rules keep the server's order: most important first). */
+export function groupRulesByScope(rules: RuleView[]): ScopeGroup[] {
+  const groups = new Map<string, RuleView[]>();
+  for (const r of rules) {
+    if (r.superseded_by) {
+      continue;
+    }
+    const list = groups.get(r.scope) ?? [];
+    list.push(r);
+    groups.set(r.scope, list);
+  }
+  return [...groups.entries()]
+    .sort(([a], [b]) => scopeRank(a) - scopeRank(b) || a.localeCompare(b))
+    .map(([scope, rs]) => ({ scope, label: `${scopeLabel(scope)} (${rs.length})`, rules: rs }));
+}
+
+/** "Universal", "Language: go", "Project: app". */
+export function scopeLabel(scope: string): string {
+  if (scope === 'universal') return 'Universal';
+  const m = /^(language|project):(.*)$/.exec(scope);
+  return m ? `${m[1] === 'language' ? 'Language' : 'Project'}: ${m[2]}` : scope;
+}
+
+/** A rule's line in the tree: its text, and where its example is. */
+export function ruleTreeItem(r: RuleView): { label: string; description: string; tooltip: string; icon: string; openable: boolean } {
+  let description: string;
+  let icon: string;
+  switch (r.anchor_status) {
+    case 'anchored':
+      description = r.location ? `${r.location.symbol || r.anchor?.file} · ${fileOf(r)}:${r.location.line}` : r.anchor?.file ?? '';
+      icon = 'pinned';
+      break;
+    case 'lost':
+      description = `anchor lost: ${r.anchor?.symbol || r.anchor?.file}`;
+      icon = 'warning';
+      break;
+    case 'pending':
+      description = 'example being indexed';
+      icon = 'sync';
+      break;
+    case 'elsewhere':
+      description = `example in another workspace (${r.anchor?.file})`;
+      icon = 'link-external';
+      break;
+    default:
+      description = 'no example';
+      icon = 'circle-outline';
+  }
+  const lines = [r.content, `${r.scope} · ${r.category} · confidence ${r.confidence.toFixed(2)} · from ${plural(r.corrections, 'correction')}`];
+  if (r.rationale) {
+    lines.push(`Why: ${r.rationale}`);
+  }
+  return {
+    label: shorten(r.content, 100),
+    description,
+    tooltip: lines.join('\n'),
+    icon,
+    openable: r.anchor_status === 'anchored' && !!r.location,
+  };
+}
+
+function fileOf(r: RuleView): string {
+  return r.anchor?.file ?? relativeToFolder(r.location?.uri ?? '');
+}
+
+// ---- the status bar ------------------------------------------------------------
+
+/** The status text's pending-proposal suffix: " · 3 proposals", or "". */
+export function pendingSuffix(n: number): string {
+  return n > 0 ? ` · ${plural(n, 'proposal')}` : '';
+}
+
+// ---- working memory slots --------------------------------------------------------
+
+export interface SlotItem {
+  label: string;
+  description: string;
+  detail: string;
+  slot: Slot;
+}
+
+/** QuickPick items of the working-memory slots A, B, C. */
+export function slotItems(status: SlotsStatus | undefined | null): SlotItem[] {
+  return (status?.slots ?? []).map((s) => {
+    const anchor = s.anchor;
+    const label = `${s.pinned ? '$(pinned)' : '$(circle-large-outline)'} ${s.slot}: ${anchor ? shorten(anchor.title, 70) : '(empty)'}`;
+    const bits: string[] = [];
+    if (anchor) {
+      bits.push(anchor.id);
+    }
+    if (s.pinned) {
+      bits.push('pinned');
+    }
+    if (typeof s.hop_budget === 'number') {
+      bits.push(`${s.hop_budget} hops`);
+    }
+    if (s.last_used) {
+      bits.push(`used ${s.last_used}`);
+    }
+    return { label, description: bits.join(' · '), detail: s.summary ? shorten(s.summary, 160) : '', slot: s };
+  });
+}
+
+export type SlotAction = 'pin' | 'unpin' | 'set';
+
+/** What can be done to a slot: pin a filled unpinned one, unpin a pinned one, set any to another memory. */
+export function slotActions(s: Slot): { action: SlotAction; label: string }[] {
+  const out: { action: SlotAction; label: string }[] = [];
+  if (s.pinned) {
+    out.push({ action: 'unpin', label: `$(pinned) Unpin slot ${s.slot}` });
+  } else if (s.anchor) {
+    out.push({ action: 'pin', label: `$(pin) Pin slot ${s.slot} to ${shorten(s.anchor.title, 50)}` });
+  }
+  out.push({ action: 'set', label: `$(edit) Anchor slot ${s.slot} to a rule…` });
+  return out;
+}
+
+/** The command and arguments of a slot action; id is the memory id for pin and set. */
+export function buildSlotArgs(action: SlotAction, slot: string, id?: string): { command: string; args: [Record<string, string>] } {
+  switch (action) {
+    case 'unpin':
+      return { command: SLOT_COMMANDS.unpin, args: [{ slot }] };
+    case 'pin':
+      return { command: SLOT_COMMANDS.pin, args: [{ slot, id: id ?? '' }] };
+    case 'set':
+      return { command: SLOT_COMMANDS.set, args: [{ slot, id: id ?? '' }] };
+  }
+}
+
+/** The memory id of a rule ("rule:12"). */
+export function ruleMemoryId(id: number): string {
+  return `rule:${id}`;
+}
