@@ -167,14 +167,21 @@ func (s *Store) Search(ctx context.Context, q Query) (Response, error) {
 	now := s.now()
 	counters := map[string]int64{counterSearches: 1}
 	k := -1
+	newTopic := false
 	if q.Slot != "" {
 		k = slotIndex(q.Slot)
 	} else if i, ok := selectSlot(s.p, slots, v, false); ok {
 		k = i
-	} else if i := reassignable(slots); i >= 0 && len(g.index) > 0 {
-		k = i
-		slots[k] = Slot{Name: slots[k].Name, HopBudget: slots[k].HopBudget, Topic: v, Summary: summarize(q.Text),
-			LastUsed: now, dirty: true}
+	} else if len(g.index) > 0 {
+		// A new topic: search from the slot in use; if that finds
+		// nothing, the topic takes the least recently used slot.
+		newTopic = true
+		k = activeSlot(slots)
+		if k < 0 {
+			if k = reassignable(slots); k >= 0 {
+				slots[k] = Slot{Name: slots[k].Name, HopBudget: slots[k].HopBudget, Topic: v, Summary: summarize(q.Text), dirty: true}
+			}
+		}
 	}
 	var found []visit
 	via := ViaGlobal
@@ -224,6 +231,14 @@ func (s *Store) Search(ctx context.Context, q Query) (Response, error) {
 			found = g.global(sc, q.TopK)
 			if resp.Fallback {
 				counters[counterFallbacks]++
+			}
+			if newTopic && anchored {
+				if r := reassignable(slots); r >= 0 && r != k {
+					k, sl = r, &slots[r]
+					*sl = Slot{Name: sl.Name, HopBudget: sl.HopBudget, Topic: v, Summary: summarize(q.Text), LastUsed: now, dirty: true,
+						Anchor: sl.Anchor}
+					resp.Slot = sl.Name
+				}
 			}
 			if !sl.Pinned && len(found) > 0 && found[0].score >= s.p.Hit {
 				if best := g.nodes[found[0].node].ID; best != sl.Anchor {

@@ -168,6 +168,17 @@ func selectSlot(p Params, slots []Slot, v Vec, anchored bool) (int, bool) {
 	return best, true
 }
 
+// activeSlot returns the most recently used slot with an anchor, or -1.
+func activeSlot(slots []Slot) int {
+	k := -1
+	for i, sl := range slots {
+		if sl.Anchor != "" && (k < 0 || sl.LastUsed.After(slots[k].LastUsed)) {
+			k = i
+		}
+	}
+	return k
+}
+
 // reassignable returns the slot a new topic takes: an unused slot, else
 // the least recently used; never a pinned one. It returns -1 when every
 // slot is pinned.
