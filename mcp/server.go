@@ -121,6 +121,7 @@ func (s *Service) Server() *sdk.Server {
 	srv := sdk.NewServer(&sdk.Implementation{Name: "anchorage", Title: "Anchorage", Version: s.opts.Version}, &sdk.ServerOptions{
 		Instructions: instructions,
 	})
+	srv.AddReceivingMiddleware(shortErrors)
 	for _, t := range s.tools() {
 		if s.opts.Profile.Has(t.name) {
 			t.add(srv)

@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"runtime/debug"
+	"strings"
+	"unicode/utf8"
 
 	"github.com/google/jsonschema-go/jsonschema"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
@@ -145,5 +147,60 @@ func (s *Service) tools() []tool {
 		s.callersTool(), s.calleesTool(), s.blastRadiusTool(), s.symbolsTool(),
 		s.injectContextTool(),
 		s.recordCorrectionTool(), s.proposeTool(), s.listRulesTool(),
+	}
+}
+
+// maxQuoted is the longest quoted value an error message repeats: the
+// SDK's schema errors quote the offending argument, which may be huge.
+const maxQuoted = 60
+
+// shortErrors is middleware that shortens the text of tool errors, so
+// that an error about a huge argument does not repeat it.
+func shortErrors(next sdk.MethodHandler) sdk.MethodHandler {
+	return func(ctx context.Context, method string, req sdk.Request) (sdk.Result, error) {
+		res, err := next(ctx, method, req)
+		if r, ok := res.(*sdk.CallToolResult); ok && r != nil && r.IsError {
+			for _, c := range r.Content {
+				if tc, ok := c.(*sdk.TextContent); ok {
+					tc.Text = elideQuoted(tc.Text, maxQuoted)
+				}
+			}
+		}
+		return res, err
+	}
+}
+
+// elideQuoted cuts every double-quoted run of text longer than n bytes
+// to its first n bytes (on a rune boundary) and the number of bytes left
+// out.
+func elideQuoted(s string, n int) string {
+	var b strings.Builder
+	for {
+		i := strings.IndexByte(s, '"')
+		if i < 0 {
+			b.WriteString(s)
+			return b.String()
+		}
+		j := strings.IndexByte(s[i+1:], '"')
+		if j < 0 {
+			j = len(s) - i - 1
+		}
+		quoted := s[i+1 : i+1+j]
+		b.WriteString(s[:i+1])
+		if len(quoted) > n {
+			cut := n
+			for cut > 0 && !utf8.RuneStart(quoted[cut]) {
+				cut--
+			}
+			fmt.Fprintf(&b, "%s… (%d more bytes)", quoted[:cut], len(quoted)-cut)
+		} else {
+			b.WriteString(quoted)
+		}
+		s = s[i+1+j:]
+		if s == "" {
+			return b.String()
+		}
+		b.WriteByte('"')
+		s = s[1:]
 	}
 }
