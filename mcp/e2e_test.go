@@ -18,6 +18,8 @@ import (
 	"github.com/anchorage-dev/anchorage/analysis"
 	"github.com/anchorage-dev/anchorage/mcp"
 	"github.com/anchorage-dev/anchorage/memory"
+	"github.com/anchorage-dev/anchorage/memory/memdoc"
+	"github.com/anchorage-dev/anchorage/memory/recall"
 	"github.com/anchorage-dev/anchorage/retrieval"
 	"github.com/anchorage-dev/anchorage/retrieval/feedback"
 	"github.com/anchorage-dev/anchorage/state"
@@ -86,6 +88,16 @@ func workspace(t testing.TB) (root, outside string) {
 	dir := t.TempDir()
 	root = filepath.Join(dir, "sampleapp")
 	if err := os.CopyFS(root, os.DirFS(filepath.Join("..", "testdata", "sampleapp"))); err != nil {
+		t.Fatal(err)
+	}
+	doc, err := os.ReadFile(filepath.Join("testdata", "memory", "user-loading.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(filepath.Join(root, ".anchorage", "memory"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(root, ".anchorage", "memory", "user-loading.md"), doc, 0o644); err != nil {
 		t.Fatal(err)
 	}
 	outside = filepath.Join(dir, "outside")
@@ -329,6 +341,33 @@ func TestTools(t *testing.T) {
 				t.Errorf("rules of users/service.go: %s", raw)
 			}
 		}},
+		{"memory search with anchors", mcp.ToolMemorySearch, map[string]any{"query": "how are users loaded by id?", "includeContent": true, "anchors": []string{"summary", "decisions", "nope"}}, func(t *testing.T, raw json.RawMessage) {
+			var out recall.Response
+			mustDecode(t, raw, &out)
+			i := slices.IndexFunc(out.Results, func(r recall.Result) bool { return r.ID == memDocID })
+			if i < 0 {
+				t.Fatalf("%s not found: %s", memDocID, raw)
+			}
+			r := out.Results[i]
+			full := readFile(t, filepath.Join(root, filepath.FromSlash(memDocPath)))
+			want, missing := memdoc.Select(full, []string{"summary", "decisions", "nope"})
+			if r.Kind != "document" || r.Content != want || !slices.Equal(r.MissingAnchors, missing) || !slices.Equal(missing, []string{"nope"}) {
+				t.Errorf("content %q missing %v, want %q and %v", r.Content, r.MissingAnchors, want, missing)
+			}
+			if m := memdoc.Metrics(full, want); r.TokenMetrics == nil || *r.TokenMetrics != m || m.SavingsPct <= 0 {
+				t.Errorf("token metrics %+v, want %+v", r.TokenMetrics, m)
+			}
+			if !strings.Contains(string(raw), `"full_tokens"`) || !strings.Contains(string(raw), `"savings_pct"`) {
+				t.Errorf("token_metrics not in the reference's shape: %s", raw)
+			}
+		}},
+		{"memory search from a slot without content", mcp.ToolMemorySearch, map[string]any{"query": "user repository FindByID", "slot": "B", "radius": 2, "top_k": 1, "fallback": true}, func(t *testing.T, raw json.RawMessage) {
+			var out recall.Response
+			mustDecode(t, raw, &out)
+			if len(out.Results) != 1 || out.Results[0].Content != "" || out.Results[0].TokenMetrics != nil || out.Slot != "B" {
+				t.Errorf("results %s", raw)
+			}
+		}},
 		{"inject context", mcp.ToolInjectContext, map[string]any{"file": "users/repo.go", "query": "errors", "budget": 600}, func(t *testing.T, raw json.RawMessage) {
 			var out mcp.InjectContextOutput
 			mustDecode(t, raw, &out)
@@ -407,6 +446,14 @@ func TestTools(t *testing.T) {
 		{"record correction outside", mcp.ToolRecordCorrection, map[string]any{"text": "x y z", "file": "../outside/secret.go"}, "outside the workspace"},
 		{"record correction unknown symbol", mcp.ToolRecordCorrection, map[string]any{"text": "x y z", "file": "users/repo.go", "symbol": "Nope"}, "no symbol named"},
 		{"propose cannot approve", mcp.ToolPropose, map[string]any{"approve": 1}, "approve"},
+		{"memory search without query", mcp.ToolMemorySearch, map[string]any{"anchors": []string{"summary"}}, "query"},
+		{"memory search bad slot", mcp.ToolMemorySearch, map[string]any{"query": "users", "slot": "D"}, "slot"},
+		{"memory search radius too wide", mcp.ToolMemorySearch, map[string]any{"query": "users", "radius": 99}, "radius"},
+		{"memory search anchors not a list", mcp.ToolMemorySearch, map[string]any{"query": "users", "anchors": "summary"}, "anchors"},
+		{"memory search too many anchors", mcp.ToolMemorySearch, map[string]any{"query": "users", "anchors": slices.Repeat([]string{"a"}, 1000)}, "anchors"},
+		{"memory search huge anchor id", mcp.ToolMemorySearch, map[string]any{"query": "users", "anchors": []string{huge}}, "anchors"},
+		{"memory search huge query", mcp.ToolMemorySearch, map[string]any{"query": huge}, "query"},
+		{"memory search includeContent not a bool", mcp.ToolMemorySearch, map[string]any{"query": "users", "includeContent": "yes"}, "includeContent"},
 		{"list rules bad scope", mcp.ToolListRules, map[string]any{"scope": "galaxy:far"}, "scope"},
 		{"list rules outside", mcp.ToolListRules, map[string]any{"file": "/etc/passwd"}, "outside the workspace"},
 		{"inject outside by dots", mcp.ToolInjectContext, map[string]any{"file": "../outside/secret.go"}, "outside the workspace"},
@@ -483,6 +530,21 @@ func TestProfiles(t *testing.T) {
 
 // served returns the tools a profile serves.
 func served(p mcp.Profile) []string { return p.Tools() }
+
+// The memory document the workspace holds.
+const (
+	memDocPath = ".anchorage/memory/user-loading.md"
+	memDocID   = "doc:" + memDocPath
+)
+
+func readFile(t *testing.T, path string) string {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
 
 func sorted(xs []string) []string {
 	xs = slices.Clone(xs)

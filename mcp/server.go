@@ -46,6 +46,9 @@ type Options struct {
 	Log io.Writer
 	// NoIndex answers from the index as it is, without updating it.
 	NoIndex bool
+	// MemoryDocuments are the globs that find the workspace's memory
+	// documents for memory_search; nil means memdoc.DefaultGlobs.
+	MemoryDocuments []string
 }
 
 // Service answers MCP tool calls about one workspace. Create it with New,
@@ -71,6 +74,8 @@ type Service struct {
 
 	memMu sync.Mutex
 	mem   *memory.Store
+
+	recall recallState
 
 	closeOnce sync.Once
 	closeErr  error
@@ -186,7 +191,7 @@ func (s *Service) Close() error {
 			s.cancel()
 		}
 		s.wg.Wait()
-		var errs []error
+		errs := []error{s.recall.close()}
 		s.memMu.Lock()
 		if s.mem != nil {
 			errs = append(errs, s.mem.Close())

@@ -39,8 +39,6 @@ const (
 	// MaxAnchorBytes the longest anchor id.
 	MaxAnchors     = 32
 	MaxAnchorBytes = 128
-	// MaxRadius is the widest memory graph search.
-	MaxRadius = 5
 )
 
 // tool is one MCP tool: its name, and how to add it to a server.
@@ -145,7 +143,7 @@ func (s *Service) tools() []tool {
 	return []tool{
 		s.searchTool(), s.routeTool(),
 		s.callersTool(), s.calleesTool(), s.blastRadiusTool(), s.symbolsTool(),
-		s.injectContextTool(),
+		s.memorySearchTool(), s.injectContextTool(),
 		s.recordCorrectionTool(), s.proposeTool(), s.listRulesTool(),
 	}
 }
