@@ -61,6 +61,7 @@ type node struct {
 	vec Vec
 	// lowerTriggers are Triggers in lower case.
 	lowerTriggers []string
+	hash          string // memoryHash
 }
 
 // edge is one side of an undirected edge.

@@ -26,7 +26,9 @@ package recall
 
 import (
 	"context"
+	"crypto/sha256"
 	"database/sql"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -34,6 +36,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -139,6 +142,7 @@ const schemaV1 = `CREATE TABLE recall_nodes(
 		boost REAL NOT NULL DEFAULT 1,
 		made_at INTEGER NOT NULL,
 		updated_at INTEGER NOT NULL,
+		hash TEXT NOT NULL, -- of what the memory's node is made of
 		stamp TEXT NOT NULL, -- Embedder.Stamp of vec
 		vec BLOB NOT NULL
 	);
@@ -319,7 +323,7 @@ func (s *Store) sync(ctx context.Context, full bool) (SyncSummary, error) {
 		return sum, fmt.Errorf("sync memory graph: %w", err)
 	}
 	stamp := s.emb.Stamp()
-	stamps, err := s.stamps(ctx)
+	stamps, err := s.stamps(ctx) // id → stamp + hash
 	if err != nil {
 		return sum, fmt.Errorf("sync memory graph: %w", err)
 	}
@@ -335,11 +339,12 @@ func (s *Store) sync(ctx context.Context, full bool) (SyncSummary, error) {
 			}
 			listed[m.ID] = true
 			i, ok := ng.index[m.ID]
-			if ok && !full && ng.nodes[i].UpdatedAt.Equal(time.UnixMilli(m.UpdatedAt.UnixMilli())) && stamps[m.ID] == stamp {
+			if ok && !full && ng.nodes[i].UpdatedAt.Equal(time.UnixMilli(m.UpdatedAt.UnixMilli())) &&
+				stamps[m.ID] == stamp+" "+memoryHash(m) {
 				sum.Unchanged++
 				continue
 			}
-			n := &node{Memory: m, vec: s.emb.Embed(m.Text), lowerTriggers: lowerAll(m.Triggers)}
+			n := &node{Memory: m, vec: s.emb.Embed(m.Text), lowerTriggers: lowerAll(m.Triggers), hash: memoryHash(m)}
 			n.Text = ""
 			n.Time = time.UnixMilli(m.Time.UnixMilli())
 			n.UpdatedAt = time.UnixMilli(m.UpdatedAt.UnixMilli())
@@ -407,9 +412,21 @@ func (s *Store) sync(ctx context.Context, full bool) (SyncSummary, error) {
 	return sum, nil
 }
 
-// stamps reads each node's vector stamp.
+// memoryHash identifies what a memory's node is made of, so that a
+// change within the same millisecond as the last is not missed.
+func memoryHash(m Memory) string {
+	h := sha256.New()
+	for _, part := range append([]string{m.Kind, m.Title, m.Text, m.Scope, m.Path, strconv.FormatFloat(m.Boost, 'g', -1, 64),
+		strconv.FormatInt(m.Time.UnixMilli(), 10)}, append(append([]string(nil), m.Tags...), m.Triggers...)...) {
+		h.Write([]byte(part))
+		h.Write([]byte{0})
+	}
+	return hex.EncodeToString(h.Sum(nil)[:12])
+}
+
+// stamps reads each node's vector stamp and hash.
 func (s *Store) stamps(ctx context.Context) (map[string]string, error) {
-	rows, err := s.db.QueryContext(ctx, `SELECT id, stamp FROM recall_nodes`)
+	rows, err := s.db.QueryContext(ctx, `SELECT id, stamp || ' ' || hash FROM recall_nodes`)
 	if err != nil {
 		return nil, err
 	}
@@ -484,11 +501,11 @@ func (s *Store) writeGraph(ctx context.Context, g *graph, before map[edgeKey]edg
 			return 0, err
 		}
 	}
-	up, err := tx.PrepareContext(ctx, `INSERT INTO recall_nodes(id, kind, title, scope, path, tags, triggers, boost, made_at, updated_at, stamp, vec)
-		VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+	up, err := tx.PrepareContext(ctx, `INSERT INTO recall_nodes(id, kind, title, scope, path, tags, triggers, boost, made_at, updated_at, hash, stamp, vec)
+		VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
 		ON CONFLICT(id) DO UPDATE SET kind = excluded.kind, title = excluded.title, scope = excluded.scope, path = excluded.path,
 			tags = excluded.tags, triggers = excluded.triggers, boost = excluded.boost, made_at = excluded.made_at,
-			updated_at = excluded.updated_at, stamp = excluded.stamp, vec = excluded.vec`)
+			updated_at = excluded.updated_at, hash = excluded.hash, stamp = excluded.stamp, vec = excluded.vec`)
 	if err != nil {
 		return 0, err
 	}
@@ -507,7 +524,7 @@ func (s *Store) writeGraph(ctx context.Context, g *graph, before map[edgeKey]edg
 			boost = 1
 		}
 		if _, err := up.ExecContext(ctx, n.ID, n.Kind, n.Title, n.Scope, n.Path, string(tags), string(trig), boost,
-			n.Time.UnixMilli(), n.UpdatedAt.UnixMilli(), stamp, blob); err != nil {
+			n.Time.UnixMilli(), n.UpdatedAt.UnixMilli(), n.hash, stamp, blob); err != nil {
 			return 0, err
 		}
 	}
