@@ -175,8 +175,17 @@ func (s *Server) publishProposals(ctx context.Context, only protocol.DocumentURI
 	return v.locs, nil
 }
 
-// publishDiagnostics sends textDocument/publishDiagnostics.
+// publishDiagnostics publishes the proposal diagnostics of a document,
+// with the memory document warnings it has (see publishMerged).
 func (s *Server) publishDiagnostics(u protocol.DocumentURI, diags []protocol.Diagnostic) error {
+	if diags == nil {
+		diags = []protocol.Diagnostic{}
+	}
+	return s.publishMerged(u, diags, nil)
+}
+
+// sendDiagnostics sends textDocument/publishDiagnostics.
+func (s *Server) sendDiagnostics(u protocol.DocumentURI, diags []protocol.Diagnostic) error {
 	if s.client == nil {
 		return nil
 	}
@@ -194,6 +203,7 @@ func (s *Server) publishDiagnostics(u protocol.DocumentURI, diags []protocol.Dia
 func (s *Server) didOpenDocument(ctx context.Context, p *protocol.DidOpenTextDocumentParams) error {
 	err := s.didOpen(ctx, p)
 	u := p.TextDocument.URI
+	s.memoryDocumentOpened(u, p.TextDocument.Text)
 	if strings.HasPrefix(string(u), "file:") {
 		s.goBackground(func(ctx context.Context) {
 			if _, err := s.publishProposals(ctx, u); err != nil && ctx.Err() == nil {

@@ -9,8 +9,12 @@ import (
 )
 
 // documentSymbol answers the outline of a file: its symbols nested under
-// the types and functions that contain them.
+// the types and functions that contain them; for a memory document, its
+// sections nested as in the file.
 func (s *Server) documentSymbol(ctx context.Context, p *protocol.DocumentSymbolParams) ([]protocol.DocumentSymbol, error) {
+	if syms, ok := s.memoryDocumentSymbols(p.TextDocument.URI); ok {
+		return syms, nil
+	}
 	_, syms, err := s.fileSymbols(ctx, p.TextDocument.URI)
 	if err != nil {
 		return nil, err
@@ -31,24 +35,4 @@ func documentSymbols(nodes []*analysis.OutlineNode) []protocol.DocumentSymbol {
 		})
 	}
 	return out
-}
-
-// foldingRange folds every symbol that spans several lines.
-func (s *Server) foldingRange(ctx context.Context, p *protocol.FoldingRangeParams) ([]protocol.FoldingRange, error) {
-	_, syms, err := s.fileSymbols(ctx, p.TextDocument.URI)
-	if err != nil {
-		return nil, err
-	}
-	out := []protocol.FoldingRange{}
-	for _, sym := range syms {
-		if sym.Kind == analysis.KindModule || sym.Range.End.Line <= sym.Range.Start.Line {
-			continue
-		}
-		out = append(out, protocol.FoldingRange{
-			StartLine: uint32(sym.Range.Start.Line),
-			EndLine:   uint32(sym.Range.End.Line),
-			Kind:      protocol.RegionFoldingRange,
-		})
-	}
-	return out, nil
 }

@@ -75,6 +75,8 @@ type Server struct {
 	feedback   *feedback.Store
 	// mem is the user's memory of coding rules, opened on first use.
 	mem memoryState
+	// docs are the open memory documents and the diagnostics published.
+	docs memoryDocuments
 
 	reqHandlers  map[string]handlerFunc
 	noteHandlers map[string]func(context.Context, json.RawMessage) error
@@ -360,9 +362,9 @@ func (s *Server) notificationHandlers() map[string]func(context.Context, json.Ra
 	return map[string]func(context.Context, json.RawMessage) error{
 		"initialized":                         notification(s.initialized),
 		"textDocument/didOpen":                notification(s.didOpenDocument),
-		"textDocument/didChange":              notification(s.didChange),
-		"textDocument/didClose":               notification(s.didClose),
-		"textDocument/didSave":                notification(s.didSave),
+		"textDocument/didChange":              notification(s.didChangeDocument),
+		"textDocument/didClose":               notification(s.didCloseDocument),
+		"textDocument/didSave":                notification(s.didSaveDocument),
 		"workspace/didChangeWatchedFiles":     notification(s.didChangeWatchedFiles),
 		"workspace/didChangeWorkspaceFolders": notification(s.didChangeWorkspaceFolders),
 		"workspace/didChangeConfiguration":    notification(s.didChangeConfiguration),

@@ -43,6 +43,7 @@ func (s *Server) indexFolder(f *folder, title string) {
 		p.end(fmt.Sprintf("%d files, %d symbols", sum.Files, sum.Symbols))
 		s.info("indexed %s: %d files (%d parsed), %d symbols, %d edges in %.2fs",
 			f.root(), sum.Files, sum.Parsed, sum.Symbols, sum.Edges, time.Since(start).Seconds())
+		s.scanMemoryDocuments(ctx, f)
 	})
 }
 
@@ -55,6 +56,7 @@ func (s *Server) refreshFolder(f *folder) {
 		if _, err := f.ws.Refresh(ctx, nil); err != nil && ctx.Err() == nil {
 			s.warn("re-indexing %s: %v", f.root(), err)
 		}
+		s.scanMemoryDocuments(ctx, f)
 	})
 }
 

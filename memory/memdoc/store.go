@@ -168,7 +168,7 @@ type stored struct {
 // text, are skipped with a reason. The changes are committed at once.
 func (s *Store) Sync(ctx context.Context, root string, globs []string) (SyncSummary, error) {
 	var sum SyncSummary
-	root, err := cleanRoot(root)
+	root, err := CleanRoot(root)
 	if err != nil {
 		return sum, fmt.Errorf("sync memory documents: %w", err)
 	}
@@ -338,7 +338,7 @@ func (s *Store) Documents(ctx context.Context, root string) ([]Document, error) 
 	q := `SELECT ` + documentColumns + ` FROM memdoc_documents`
 	var args []any
 	if root != "" {
-		r, err := cleanRoot(root)
+		r, err := CleanRoot(root)
 		if err != nil {
 			return nil, fmt.Errorf("memory documents: %w", err)
 		}
@@ -371,7 +371,7 @@ var ErrUnknownDocument = errors.New("no such memory document")
 // Document returns the stored document of root with the given id
 // ("doc:" + path) or path.
 func (s *Store) Document(ctx context.Context, root, id string) (Document, error) {
-	r, err := cleanRoot(root)
+	r, err := CleanRoot(root)
 	if err != nil {
 		return Document{}, fmt.Errorf("memory document %s: %w", id, err)
 	}
@@ -409,14 +409,19 @@ func scanDocument(row interface{ Scan(...any) error }) (Document, error) {
 	return d, nil
 }
 
-// cleanRoot returns root absolute and cleaned.
-func cleanRoot(root string) (string, error) {
+// CleanRoot returns root as documents are stored under it: absolute,
+// cleaned, and with symbolic links resolved when it exists (so that the
+// command line and the language server, which resolves them, agree).
+func CleanRoot(root string) (string, error) {
 	if root == "" {
 		return "", errors.New("no workspace root")
 	}
 	abs, err := filepath.Abs(root)
 	if err != nil {
 		return "", err
+	}
+	if resolved, err := filepath.EvalSymlinks(abs); err == nil {
+		abs = resolved
 	}
 	return filepath.Clean(abs), nil
 }
@@ -425,7 +430,7 @@ func cleanRoot(root string) (string, error) {
 // under root that match globs (DefaultGlobs when empty), sorted, and the
 // patterns that are not valid. It does not follow symbolic links.
 func Discover(ctx context.Context, root string, globs []string) ([]string, []Skip, error) {
-	r, err := cleanRoot(root)
+	r, err := CleanRoot(root)
 	if err != nil {
 		return nil, nil, fmt.Errorf("discover memory documents: %w", err)
 	}

@@ -16,9 +16,12 @@ import (
 // copyWorkspace copies testdata/workspace to a temporary directory.
 func copyWorkspace(t *testing.T) string {
 	t.Helper()
-	dst := t.TempDir()
+	dst, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
 	src := filepath.Join("testdata", "workspace")
-	err := filepath.WalkDir(src, func(p string, d os.DirEntry, err error) error {
+	err = filepath.WalkDir(src, func(p string, d os.DirEntry, err error) error {
 		if err != nil {
 			return err
 		}
