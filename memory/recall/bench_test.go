@@ -2,6 +2,8 @@ package recall
 
 import (
 	"context"
+	"os"
+	"path/filepath"
 	"fmt"
 	"math/rand/v2"
 	"slices"
@@ -24,7 +26,13 @@ func benchStore(b *testing.B) (*Store, []Memory, []topic, []int) {
 		bench10k.topics = loadTopics(b)
 		bench10k.ms, bench10k.which = synthMemories(bench10k.topics, 10000, 42)
 		start := time.Now()
-		bench10k.s = openStore(b, bench10k.ms)
+		// The store outlives each benchmark: it stays open, in a
+		// temporary directory, for the whole process.
+		dir, err := os.MkdirTemp("", "recall-bench")
+		if err != nil {
+			b.Fatal(err)
+		}
+		bench10k.s = openStoreAt(b, filepath.Join(dir, "memory.db"), bench10k.ms)
 		n, e, _ := bench10k.s.Len(context.Background())
 		b.Logf("bootstrap of %d memories: %d edges in %v", n, e, time.Since(start))
 	})

@@ -243,24 +243,39 @@ func (g *graph) connect(p Params, i int32) {
 }
 
 // rebuild drops every edge and links all nodes again: every node's
-// candidates, heaviest edges first, while both ends have room.
+// candidates (each pair weighed once), heaviest edges first, while both
+// ends have room.
 func (g *graph) rebuild(p Params) {
 	for i := range g.adj {
 		g.adj[i] = nil
 	}
 	g.edges = 0
+	top := make([]candHeap, len(g.nodes))
+	for i, a := range g.nodes {
+		if a == nil {
+			continue
+		}
+		for j := i + 1; j < len(g.nodes); j++ {
+			b := g.nodes[j]
+			if b == nil {
+				continue
+			}
+			if w := p.weight(a, b).w; w >= p.Theta {
+				top[i].push(cand{int32(j), float32(w)}, p.KMax)
+				top[j].push(cand{int32(i), float32(w)}, p.KMax)
+			}
+		}
+	}
 	type pair struct {
 		a, b int32
 		w    float32
 	}
 	var all []pair
-	for i, n := range g.nodes {
-		if n == nil {
-			continue
-		}
-		for _, c := range g.candidates(p, int32(i)) {
-			a, b := int32(i), c.to
-			all = append(all, pair{min(a, b), max(a, b), c.w})
+	for i, h := range top {
+		for _, c := range h {
+			if a, b := int32(i), c.to; a < b || !top[b].has(a) {
+				all = append(all, pair{min(a, b), max(a, b), c.w})
+			}
 		}
 	}
 	sort.Slice(all, func(i, j int) bool {
@@ -273,11 +288,55 @@ func (g *graph) rebuild(p Params) {
 		return all[i].b < all[j].b
 	})
 	for _, e := range all {
-		// A pair listed from both ends is linked once (link skips it).
 		if len(g.adj[e.a]) < p.KMax && len(g.adj[e.b]) < p.KMax {
 			g.link(e.a, e.b, e.w, false, p.KMax)
 		}
 	}
+}
+
+// candHeap keeps the k heaviest candidates: a min-heap by weight.
+type candHeap []cand
+
+func (h *candHeap) push(c cand, k int) {
+	if len(*h) < k {
+		*h = append(*h, c)
+		for i := len(*h) - 1; i > 0; {
+			parent := (i - 1) / 2
+			if (*h)[parent].w <= (*h)[i].w {
+				break
+			}
+			(*h)[parent], (*h)[i] = (*h)[i], (*h)[parent]
+			i = parent
+		}
+		return
+	}
+	if k == 0 || c.w <= (*h)[0].w {
+		return
+	}
+	(*h)[0] = c
+	for i := 0; ; {
+		l, r, m := 2*i+1, 2*i+2, i
+		if l < len(*h) && (*h)[l].w < (*h)[m].w {
+			m = l
+		}
+		if r < len(*h) && (*h)[r].w < (*h)[m].w {
+			m = r
+		}
+		if m == i {
+			break
+		}
+		(*h)[m], (*h)[i] = (*h)[i], (*h)[m]
+		i = m
+	}
+}
+
+func (h candHeap) has(to int32) bool {
+	for _, c := range h {
+		if c.to == to {
+			return true
+		}
+	}
+	return false
 }
 
 // nearAnchor links the new node i to the anchor and those of its

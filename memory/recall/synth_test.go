@@ -102,6 +102,14 @@ func synthMemories(topics []topic, n int, seed uint64) ([]Memory, []int) {
 // its rule and document sources, synced.
 func openStore(t testing.TB, ms []Memory, opts ...Option) *Store {
 	t.Helper()
+	s := openStoreAt(t, filepath.Join(t.TempDir(), "memory.db"), ms, opts...)
+	t.Cleanup(func() { s.Close() })
+	return s
+}
+
+// openStoreAt is openStore at path, left open.
+func openStoreAt(t testing.TB, path string, ms []Memory, opts ...Option) *Store {
+	t.Helper()
 	rules := &listSource{kind: KindRule}
 	docs := &listSource{kind: KindDocument}
 	for _, m := range ms {
@@ -112,11 +120,10 @@ func openStore(t testing.TB, ms []Memory, opts ...Option) *Store {
 		}
 	}
 	ctx := context.Background()
-	s, err := Open(ctx, filepath.Join(t.TempDir(), "memory.db"), append([]Option{WithSources(rules, docs)}, opts...)...)
+	s, err := Open(ctx, path, append([]Option{WithSources(rules, docs)}, opts...)...)
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { s.Close() })
 	if _, err := s.Sync(ctx); err != nil {
 		t.Fatal(err)
 	}
