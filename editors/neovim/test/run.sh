@@ -7,8 +7,12 @@
 #     require('anchorage').setup{...} on another copy and checks that the
 #     client attaches, :AnchorageSearch, :AnchorageCallers/Callees/
 #     BlastRadius, :AnchorageStatus/Reindex, one client per root, the code
-#     lens autocommands and :help anchorage after :helptags.
+#     lens autocommands and :help anchorage after :helptags; with memory
+#     seeded by the CLI: hover and code lens of an anchored rule, approving
+#     a proposal through its code action (its lens appears),
+#     :AnchorageCorrect, :AnchorageApprove, :AnchorageInject, :AnchorageSlots.
 # Installs nothing: needs go, gcc (cgo) and nvim (0.7 or later) on PATH.
+# ANCHORAGE_BIN=path tests that binary instead of building one.
 set -euo pipefail
 cd "$(dirname "$0")/../../.."
 
@@ -18,8 +22,13 @@ command -v go >/dev/null || { echo "go is required" >&2; exit 1; }
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
-echo "building anchorage"
-go build -o "$tmp/anchorage" .
+if [ -n "${ANCHORAGE_BIN:-}" ]; then
+  echo "using the anchorage binary $ANCHORAGE_BIN (ANCHORAGE_BIN)"
+  cp "$ANCHORAGE_BIN" "$tmp/anchorage"
+else
+  echo "building anchorage"
+  go build -o "$tmp/anchorage" .
+fi
 
 cp -R testdata/sampleapp "$tmp/sampleapp"
 mkdir -p "$tmp/data" "$tmp/xdg/config" "$tmp/xdg/data" "$tmp/xdg/state" "$tmp/xdg/cache" "$tmp/xdg/run"
@@ -69,6 +78,25 @@ mkdir -p "$tmp/plugin/data" "$tmp/plugin/scratch"
 cp -R testdata/sampleapp "$plugin_root"
 presult="$tmp/plugin/result.txt"
 plog="$tmp/plugin/server.log"
+# Memory, seeded with the CLI in the data directory the plugin's server
+# uses: rule 1 "Wrap errors with context ..." approved and anchored in the
+# workspace (hover, code lens), and proposal 2 pending (its hint at the top
+# of api/handlers.go, approved through a code action).
+# (--file is taken relative to the current directory: run from the root.)
+mem() { (cd "$plugin_root" && "$tmp/anchorage" --data-dir "$tmp/plugin/data" memory "$@" --root . >/dev/null); }
+for text in "Wrap errors with context using fmt.Errorf and %w" \
+  "Wrap the error with context with fmt.Errorf and %w" \
+  "Always wrap errors with context: fmt.Errorf with %w"; do
+  mem correct "$text" --file users/repo.go
+done
+mem propose
+mem approve 1
+for text in "Log every HTTP request with its duration" \
+  "Log each HTTP request and how long it took" \
+  "Always log HTTP requests with their duration"; do
+  mem correct "$text" --file api/handlers.go
+done
+mem propose
 prc=0
 start=$(date +%s)
 env \
@@ -99,7 +127,8 @@ if [ -f "$presult" ] && grep -q '^FAIL' "$presult"; then
   pstatus=1
 fi
 for check in root-markers setup-validate missing-binary attach indexed status callers blast-radius callees \
-  search search-open search-used search-input search-format reuse-root codelens-guard reindex help \
+  search search-open search-used search-input search-format hover codelens approve-code-action approve-lens \
+  correct correct-range approve-command inject slots memory-format reuse-root codelens-guard reindex help \
   lsp-config-file no-errors no-globals; do
   if ! { [ -f "$presult" ] && grep -qx "ok $check" "$presult"; }; then
     echo "missing: ok $check" >&2

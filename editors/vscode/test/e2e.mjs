@@ -5,7 +5,11 @@
 //   E2E_ARTIFACTS  where screenshots go
 //   E2E_CHROMIUM   the browser (default /usr/bin/chromium)
 //   E2E_LOGS       code-server's log folder (holds the Anchorage output channel)
+//   E2E_ANCHORAGE, E2E_DATA, E2E_ROOT  the server binary, its data directory
+//                  (seeded with a rule and a proposal) and the workspace, to
+//                  read the memory with the CLI
 // Exits non-zero when a check fails.
+import { execFileSync } from 'node:child_process';
 import { mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { chromium } from 'playwright-core';
@@ -170,7 +174,7 @@ try {
       for (;;) {
         text = (await item.innerText()).trim();
         seen.add(text);
-        if (text === '⚓ Anchorage') {
+        if (text.startsWith('⚓ Anchorage')) {
           break;
         }
         if (/not installed/.test(text) || (await page.locator('.statusbar-item .codicon-error', { hasText: 'Anchorage' }).count()) > 0) {
@@ -262,6 +266,189 @@ try {
     await page.locator('.tab.active').waitFor({ state: 'visible', timeout: 10000 });
     return `title "${title}"; ${texts.length} rows; first: ${texts[0]}`;
   });
+  // ---- memory: the data directory was seeded by e2e.sh with rule 1 "Wrap
+  // errors with context …" (anchored on db.Open in internal/db/db.go) and
+  // pending proposal 2 "… log HTTP requests with their duration" (a hint
+  // at the top of api/handlers.go).
+
+  await check('hover over an anchored symbol shows its rule', async () => {
+    await openFile('internal/db/db.go');
+    await goToLine(17, 7); // func O|pen(ctx context.Context, …)
+    const hover = page.locator('.monaco-hover').filter({ hasText: 'Wrap errors with context' }).first();
+    for (let attempt = 1; ; attempt++) {
+      await page.keyboard.press('Control+K');
+      await page.keyboard.press('Control+I'); // editor.action.showHover
+      try {
+        await hover.waitFor({ state: 'visible', timeout: 5000 });
+        break;
+      } catch (err) {
+        if (attempt === 4) {
+          const seen = await page.locator('.monaco-hover').allInnerTexts().catch(() => []);
+          throw new Error(`no hover with the rule; hovers seen: ${JSON.stringify(seen)}`);
+        }
+      }
+    }
+    const text = (await hover.innerText()).replace(/\s+/g, ' ').trim();
+    if (!/is the example of 1 rule/.test(text) || !/scope project:sampleapp/.test(text)) {
+      throw new Error(`hover text: ${text}`);
+    }
+    await shot('08-hover-rule');
+    await page.keyboard.press('Escape');
+    return text.slice(0, 200);
+  });
+
+  await check('the code lens of the anchored symbol is there', async () => {
+    const lens = page.locator('.monaco-editor .codelens-decoration', { hasText: '⚓ 1 rule: Wrap errors with context' }).first();
+    await lens.waitFor({ state: 'visible', timeout: 20000 });
+    const text = (await lens.innerText()).trim();
+    await shot('09-code-lens');
+    return text;
+  });
+
+  await check('the Memories view lists the rule under its scope', async () => {
+    const pane = page.locator('.pane', { has: page.locator('.pane-header', { hasText: 'Anchorage Memories' }) }).first();
+    await pane.waitFor({ state: 'attached', timeout: 10000 });
+    const header = pane.locator('.pane-header').first();
+    if ((await header.getAttribute('aria-expanded')) !== 'true') {
+      await header.click();
+    }
+    const row = pane.locator('.monaco-list-row', { hasText: 'Wrap errors with context' }).first();
+    await row.waitFor({ state: 'visible', timeout: 15000 });
+    const texts = (await pane.locator('.monaco-list-row').allInnerTexts()).map((t) => t.replace(/\s+/g, ' ').trim());
+    if (!texts.some((t) => /Project: sampleapp \(1\)/.test(t))) {
+      throw new Error(`no "Project: sampleapp (1)" group: ${JSON.stringify(texts)}`);
+    }
+    if (!texts.some((t) => /db\.Open · internal\/db\/db\.go:17/.test(t))) {
+      throw new Error(`the rule does not name its example: ${JSON.stringify(texts)}`);
+    }
+    await shot('10-memories-view');
+    // Clicking the rule opens its example.
+    await openFile('users/repo.go');
+    await row.click();
+    await page.locator('.tab.active', { hasText: 'db.go' }).waitFor({ state: 'visible', timeout: 10000 });
+    return texts.join(' | ');
+  });
+
+  await check('approving the pending proposal through its quick fix makes its lens appear', async () => {
+    await openFile('api/handlers.go');
+    const item = statusItem();
+    // The hint of proposal 2 is published when the document opens.
+    await page.waitForFunction(
+      () => [...document.querySelectorAll('[aria-label^="Anchorage language server"]')].some((e) => /1 proposal/.test(e.textContent ?? '')),
+      null,
+      { timeout: 15000 },
+    );
+    const before = (await item.innerText()).trim();
+    await goToLine(1, 1);
+    const action = page.locator('.action-widget .monaco-list-row', { hasText: 'Approve rule' }).first();
+    for (let attempt = 1; ; attempt++) {
+      await page.keyboard.press('Control+.'); // Quick Fix
+      try {
+        await action.waitFor({ state: 'visible', timeout: 5000 });
+        break;
+      } catch (err) {
+        await page.keyboard.press('Escape');
+        if (attempt === 4) {
+          throw new Error('the Quick Fix menu has no "Approve rule" action');
+        }
+      }
+    }
+    const actions = (await page.locator('.action-widget .monaco-list-row').allInnerTexts()).map((t) => t.replace(/\s+/g, ' ').trim());
+    await shot('11-quick-fix');
+    await action.click();
+    // The extension sees the answer: a notification names the rule and its example.
+    const toast = page.locator('.notifications-toasts .notification-toast', { hasText: 'approved as rule 2' }).first();
+    await toast.waitFor({ state: 'visible', timeout: 20000 });
+    const toastText = (await toast.innerText()).replace(/\s+/g, ' ').trim();
+    await shot('12-approved');
+    // The memory has the rule, anchored.
+    const shown = JSON.parse(
+      execFileSync(process.env.E2E_ANCHORAGE, ['--data-dir', process.env.E2E_DATA, '--json', 'memory', 'show', '--root', process.env.E2E_ROOT], {
+        encoding: 'utf8',
+      }),
+    );
+    const rule = shown.rules.find((r) => r.id === 2);
+    if (!rule?.anchor) {
+      throw new Error(`rule 2 is not stored with an anchor: ${JSON.stringify(shown.rules.map((r) => [r.id, r.anchor]))}`);
+    }
+    await toast.locator('.monaco-button', { hasText: 'Open Example' }).click();
+    const base = rule.anchor.file.split('/').pop();
+    await page.locator('.tab.active', { hasText: base }).waitFor({ state: 'visible', timeout: 10000 });
+    const lens = page.locator('.monaco-editor .codelens-decoration', { hasText: rule.content.slice(0, 30) }).first();
+    await lens.waitFor({ state: 'visible', timeout: 20000 });
+    const lensText = (await lens.innerText()).trim();
+    // No proposal is pending any more.
+    await page.waitForFunction(
+      () => [...document.querySelectorAll('[aria-label^="Anchorage language server"]')].some((e) => (e.textContent ?? '').trim() === '⚓ Anchorage'),
+      null,
+      { timeout: 15000 },
+    );
+    await shot('13-approved-lens');
+    return `status "${before}"; actions ${JSON.stringify(actions)}; "${toastText}"; lens in ${rule.anchor.file}: "${lensText}"`;
+  });
+
+  await check('Copy AI Context copies the rules of the file', async () => {
+    await openFile('internal/db/db.go');
+    await runCommand('Anchorage: Copy AI Context');
+    const toast = page.locator('.notifications-toasts .notification-toast', { hasText: 'copied' }).first();
+    await toast.waitFor({ state: 'visible', timeout: 15000 });
+    const text = (await toast.innerText()).replace(/\s+/g, ' ').trim();
+    if (!/copied [12] rules? \(\d+ of 1500 tokens\) for internal\/db\/db\.go/.test(text)) {
+      throw new Error(`notification: ${text}`);
+    }
+    let clip = '';
+    try {
+      clip = await page.evaluate(() => navigator.clipboard.readText());
+    } catch (err) {
+      clip = `(clipboard not readable: ${err.message.split('\n')[0]})`;
+    }
+    if (clip && !clip.startsWith('(') && !clip.includes('Wrap errors with context')) {
+      throw new Error(`the clipboard holds: ${clip.slice(0, 200)}`);
+    }
+    await shot('14-copy-context');
+    return `${text}; clipboard: ${clip.slice(0, 80).replace(/\n/g, '⏎')}`;
+  });
+
+  await check('Record Correction takes the selection and records it', async () => {
+    await openFile('users/repo.go');
+    await goToLine(25, 1);
+    await page.keyboard.press('Shift+End');
+    await runCommand('Anchorage: Record Correction');
+    const input = page.locator(`${quickInput} input`);
+    await input.waitFor({ state: 'visible', timeout: 10000 });
+    const title = (await page.locator(`${quickInput} .quick-input-title`).innerText().catch(() => '')).trim();
+    if (!/about users\/repo\.go:25/.test(title)) {
+      throw new Error(`input title does not name the selection: "${title}"`);
+    }
+    await input.fill('Return a typed not-found error from repositories');
+    await page.keyboard.press('Enter');
+    const toast = page.locator('.notifications-toasts .notification-toast', { hasText: 'recorded correction' }).first();
+    await toast.waitFor({ state: 'visible', timeout: 15000 });
+    const text = (await toast.innerText()).replace(/\s+/g, ' ').trim();
+    if (!/recorded correction \d+ \(users\/repo\.go\); 1 open correction/.test(text)) {
+      throw new Error(`notification: ${text}`);
+    }
+    await shot('15-record-correction');
+    return `title "${title}"; ${text}`;
+  });
+
+  await check('Show Working Memory Slots answers (slots, or a clear message from an older server)', async () => {
+    await runCommand('Anchorage: Show Working Memory Slots');
+    const slots = page.locator(rows, { hasText: /^.*A: / }).first();
+    const older = page.locator('.notifications-toasts .notification-toast', { hasText: 'no working memory slots' }).first();
+    await Promise.race([slots.waitFor({ state: 'visible', timeout: 15000 }), older.waitFor({ state: 'visible', timeout: 15000 })]);
+    await shot('16-slots');
+    if (await older.isVisible()) {
+      return (await older.innerText()).replace(/\s+/g, ' ').trim();
+    }
+    const texts = await rowTexts();
+    await closeQuickInput();
+    if (texts.length !== 3) {
+      throw new Error(`want slots A, B, C: ${JSON.stringify(texts)}`);
+    }
+    return texts.join(' | ');
+  });
+
   await check('Re-index Workspace re-indexes on the server', async () => {
     await closeQuickInput();
     const item = statusItem();
@@ -280,7 +467,7 @@ try {
         throw new Error(`notification: ${toasts}`);
       }
       after = indexedCount();
-      if (/: ready$/.test(label) && (after > before || !process.env.E2E_LOGS)) {
+      if (/: ready( · .*)?$/.test(label) && (after > before || !process.env.E2E_LOGS)) {
         break;
       }
       if (Date.now() - start > 30000) {

@@ -171,6 +171,25 @@ ls "$S/extensions" | grep -q '^anchorage-dev\.anchorage-' || { echo "the extensi
 
 phase "start code-server on a copy of testdata/sampleapp"
 cp -r "$REPO/testdata/sampleapp" "$WORK/sampleapp"
+# Memory, seeded with the CLI in the data directory the server will use: an
+# approved rule anchored in the workspace (hover and code lens), and a
+# pending proposal (its hint and quick fix).
+# (--file is taken relative to the current directory: run from the root.)
+mem() { (cd "$WORK/sampleapp" && "$WORK/bin/anchorage" --data-dir "$S/anchorage-data" memory "$@" --root .); }
+for text in "Wrap errors with context using fmt.Errorf and %w" \
+  "Wrap the error with context with fmt.Errorf and %w" \
+  "Always wrap errors with context: fmt.Errorf with %w"; do
+  mem correct "$text" --file users/repo.go >/dev/null
+done
+mem propose >/dev/null
+mem approve 1 | tee "$ARTIFACTS/seed-approve.txt"
+for text in "Log every HTTP request with its duration" \
+  "Log each HTTP request and how long it took" \
+  "Always log HTTP requests with their duration"; do
+  mem correct "$text" --file api/handlers.go >/dev/null
+done
+mem propose | grep -E '^\[|Rule:' | tee "$ARTIFACTS/seed-propose.txt"
+grep -q 'proposal 2' "$ARTIFACTS/seed-propose.txt" || { echo "seeding: no pending proposal 2" >&2; exit 1; }
 # anchorage.path and anchorage.dataDir are machine settings: in code-server (a
 # remote window) they are read from the Machine settings, not the User ones.
 cat > "$S/user-data/Machine/settings.json" <<EOF
@@ -218,7 +237,8 @@ node -e '
 
 phase "drive VS Code in Chromium (test/e2e.mjs)"
 set +e
-(cd "$WORK/ext" && E2E_URL="$URL" E2E_ARTIFACTS="$ARTIFACTS" E2E_CHROMIUM="$CHROMIUM" E2E_LOGS="$S/user-data/logs" node test/e2e.mjs)
+(cd "$WORK/ext" && E2E_URL="$URL" E2E_ARTIFACTS="$ARTIFACTS" E2E_CHROMIUM="$CHROMIUM" E2E_LOGS="$S/user-data/logs" \
+  E2E_ANCHORAGE="$WORK/bin/anchorage" E2E_DATA="$S/anchorage-data" E2E_ROOT="$WORK/sampleapp" node test/e2e.mjs)
 E2E_RC=$?
 set -e
 # The extension host's log holds the extension's output channel.

@@ -443,6 +443,25 @@ function M.create()
   create('AnchorageStatus', function()
     M.status()
   end, { nargs = 0, desc = 'Anchorage: index status' })
+
+  local memory = require('anchorage.memory')
+  create('AnchorageApprove', function()
+    memory.approve()
+  end, { nargs = 0, desc = 'Anchorage: propose rules from the corrections and approve one (or all)' })
+  create('AnchorageCorrect', function(o)
+    if o.range > 0 then
+      memory.correct(o.args, o.line1, o.line2)
+    else
+      memory.correct(o.args)
+    end
+  end, { nargs = '*', range = true, desc = 'Anchorage: record a correction [about the lines of the range]' })
+  create('AnchorageInject', function(o)
+    memory.inject(o.args)
+  end, { nargs = '*', desc = 'Anchorage: the rules that apply here, as Markdown, into a register [ranked by a query]' })
+  create('AnchorageSlots', function()
+    memory.slots()
+  end, { nargs = 0, desc = 'Anchorage: working memory slots (pin, unpin, set)' })
+  memory.register_handlers()
 end
 
 return M

@@ -54,6 +54,9 @@ local default_config = {
   codelens = true,
   search = { top_k = nil }, -- nil: the server's default (10)
   graph = { output = 'quickfix', depth = nil, open = true },
+  -- :AnchorageInject: the register (nil: '+' with a clipboard, else '"')
+  -- and the token budget (nil: the server's default, 1500).
+  inject = { register = nil, budget = nil },
 }
 
 --- The defaults of setup()'s options.
@@ -140,6 +143,15 @@ local function validate(opts)
   v('codelens', opts.codelens, 'boolean', true)
   v('search', opts.search, 'table', true)
   v('graph', opts.graph, 'table', true)
+  v('inject', opts.inject, 'table', true)
+  if opts.inject then
+    v('inject.register', opts.inject.register, function(r)
+      return type(r) == 'string' and #r == 1 and r:match('^[%w"%*+%-]$') ~= nil
+    end, true, "a writable register name, e.g. '+', 'a' or '\"'")
+    v('inject.budget', opts.inject.budget, function(n)
+      return type(n) == 'number' and n > 0
+    end, true, 'a positive number of tokens')
+  end
   if opts.search then
     v('search.top_k', opts.search.top_k, function(n)
       return type(n) == 'number' and n > 0
@@ -510,7 +522,7 @@ end
 local function merge(opts)
   local cfg = M.defaults()
   for k, v in pairs(opts) do
-    if k == 'search' or k == 'graph' then
+    if k == 'search' or k == 'graph' or k == 'inject' then
       cfg[k] = vim.tbl_extend('force', cfg[k], v)
     else
       cfg[k] = v

@@ -1,0 +1,544 @@
+-- Memory commands: :AnchorageApprove, :AnchorageCorrect, :AnchorageInject
+-- and :AnchorageSlots, over the server's anchorage.memory.*,
+-- anchorage.context.inject and anchorage.anchors.* commands. Also wraps
+-- the memory commands that code actions run (approving a proposal from
+-- its hint) to say what they did and refresh the code lenses.
+local anchorage = require('anchorage')
+local compat = require('anchorage.compat')
+
+local levels = vim.log.levels
+local notify = anchorage.notify
+
+local M = {}
+
+--- The server's limit on a correction (memory.MaxCorrectionBytes).
+M.max_correction_bytes = 10 * 1024
+--- The server's default budget of anchorage.context.inject.
+M.default_budget = 1500
+
+local function val(x)
+  if x == vim.NIL then
+    return nil
+  end
+  return x
+end
+
+local function nonempty(s)
+  s = val(s)
+  if type(s) == 'string' and s ~= '' then
+    return s
+  end
+  return nil
+end
+
+local function shorten(s, n)
+  s = vim.trim(tostring(s or ''):gsub('%s+', ' '))
+  if vim.fn.strchars(s) > n then
+    return vim.fn.strcharpart(s, 0, n - 1) .. '…'
+  end
+  return s
+end
+
+local function plural(n, word)
+  return string.format('%d %s%s', n, word, n == 1 and '' or 's')
+end
+M.plural = plural
+
+local function exec(...)
+  return require('anchorage.commands').exec(...)
+end
+
+local function client_or_warn(bufnr)
+  local client, reason = anchorage.get_client(bufnr)
+  if not client then
+    notify(reason, levels.WARN)
+  end
+  return client
+end
+
+local function is_unknown_command(err)
+  local msg = type(err) == 'table' and err.message or tostring(err)
+  return tostring(msg):lower():find('unknown command', 1, true) ~= nil
+end
+
+--- Runs a server command, handing errors to on_error (default: shown).
+local function request(client, command, args, bufnr, on_result, on_error)
+  local params = { command = command, arguments = args ~= nil and { args } or {} }
+  local sent = compat.request(client, 'workspace/executeCommand', params, function(err, result)
+    if err then
+      if on_error and on_error(err) then
+        return
+      end
+      notify(command .. ' failed: ' .. (type(err) == 'table' and tostring(err.message) or tostring(err)), levels.ERROR)
+      return
+    end
+    on_result(val(result))
+  end, bufnr)
+  if not sent then
+    notify(command .. ': the language server is not running (:AnchorageStatus)', levels.ERROR)
+  end
+end
+
+--- Refreshes the code lenses of the visible buffers (the server's
+--- workspace/codeLens/refresh is not supported by every Neovim).
+function M.refresh_lenses()
+  if not anchorage.config().codelens then
+    return
+  end
+  local codelens = require('anchorage.codelens')
+  for _, win in ipairs(vim.api.nvim_list_wins()) do
+    codelens.refresh(vim.api.nvim_win_get_buf(win))
+  end
+end
+
+-- Proposals --------------------------------------------------------------
+
+--- The pending proposals of an anchorage.memory.propose answer, strongest first.
+function M.pending(answer)
+  local out = {}
+  for _, p in ipairs(val(answer and answer.proposals) or {}) do
+    if p.status == 'pending' then
+      table.insert(out, p)
+    end
+  end
+  table.sort(out, function(a, b)
+    local pa, pb = tonumber(val(a.priority)) or 0, tonumber(val(b.priority)) or 0
+    if pa ~= pb then
+      return pa < pb
+    end
+    return a.id < b.id
+  end)
+  return out
+end
+
+--- One proposal as a line of the picker.
+function M.format_proposal(p)
+  if p.all then
+    return string.format('All %s', plural(#p.all, 'pending proposal'))
+  end
+  local line = string.format('%s  [%s, %s, confidence %.2f]', shorten(p.content, 80), p.scope or '?',
+    plural(tonumber(val(p.frequency)) or 0, 'correction'), tonumber(val(p.confidence)) or 0)
+  if nonempty(p.conflict) then
+    line = line .. ' — ' .. p.conflict
+  end
+  return line
+end
+
+--- The scopes the proposals can be approved with: as proposed, universal,
+--- and the language or project scope when every proposal has one.
+---@return table list of { label, scope } (scope nil: as proposed)
+function M.scope_choices(proposals)
+  local scopes, seen = {}, {}
+  local all_universal, all_lang, all_proj = true, true, true
+  local langs, projects, lseen, pseen = {}, {}, {}, {}
+  local every_lang, every_proj = true, true
+  for _, p in ipairs(proposals) do
+    if not seen[p.scope] then
+      seen[p.scope] = true
+      table.insert(scopes, p.scope)
+    end
+    all_universal = all_universal and p.scope == 'universal'
+    all_lang = all_lang and tostring(p.scope):find('^language:') ~= nil
+    all_proj = all_proj and tostring(p.scope):find('^project:') ~= nil
+    local l, pr = nonempty(p.language), nonempty(p.project)
+    every_lang = every_lang and l ~= nil
+    every_proj = every_proj and pr ~= nil
+    if l and not lseen[l] then
+      lseen[l] = true
+      table.insert(langs, 'language:' .. l)
+    end
+    if pr and not pseen[pr] then
+      pseen[pr] = true
+      table.insert(projects, 'project:' .. pr)
+    end
+  end
+  local out = { { label = 'As proposed (' .. table.concat(scopes, ', ') .. ')' } }
+  if not all_universal then
+    table.insert(out, { label = 'Universal (every project and language)', scope = 'universal' })
+  end
+  if every_lang and #langs > 0 and not all_lang then
+    table.insert(out, { label = 'Language (' .. table.concat(langs, ', ') .. ')', scope = 'language' })
+  end
+  if every_proj and #projects > 0 and not all_proj then
+    table.insert(out, { label = 'Project (' .. table.concat(projects, ', ') .. ')', scope = 'project' })
+  end
+  return out
+end
+
+--- What an approval did, in one line.
+function M.approval_summary(v)
+  local rule = val(v.rule) or {}
+  local s = string.format('%s rule %s (%s): %s', val(v.merged) == true and 'merged into' or 'approved as',
+    tostring(rule.id), tostring(rule.scope), shorten(rule.content, 80))
+  local loc = val(v.location)
+  if loc and v.anchor_status == 'anchored' then
+    local file = nonempty(val(rule.anchor) and rule.anchor.file) or vim.uri_to_fname(loc.uri)
+    s = s .. string.format(' — example %s (%s:%d)', nonempty(loc.symbol) or 'file', file, tonumber(loc.line) or 0)
+  elseif nonempty(v.anchor_note) then
+    s = s .. ' — ' .. v.anchor_note
+  end
+  local sup = val(v.superseded)
+  if type(sup) == 'table' and #sup > 0 then
+    s = s .. '; replaces rule ' .. table.concat(vim.tbl_map(tostring, sup), ', ')
+  end
+  return s
+end
+
+local function announce(views)
+  if #views == 0 then
+    return
+  end
+  local lines = {}
+  for _, v in ipairs(views) do
+    table.insert(lines, M.approval_summary(v))
+  end
+  notify(table.concat(lines, '\n'), levels.INFO)
+  M.refresh_lenses()
+end
+
+--- :AnchorageApprove: proposes from the open corrections, then asks which
+--- proposal to approve (or all) and with which scope.
+function M.approve()
+  local bufnr = vim.api.nvim_get_current_buf()
+  local client = client_or_warn(bufnr)
+  if not client then
+    return
+  end
+  request(client, 'anchorage.memory.propose', nil, bufnr, function(answer)
+    local proposals = M.pending(answer)
+    if #proposals == 0 then
+      notify('no memory proposals are pending: record corrections with :AnchorageCorrect (three alike make a proposal)',
+        levels.INFO)
+      return
+    end
+    local items = vim.list_extend({}, proposals)
+    if #proposals > 1 then
+      table.insert(items, 1, { all = proposals })
+    end
+    vim.ui.select(items, {
+      prompt = string.format('Approve which rule? (%s pending) ', #proposals),
+      format_item = M.format_proposal,
+      kind = 'anchorage.proposal',
+    }, function(choice)
+      if not choice then
+        return
+      end
+      local chosen = choice.all or { choice }
+      local scopes = M.scope_choices(chosen)
+      local function approve(scope)
+        if choice.all then
+          request(client, 'anchorage.memory.approveAll', scope and { scope = scope } or vim.empty_dict(), bufnr,
+            function(res)
+            announce(val(res and res.approvals) or {})
+          end)
+        else
+          request(client, 'anchorage.memory.approve', { id = choice.id, scope = scope }, bufnr, function(res)
+            announce({ res })
+          end)
+        end
+      end
+      if #scopes == 1 then
+        approve(nil)
+        return
+      end
+      vim.ui.select(scopes, {
+        prompt = 'Scope of the approved rule: ',
+        format_item = function(c)
+          return c.label
+        end,
+        kind = 'anchorage.scope',
+      }, function(sc)
+        if sc then
+          approve(sc.scope)
+        end
+      end)
+    end)
+  end)
+end
+
+-- Corrections --------------------------------------------------------------
+
+--- The correction in selected lines: without comment markers and blank
+--- lines, joined by spaces.
+function M.correction_from_lines(lines)
+  local parts = {}
+  for _, l in ipairs(lines) do
+    l = l:gsub('/%*+', ' '):gsub('%*+/', ' ')
+    l = l:gsub('^%s*//+', ''):gsub('^%s*#+', ''):gsub('^%s*%-%-+', ''):gsub('^%s*;+', ''):gsub('^%s*%*+', '')
+    l = vim.trim(l)
+    if l ~= '' then
+      table.insert(parts, l)
+    end
+  end
+  return vim.trim((table.concat(parts, ' '):gsub('%s+', ' ')))
+end
+
+--- The arguments of anchorage.memory.recordCorrection, or nil and why.
+---@param text string
+---@param uri string|nil the document's, when it is a file
+---@param range table|nil an LSP range in it
+function M.correction_args(text, uri, range)
+  text = vim.trim(text or '')
+  if text == '' then
+    return nil, 'the correction is empty'
+  end
+  if #text > M.max_correction_bytes then
+    return nil, string.format('the correction is %d bytes; the limit is %d', #text, M.max_correction_bytes)
+  end
+  local args = { text = text }
+  if uri and uri:find('^file:') then
+    args.uri = uri
+    args.range = range
+  end
+  return args
+end
+
+--- The LSP range of lines line1..line2 (1-based, whole lines), in the
+--- client's position encoding.
+local function lines_range(bufnr, line1, line2, encoding)
+  local last = vim.api.nvim_buf_get_lines(bufnr, line2 - 1, line2, false)[1] or ''
+  local chars = #last
+  if encoding ~= 'utf-8' then
+    local ok, n16 = pcall(vim.str_utfindex, last)
+    if ok and n16 then
+      chars = n16
+    end
+  end
+  return { start = { line = line1 - 1, character = 0 }, ['end'] = { line = line2 - 1, character = chars } }
+end
+
+--- :[range]AnchorageCorrect [text]: records a correction about the
+--- buffer (and the lines of the range). Without text it asks, offering the
+--- selected lines' text (comment markers dropped).
+function M.correct(text, line1, line2)
+  local bufnr = vim.api.nvim_get_current_buf()
+  local client = client_or_warn(bufnr)
+  if not client then
+    return
+  end
+  local name = vim.api.nvim_buf_get_name(bufnr)
+  local uri = name ~= '' and not name:match('^%a[%w+.-]*://') and vim.uri_from_bufnr(bufnr) or nil
+  local range = line1 and line2 and lines_range(bufnr, line1, line2, client.offset_encoding) or nil
+  local function send(t)
+    if t == nil then
+      return
+    end
+    local args, why = M.correction_args(t, uri, range)
+    if not args then
+      notify(why, levels.WARN)
+      return
+    end
+    request(client, 'anchorage.memory.recordCorrection', args, bufnr, function(res)
+      local c = val(res and res.correction) or {}
+      notify(string.format('recorded correction %s%s; %s (:AnchorageApprove proposes and approves)', tostring(c.id),
+        nonempty(c.file) and (' (' .. c.file .. ')') or '', plural(tonumber(val(res.open_corrections)) or 0,
+          'open correction')), levels.INFO)
+    end)
+  end
+  if text and vim.trim(text) ~= '' then
+    send(text)
+    return
+  end
+  local default = ''
+  if range then
+    default = M.correction_from_lines(vim.api.nvim_buf_get_lines(bufnr, line1 - 1, line2, false))
+  end
+  vim.ui.input({ prompt = 'Correction: ', default = default }, send)
+end
+
+-- Injection --------------------------------------------------------------------
+
+--- The register :AnchorageInject writes: the configured one, else '+'
+--- when Neovim has a clipboard, else the unnamed register.
+function M.register()
+  local reg = anchorage.config().inject.register
+  if reg then
+    return reg
+  end
+  if vim.fn.has('clipboard') == 1 then
+    return '+'
+  end
+  return '"'
+end
+
+--- "2 rules (412 of 1500 tokens) for users/repo.go; 1 left out for the budget"
+function M.injection_summary(inj)
+  local rules = val(inj.rules) or {}
+  local tokens = val(inj.tokens) or {}
+  local s = string.format('%s (%d of %d tokens)', plural(#rules, 'rule'), tonumber(val(tokens.total)) or 0,
+    tonumber(val(tokens.budget)) or 0)
+  if nonempty(inj.file) then
+    s = s .. ' for ' .. inj.file
+  end
+  local dropped = tonumber(val(inj.dropped)) or 0
+  if dropped > 0 then
+    s = s .. string.format('; %d left out for the budget', dropped)
+  end
+  return s
+end
+
+--- :AnchorageInject [query]: the rules that apply to the buffer (ranked by
+--- the query), with their examples, as Markdown in a register.
+function M.inject(query)
+  local bufnr = vim.api.nvim_get_current_buf()
+  local client = client_or_warn(bufnr)
+  if not client then
+    return
+  end
+  local args = { budget = anchorage.config().inject.budget or M.default_budget }
+  local name = vim.api.nvim_buf_get_name(bufnr)
+  if name ~= '' and not name:match('^%a[%w+.-]*://') then
+    args.uri = vim.uri_from_bufnr(bufnr)
+  end
+  if query and vim.trim(query) ~= '' then
+    args.query = vim.trim(query)
+  end
+  request(client, 'anchorage.context.inject', args, bufnr, function(inj)
+    local md = nonempty(inj and inj.markdown)
+    if not md or #(val(inj.rules) or {}) == 0 then
+      notify('no rules apply here: nothing was copied', levels.INFO)
+      return
+    end
+    local reg = M.register()
+    vim.fn.setreg(reg, md)
+    notify(string.format('copied %s to register %s', M.injection_summary(inj), reg), levels.INFO)
+  end)
+end
+
+-- Slots ------------------------------------------------------------------------
+
+--- One working-memory slot as a line of the picker.
+function M.format_slot(s)
+  local anchor = val(s.anchor)
+  local line = string.format('%s %s: %s', val(s.pinned) == true and '[pinned]' or '[      ]', tostring(s.slot),
+    anchor and shorten(anchor.title, 70) or '(empty)')
+  if anchor then
+    line = line .. '  ' .. tostring(anchor.id)
+  end
+  if nonempty(s.summary) then
+    line = line .. ' — ' .. shorten(s.summary, 60)
+  end
+  return line
+end
+
+--- The actions a slot allows: unpin a pinned one, pin a filled one, set any.
+function M.slot_actions(s)
+  local out = {}
+  if val(s.pinned) == true then
+    table.insert(out, { action = 'unpin', label = 'Unpin slot ' .. s.slot })
+  elseif val(s.anchor) then
+    table.insert(out, { action = 'pin', label = 'Pin slot ' .. s.slot .. ' to ' .. shorten(s.anchor.title, 50) })
+  end
+  table.insert(out, { action = 'set', label = 'Anchor slot ' .. s.slot .. ' to a rule…' })
+  return out
+end
+
+--- :AnchorageSlots: the working-memory slots A, B, C; pin, unpin or set one.
+function M.slots()
+  local bufnr = vim.api.nvim_get_current_buf()
+  local client = client_or_warn(bufnr)
+  if not client then
+    return
+  end
+  local function show(status)
+    local slots = val(status and status.slots) or {}
+    if #slots == 0 then
+      notify('the server reports no working memory slots', levels.INFO)
+      return
+    end
+    vim.ui.select(slots, { prompt = 'Working memory slots: ', format_item = M.format_slot, kind = 'anchorage.slot' },
+      function(slot)
+        if not slot then
+          return
+        end
+        vim.ui.select(M.slot_actions(slot), {
+          prompt = 'Slot ' .. slot.slot .. ': ',
+          format_item = function(a)
+            return a.label
+          end,
+          kind = 'anchorage.slot_action',
+        }, function(a)
+          if not a then
+            return
+          end
+          local function run(command, args)
+            request(client, command, args, bufnr, function(next_status)
+              for _, s in ipairs(val(next_status and next_status.slots) or {}) do
+                if s.slot == slot.slot then
+                  notify('slot ' .. M.format_slot(s), levels.INFO)
+                end
+              end
+            end)
+          end
+          if a.action == 'unpin' then
+            run('anchorage.anchors.unpin', { slot = slot.slot })
+          elseif a.action == 'pin' then
+            run('anchorage.anchors.pin', { slot = slot.slot, id = slot.anchor.id })
+          else
+            request(client, 'anchorage.memory.list', nil, bufnr, function(res)
+              local rules = val(res and res.rules) or {}
+              if #rules == 0 then
+                notify('there are no rules yet', levels.INFO)
+                return
+              end
+              vim.ui.select(rules, {
+                prompt = 'Anchor slot ' .. slot.slot .. ' to: ',
+                format_item = function(r)
+                  return string.format('rule %d (%s): %s', r.id, r.scope, shorten(r.content, 70))
+                end,
+                kind = 'anchorage.rule',
+              }, function(r)
+                if r then
+                  run('anchorage.anchors.set', { slot = slot.slot, id = 'rule:' .. r.id })
+                end
+              end)
+            end)
+          end
+        end)
+      end)
+  end
+  request(client, 'anchorage.anchors.status', nil, bufnr, show, function(err)
+    if is_unknown_command(err) then
+      notify('this version of the server has no working memory slots (no "anchorage.anchors.status" command):'
+        .. ' update the anchorage binary', levels.WARN)
+      return true
+    end
+    return false
+  end)
+end
+
+-- Commands run by code actions and code lenses ------------------------------------
+
+local wrapped = { ['anchorage.memory.approve'] = true, ['anchorage.memory.approveAll'] = true,
+  ['anchorage.memory.reject'] = true, ['anchorage.memory.reanchor'] = true }
+
+--- Handles the memory commands of code actions on the client side
+--- (vim.lsp.commands): they run on the server as before, then the answer is
+--- shown and the code lenses refreshed.
+function M.register_handlers()
+  for name in pairs(wrapped) do
+    vim.lsp.commands[name] = function(command, ctx)
+      local client = ctx and ctx.client_id and vim.lsp.get_client_by_id(ctx.client_id) or anchorage.get_client(0)
+      if not client then
+        notify(name .. ': no Anchorage client', levels.ERROR)
+        return
+      end
+      request(client, command.command, val(command.arguments) and command.arguments[1] or nil, ctx and ctx.bufnr,
+        function(res)
+          if name == 'anchorage.memory.approve' then
+            announce({ res })
+          elseif name == 'anchorage.memory.approveAll' then
+            announce(val(res and res.approvals) or {})
+          elseif name == 'anchorage.memory.reject' then
+            notify('rejected proposal ' .. tostring(val(res and res.proposal) and res.proposal.id), levels.INFO)
+          else
+            notify(val(res.reanchored) == true and 're-anchored rule ' .. tostring(res.rule and res.rule.id)
+              or ('no new example: ' .. tostring(nonempty(res.note) or '')), levels.INFO)
+            M.refresh_lenses()
+          end
+        end)
+    end
+  end
+end
+
+return M
