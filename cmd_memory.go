@@ -51,6 +51,7 @@ language:<lang> or project:<name>.`,
 		newMemoryAnchorCmd(m),
 		newMemoryReanchorCmd(m),
 		newMemoryInjectCmd(m),
+		newMemoryDocsCmd(m),
 	)
 	return cmd
 }
