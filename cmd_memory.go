@@ -17,6 +17,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/anchorage-dev/anchorage/memory"
+	"github.com/anchorage-dev/anchorage/memory/recall"
 	"github.com/anchorage-dev/anchorage/state"
 )
 
@@ -52,6 +53,7 @@ language:<lang> or project:<name>.`,
 		newMemoryReanchorCmd(m),
 		newMemoryInjectCmd(m),
 		newMemoryDocsCmd(m),
+		newMemorySearchCmd(m),
 	)
 	return cmd
 }
@@ -466,9 +468,16 @@ func newMemoryStatsCmd(m *memoryFlags) *cobra.Command {
 					return err
 				}
 			}
+			graph, err := recallMetrics(cmd.Context(), m)
+			if err != nil {
+				return err
+			}
 			w := cmd.OutOrStdout()
 			if m.json {
-				return writeJSON(w, st)
+				return writeJSON(w, struct {
+					memory.Stats
+					Graph *recall.Metrics `json:"graph,omitempty"`
+				}{st, graph})
 			}
 			fmt.Fprintf(w, "Memory: %s\n", st.Database)
 			fmt.Fprintf(w, "Rules: %d active (%d anchored), %d superseded\n", st.Rules, st.Anchored, st.Superseded)
@@ -478,6 +487,10 @@ func newMemoryStatsCmd(m *memoryFlags) *cobra.Command {
 			fmt.Fprintf(w, "Proposals: %d pending, %d approved, %d rejected\n",
 				st.Proposals[memory.StatusPending], st.Proposals[memory.StatusApproved], st.Proposals[memory.StatusRejected])
 			fmt.Fprintf(w, "Corrections: %d (%d open)\n", st.Corrections, st.OpenCorrections)
+			if graph != nil {
+				fmt.Fprintf(w, "Memory graph: %d memories, %d edges; %d searches: local hit rate %.1f%%, fallback rate %.1f%%, %.2f hops, %d anchor moves\n",
+					graph.Nodes, graph.Edges, graph.Searches, 100*graph.LocalHitRate, 100*graph.FallbackRate, graph.AvgHops, graph.AnchorMoves)
+			}
 			return nil
 		},
 	}

@@ -66,6 +66,7 @@ func newRootCmd(stdout, stderr io.Writer) *cobra.Command {
 	root.PersistentFlags().StringVar(&g.embedding.APIKeyEnv, "embedding-api-key-env", "", "environment variable holding the embedding server's API key")
 	root.AddCommand(newIndexCmd(g), newGraphCmd(g), newBenchCmd(g), newServeCmd(g), newRouteCmd(g), newSearchCmd(g), newRoutingStatsCmd(g), newMemoryCmd(g))
 	root.AddCommand(newMCPCmd(g))
+	root.AddCommand(newAnchorsCmd(g))
 	return root
 }
 
