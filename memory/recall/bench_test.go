@@ -2,10 +2,10 @@ package recall
 
 import (
 	"context"
-	"os"
-	"path/filepath"
 	"fmt"
 	"math/rand/v2"
+	"os"
+	"path/filepath"
 	"slices"
 	"sync"
 	"testing"
