@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/anchorage-dev/anchorage/mcp"
+	"github.com/anchorage-dev/anchorage/memory/memdoc"
 	"github.com/anchorage-dev/anchorage/retrieval/feedback"
 	"github.com/anchorage-dev/anchorage/state"
 )
@@ -22,6 +23,7 @@ func newMCPCmd(g *globalFlags) *cobra.Command {
 		f       graphFlags
 		profile string
 		project string
+		docs    []string
 	)
 	cmd := &cobra.Command{
 		Use:   "mcp [--root DIR] [--tools core|graph|memory|all]",
@@ -69,6 +71,7 @@ Logs go to stderr.`, strings.Join(mcp.ProfileCore.Tools(), ", "), strings.Join(m
 			svc, err := mcp.New(mcp.Options{
 				Index: ix, Vectors: indexVectors(ix), Feedback: fb, MemoryPath: dirs.MemoryPath(),
 				Project: proj, Profile: p, Version: version, Log: cmd.ErrOrStderr(), NoIndex: f.noRefresh,
+				MemoryDocuments: docs,
 			})
 			if err != nil {
 				ix.Close()
@@ -79,6 +82,7 @@ Logs go to stderr.`, strings.Join(mcp.ProfileCore.Tools(), ", "), strings.Join(m
 		},
 	}
 	cmd.Flags().StringVar(&profile, "tools", string(mcp.ProfileAll), "the tools to serve: "+strings.Join(mcp.Profiles(), ", "))
+	cmd.Flags().StringSliceVar(&docs, "memory-docs", nil, "globs of the workspace's memory documents for memory_search (default: "+strings.Join(memdoc.DefaultGlobs(), ",")+")")
 	cmd.Flags().StringVar(&project, "project", "", "project name for project rule scopes (default: the base name of --root)")
 	f.addFlags(cmd.Flags(), "answer from the index as it is, without indexing in the background")
 	return cmd
