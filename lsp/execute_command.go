@@ -34,7 +34,7 @@ func graphCommands() map[string]string {
 // commandNames lists the commands advertised in initialize.
 func commandNames() []string {
 	return append([]string{cmdCallers, cmdCallees, cmdBlastRadius, cmdInheritance, cmdIndexStatus,
-		cmdSearch, cmdSearchUsed, cmdRoutingStats, cmdReindex, cmdContextInject}, memoryCommandNames()...)
+		cmdSearch, cmdSearchUsed, cmdRoutingStats, cmdReindex, cmdContextInject}, append(memoryCommandNames(), recallCommandNames()...)...)
 }
 
 // symbolArgs are the arguments of the graph commands: either one object
@@ -87,6 +87,9 @@ func (s *Server) executeCommand(ctx context.Context, p *protocol.ExecuteCommandP
 		return s.contextInject(ctx, p.Arguments)
 	}
 	if res, ok, err := s.memoryCommand(ctx, p.Command, p.Arguments); ok {
+		return res, err
+	}
+	if res, ok, err := s.recallCommand(ctx, p.Command, p.Arguments); ok {
 		return res, err
 	}
 	op, ok := graphCommands()[p.Command]

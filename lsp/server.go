@@ -77,6 +77,8 @@ type Server struct {
 	mem memoryState
 	// docs are the open memory documents and the diagnostics published.
 	docs memoryDocuments
+	// rec is the memory graph and the working-memory slots.
+	rec recallState
 
 	reqHandlers  map[string]handlerFunc
 	noteHandlers map[string]func(context.Context, json.RawMessage) error
@@ -150,6 +152,7 @@ func (s *Server) stop() {
 	for _, f := range folders {
 		f.close(context.Background())
 	}
+	s.closeRecall()
 	s.closeMemory()
 	s.feedbackMu.Lock()
 	if s.feedback != nil {

@@ -54,6 +54,10 @@ func (s *Server) didChange(ctx context.Context, p *didChangeParams) error {
 	if errors.Is(err, analysis.ErrNotOpen) && !f.ws.Index().Languages().Supports(rel) {
 		return nil // a document in no supported language was never opened
 	}
+	if err == nil && len(p.ContentChanges) > 0 && p.ContentChanges[0].Range != nil {
+		// The working-memory slots follow the symbol being edited.
+		s.focusRecall(p.TextDocument.URI, p.ContentChanges[0].Range.Start)
+	}
 	return err
 }
 

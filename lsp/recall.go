@@ -1,0 +1,355 @@
+package lsp
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+
+	"go.lsp.dev/jsonrpc2"
+	"go.lsp.dev/protocol"
+	"go.uber.org/zap"
+
+	"github.com/anchorage-dev/anchorage/analysis"
+	"github.com/anchorage-dev/anchorage/memory"
+	"github.com/anchorage-dev/anchorage/memory/memdoc"
+	"github.com/anchorage-dev/anchorage/memory/recall"
+)
+
+// Working-memory commands (package memory/recall): the slots A, B and C,
+// memory search near them, and the memory statistics.
+const (
+	cmdAnchorsStatus = "anchorage.anchors.status"
+	cmdAnchorsSet    = "anchorage.anchors.set"
+	cmdAnchorsPin    = "anchorage.anchors.pin"
+	cmdAnchorsUnpin  = "anchorage.anchors.unpin"
+	cmdMemorySearch  = "anchorage.memory.search"
+	cmdStats         = "anchorage.stats"
+)
+
+// recallCommandNames lists the working-memory commands, for initialize.
+func recallCommandNames() []string {
+	return []string{cmdAnchorsStatus, cmdAnchorsSet, cmdAnchorsPin, cmdAnchorsUnpin, cmdMemorySearch, cmdStats}
+}
+
+// recallSyncEvery is how often the slots' inputs bring the graph up to
+// date with rules and documents written meanwhile (commands do it every
+// time).
+const recallSyncEvery = 10 * time.Second
+
+// recallState is the memory graph as the server uses it, opened on first
+// use once a memory database exists. Its zero value is ready to use.
+type recallState struct {
+	mu       sync.Mutex
+	graph    *recall.Store
+	docs     *memdoc.Store
+	lastSync time.Time
+
+	// focusMu orders the slots' inputs; lastFocus is the last one fed,
+	// so that edits within one symbol do not repeat it.
+	focusMu   sync.Mutex
+	lastFocus string
+}
+
+// closeRecall closes the memory graph, if it was opened.
+func (s *Server) closeRecall() {
+	s.rec.mu.Lock()
+	defer s.rec.mu.Unlock()
+	if s.rec.graph != nil {
+		s.rec.graph.Close()
+		s.rec.graph = nil
+	}
+	if s.rec.docs != nil {
+		s.rec.docs.Close()
+		s.rec.docs = nil
+	}
+}
+
+// recallStore returns the memory graph over the user's rules and the
+// memory documents of the workspace folders, brought up to date when
+// sync is true or recallSyncEvery has passed. Without a memory database
+// it returns nil and no error.
+func (s *Server) recallStore(ctx context.Context, sync bool) (*recall.Store, error) {
+	mem, err := s.memoryStore(ctx, false)
+	if err != nil || mem == nil {
+		return nil, err
+	}
+	s.rec.mu.Lock()
+	defer s.rec.mu.Unlock()
+	if s.rec.graph == nil {
+		path, err := s.memoryPath()
+		if err != nil {
+			return nil, fmt.Errorf("memory graph: %w", err)
+		}
+		docs, err := memdoc.Open(ctx, path)
+		if err != nil {
+			return nil, fmt.Errorf("memory graph: %w", err)
+		}
+		var roots []string
+		for _, f := range sortedFolders(s.snapshotFolders()) {
+			roots = append(roots, f.root())
+		}
+		g, err := recall.Open(ctx, path, recall.WithSources(recall.Rules{Store: mem}, recall.Documents{Store: docs, Roots: roots}))
+		if err != nil {
+			docs.Close()
+			return nil, fmt.Errorf("memory graph: %w", err)
+		}
+		s.rec.graph, s.rec.docs = g, docs
+		sync = true
+	}
+	if sync || time.Since(s.rec.lastSync) > recallSyncEvery {
+		if _, err := s.rec.graph.Sync(ctx); err != nil {
+			return nil, fmt.Errorf("memory graph: %w", err)
+		}
+		s.rec.lastSync = time.Now()
+	}
+	return s.rec.graph, nil
+}
+
+// recallCommand runs a working-memory command; ok is false for a command
+// that is not one.
+func (s *Server) recallCommand(ctx context.Context, name string, args []any) (result any, ok bool, err error) {
+	switch name {
+	case cmdAnchorsStatus:
+		result, err = s.anchorsStatus(ctx)
+	case cmdAnchorsSet, cmdAnchorsPin, cmdAnchorsUnpin:
+		result, err = s.anchorsChange(ctx, name, args)
+	case cmdMemorySearch:
+		result, err = s.memorySearch(ctx, args)
+	case cmdStats:
+		result, err = s.memoryGraphStats(ctx)
+	default:
+		return nil, false, nil
+	}
+	return result, true, err
+}
+
+// emptySlots is the status of the slots before there is a memory.
+func emptySlots() recall.Status {
+	st := recall.Status{Slots: []recall.SlotStatus{}}
+	for _, n := range recall.SlotNames() {
+		st.Slots = append(st.Slots, recall.SlotStatus{Slot: n, HopBudget: recall.DefaultParams().HopBudget})
+	}
+	return st
+}
+
+func (s *Server) anchorsStatus(ctx context.Context) (any, error) {
+	g, err := s.recallStore(ctx, true)
+	if err != nil {
+		return nil, s.memoryError(cmdAnchorsStatus, err)
+	}
+	if g == nil {
+		return emptySlots(), nil
+	}
+	st, err := g.Status(ctx)
+	if err != nil {
+		return nil, s.memoryError(cmdAnchorsStatus, err)
+	}
+	return st, nil
+}
+
+// slotArgs are the arguments of anchors.set|pin|unpin: {"slot": "A",
+// "id": "rule:12"} or positional ["A", "rule:12"].
+type slotArgs struct {
+	Slot string `json:"slot"`
+	ID   string `json:"id"`
+}
+
+func decodeSlotArgs(args []any) (slotArgs, error) {
+	var a slotArgs
+	if len(args) == 0 {
+		return a, errors.New("missing argument: the slot")
+	}
+	switch v := args[0].(type) {
+	case string:
+		a.Slot = v
+		if len(args) > 1 {
+			id, ok := args[1].(string)
+			if !ok {
+				return a, fmt.Errorf("the memory id must be a string, not %v", args[1])
+			}
+			a.ID = id
+		}
+	default:
+		raw, _ := json.Marshal(v)
+		if err := json.Unmarshal(raw, &a); err != nil {
+			return a, fmt.Errorf("arguments: %w", err)
+		}
+	}
+	if _, err := recall.ParseSlot(a.Slot); err != nil {
+		return a, err
+	}
+	return a, nil
+}
+
+func (s *Server) anchorsChange(ctx context.Context, name string, args []any) (any, error) {
+	a, err := decodeSlotArgs(args)
+	if err != nil {
+		return nil, jsonrpc2.Errorf(jsonrpc2.InvalidParams, "%s: %v", name, err)
+	}
+	if name != cmdAnchorsUnpin {
+		if err := recall.CheckID(a.ID); err != nil {
+			return nil, jsonrpc2.Errorf(jsonrpc2.InvalidParams, "%s: %v", name, err)
+		}
+	}
+	g, err := s.recallStore(ctx, true)
+	if err != nil {
+		return nil, s.memoryError(name, err)
+	}
+	if g == nil {
+		if name == cmdAnchorsUnpin {
+			return emptySlots(), nil
+		}
+		return nil, jsonrpc2.Errorf(jsonrpc2.InvalidParams, "%s: %v: %s (there is no memory yet)", name, recall.ErrUnknownMemory, a.ID)
+	}
+	var st recall.Status
+	switch name {
+	case cmdAnchorsSet:
+		st, err = g.Set(ctx, a.Slot, a.ID)
+	case cmdAnchorsPin:
+		st, err = g.Pin(ctx, a.Slot, a.ID)
+	default:
+		st, err = g.Unpin(ctx, a.Slot)
+	}
+	if errors.Is(err, recall.ErrUnknownMemory) || errors.Is(err, recall.ErrUnknownSlot) {
+		return nil, jsonrpc2.Errorf(jsonrpc2.InvalidParams, "%s: %v", name, err)
+	}
+	if err != nil {
+		return nil, s.memoryError(name, err)
+	}
+	return st, nil
+}
+
+// memorySearchArgs are the arguments of anchorage.memory.search.
+type memorySearchArgs struct {
+	Query          string   `json:"query"`
+	Slot           string   `json:"slot"`
+	Radius         int      `json:"radius"`
+	Fallback       *bool    `json:"fallback"`
+	TopK           int      `json:"top_k"`
+	Anchors        []string `json:"anchors"`
+	IncludeContent bool     `json:"includeContent"`
+}
+
+func (s *Server) memorySearch(ctx context.Context, args []any) (any, error) {
+	var a memorySearchArgs
+	if len(args) == 0 {
+		return nil, jsonrpc2.Errorf(jsonrpc2.InvalidParams, "%s: missing argument: the query", cmdMemorySearch)
+	}
+	switch v := args[0].(type) {
+	case string:
+		a.Query = v
+	default:
+		raw, _ := json.Marshal(v)
+		if err := json.Unmarshal(raw, &a); err != nil {
+			return nil, jsonrpc2.Errorf(jsonrpc2.InvalidParams, "%s: arguments: %v", cmdMemorySearch, err)
+		}
+	}
+	q := recall.Query{Text: a.Query, Slot: a.Slot, Radius: a.Radius, NoFallback: a.Fallback != nil && !*a.Fallback,
+		TopK: a.TopK, Anchors: a.Anchors, IncludeContent: a.IncludeContent}
+	g, err := s.recallStore(ctx, true)
+	if err != nil {
+		return nil, s.memoryError(cmdMemorySearch, err)
+	}
+	if g == nil {
+		if strings.TrimSpace(q.Text) == "" {
+			return nil, jsonrpc2.Errorf(jsonrpc2.InvalidParams, "%s: empty query", cmdMemorySearch)
+		}
+		return recall.Response{Results: []recall.Result{}, Notices: []string{"there is no memory yet"}}, nil
+	}
+	resp, err := g.Search(ctx, q)
+	if err != nil {
+		return nil, jsonrpc2.Errorf(jsonrpc2.InvalidParams, "%v", err)
+	}
+	return resp, nil
+}
+
+// memoryStatsResult is anchorage.stats: the rules and the memory graph.
+type memoryStatsResult struct {
+	Memory *memory.Stats   `json:"memory"`
+	Graph  *recall.Metrics `json:"graph"`
+}
+
+func (s *Server) memoryGraphStats(ctx context.Context) (any, error) {
+	out := memoryStatsResult{}
+	mem, err := s.memoryStore(ctx, false)
+	if err != nil {
+		return nil, s.memoryError(cmdStats, err)
+	}
+	if mem == nil {
+		return out, nil
+	}
+	st, err := mem.Stats(ctx)
+	if err != nil {
+		return nil, s.memoryError(cmdStats, err)
+	}
+	out.Memory = &st
+	g, err := s.recallStore(ctx, true)
+	if err != nil {
+		return nil, s.memoryError(cmdStats, err)
+	}
+	m, err := g.Metrics(ctx)
+	if err != nil {
+		return nil, s.memoryError(cmdStats, err)
+	}
+	out.Graph = &m
+	return out, nil
+}
+
+// focusRecall feeds what the user works on, the document u and the
+// innermost symbol around pos, to the working-memory slots, in the
+// background. Nothing happens without a memory database, and an input
+// equal to the last one is not fed again.
+func (s *Server) focusRecall(u protocol.DocumentURI, pos protocol.Position) {
+	f, rel, err := s.folderFor(u)
+	if err != nil {
+		return
+	}
+	s.goBackground(func(ctx context.Context) {
+		syms, err := f.ws.FileSymbols(ctx, rel)
+		if err != nil {
+			return
+		}
+		input := focusInput(rel, syms, int(pos.Line))
+		s.rec.focusMu.Lock()
+		defer s.rec.focusMu.Unlock()
+		if input == s.rec.lastFocus {
+			return
+		}
+		g, err := s.recallStore(ctx, false)
+		if err != nil || g == nil {
+			return
+		}
+		if _, err := g.Focus(ctx, input); err != nil {
+			if ctx.Err() == nil {
+				s.log.Debug("memory slots", zap.Error(err))
+			}
+			return
+		}
+		s.rec.lastFocus = input
+	})
+}
+
+// focusInput is the slots' input for a position: the file's path and the
+// innermost symbol whose range holds line (0-based), with its signature
+// and doc.
+func focusInput(rel string, syms []analysis.SymbolInfo, line int) string {
+	var best *analysis.SymbolInfo
+	for i := range syms {
+		sym := &syms[i]
+		if sym.Kind == analysis.KindModule || line < sym.Range.Start.Line || line > sym.Range.End.Line {
+			continue
+		}
+		if best == nil || sym.Range.End.Line-sym.Range.Start.Line <= best.Range.End.Line-best.Range.Start.Line {
+			best = sym
+		}
+	}
+	parts := []string{strings.ReplaceAll(rel, "/", " ")}
+	if best != nil {
+		parts = append(parts, best.QualifiedName, best.Signature, best.Doc)
+	}
+	return strings.TrimSpace(strings.Join(parts, "\n"))
+}
