@@ -283,13 +283,20 @@ func (s *Server) openMemoryDocuments(ctx context.Context) (*memdoc.Store, error)
 // publishMerged publishes the diagnostics of u: the proposal diagnostics
 // and the memory document warnings. A nil proposals keeps the proposal
 // diagnostics last published for u; a nil warnings with proposals set
-// keeps the warnings. Called with both nil, it clears the warnings.
+// keeps the warnings. Called with both nil, it clears the warnings. A
+// document without warnings before or after (and no proposal change) is
+// not published, so that a folder scan sends only what changed.
 func (s *Server) publishMerged(u protocol.DocumentURI, proposals, warnings []protocol.Diagnostic) error {
 	s.docs.pubMu.Lock()
 	defer s.docs.pubMu.Unlock()
 	if s.docs.proposals == nil {
 		s.docs.proposals = map[protocol.DocumentURI][]protocol.Diagnostic{}
 		s.docs.warnings = map[protocol.DocumentURI][]protocol.Diagnostic{}
+	}
+	if proposals == nil && len(warnings) == 0 {
+		if _, had := s.docs.warnings[u]; !had {
+			return nil // nothing shown, nothing to show
+		}
 	}
 	switch {
 	case proposals != nil:
@@ -459,7 +466,8 @@ func utf16Units(s string) int {
 
 // offsetOf returns the byte offset in text of a protocol position,
 // clamped: a line past the end is the end of the text, a column past the
-// end of its line the end of the line.
+// end of its line the end of the line, a column inside a surrogate pair
+// the start of its character.
 func offsetOf(text string, p protocol.Position) int {
 	start := 0
 	for line := uint32(0); line < p.Line; line++ {
@@ -473,16 +481,16 @@ func offsetOf(text string, p protocol.Position) int {
 	if i := strings.IndexByte(text[start:], '\n'); i >= 0 {
 		end = start + i
 	}
-	units := 0
+	units, col := 0, int(p.Character)
 	for i, r := range text[start:end] {
-		if units >= int(p.Character) {
-			return start + i
-		}
+		n := 1
 		if r >= 0x10000 {
-			units += 2
-		} else {
-			units++
+			n = 2
 		}
+		if units+n > col {
+			return start + i // at col, or inside a surrogate pair
+		}
+		units += n
 	}
 	return end
 }
