@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/anchorage-dev/anchorage/mcp"
+	"github.com/anchorage-dev/anchorage/memory"
 	"github.com/anchorage-dev/anchorage/memory/memdoc"
 	"github.com/anchorage-dev/anchorage/retrieval/feedback"
 	"github.com/anchorage-dev/anchorage/state"
@@ -24,6 +25,7 @@ func newMCPCmd(g *globalFlags) *cobra.Command {
 		profile string
 		project string
 		docs    []string
+		llm     memory.OllamaConfig
 	)
 	cmd := &cobra.Command{
 		Use:   "mcp [--root DIR] [--tools core|graph|memory|all]",
@@ -50,6 +52,14 @@ Logs go to stderr.`, strings.Join(mcp.ProfileCore.Tools(), ", "), strings.Join(m
 			if err != nil {
 				return err
 			}
+			llmOpt, err := memory.LLMOption(llm)
+			if err != nil {
+				return fmt.Errorf("mcp: %w", err)
+			}
+			var memOpts []memory.Option
+			if llmOpt != nil {
+				memOpts = append(memOpts, llmOpt)
+			}
 			dirs, err := state.Resolve(g.dataDir)
 			if err != nil {
 				return err
@@ -71,7 +81,7 @@ Logs go to stderr.`, strings.Join(mcp.ProfileCore.Tools(), ", "), strings.Join(m
 			svc, err := mcp.New(mcp.Options{
 				Index: ix, Vectors: indexVectors(ix), Feedback: fb, MemoryPath: dirs.MemoryPath(),
 				Project: proj, Profile: p, Version: version, Log: cmd.ErrOrStderr(), NoIndex: f.noRefresh,
-				MemoryDocuments: docs,
+				MemoryDocuments: docs, MemoryOptions: memOpts,
 			})
 			if err != nil {
 				ix.Close()
@@ -83,6 +93,10 @@ Logs go to stderr.`, strings.Join(mcp.ProfileCore.Tools(), ", "), strings.Join(m
 	}
 	cmd.Flags().StringVar(&profile, "tools", string(mcp.ProfileAll), "the tools to serve: "+strings.Join(mcp.Profiles(), ", "))
 	cmd.Flags().StringSliceVar(&docs, "memory-docs", nil, "globs of the workspace's memory documents for memory_search (default: "+strings.Join(memdoc.DefaultGlobs(), ",")+")")
+	cmd.Flags().StringVar(&llm.URL, "llm-url", "", "URL of an Ollama-compatible server to phrase proposals (default with --llm-model: "+memory.DefaultOllamaURL+")")
+	cmd.Flags().StringVar(&llm.Model, "llm-model", "", "the LLM that phrases proposals (default: none, the deterministic fallback)")
+	cmd.Flags().StringVar(&llm.API, "llm-api", memory.APIGenerate, "the LLM server's API: generate or chat")
+	cmd.Flags().DurationVar(&llm.Timeout, "llm-timeout", memory.DefaultLLMTimeout, "how long to wait for each LLM answer")
 	cmd.Flags().StringVar(&project, "project", "", "project name for project rule scopes (default: the base name of --root)")
 	f.addFlags(cmd.Flags(), "answer from the index as it is, without indexing in the background")
 	return cmd

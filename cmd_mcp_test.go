@@ -14,6 +14,7 @@ func TestMCPCommandFlags(t *testing.T) {
 		{"unknown profile", []string{"mcp", "--tools", "everything"}, `unknown tool profile "everything"`},
 		{"root not a directory", []string{"mcp", "--root", "main.go"}, "not a directory"},
 		{"arguments", []string{"mcp", "extra"}, "unknown command"},
+		{"LLM URL without a model", []string{"mcp", "--llm-url", "http://127.0.0.1:1"}, "model"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

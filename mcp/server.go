@@ -46,6 +46,9 @@ type Options struct {
 	Log io.Writer
 	// NoIndex answers from the index as it is, without updating it.
 	NoIndex bool
+	// MemoryOptions configure the memory store (memory.LLMOption: an LLM
+	// that phrases proposals); the project is set from Project.
+	MemoryOptions []memory.Option
 	// MemoryDocuments are the globs that find the workspace's memory
 	// documents for memory_search; nil means memdoc.DefaultGlobs.
 	MemoryDocuments []string
@@ -255,7 +258,8 @@ func (s *Service) memoryStore(ctx context.Context, create bool) (*memory.Store, 
 			return nil, nil
 		}
 	}
-	st, err := memory.Open(ctx, s.opts.MemoryPath, memory.WithProject(s.project))
+	opts := append([]memory.Option{memory.WithProject(s.project)}, s.opts.MemoryOptions...)
+	st, err := memory.Open(ctx, s.opts.MemoryPath, opts...)
 	if err != nil {
 		return nil, fmt.Errorf("open memory %s: %w", s.opts.MemoryPath, err)
 	}
