@@ -18,11 +18,13 @@ import (
 // 1) of a list scores 1/(rrfK + r).
 const rrfK = 60
 
-// Semantic backend tuning: how many candidates each signal brings, and
-// the weight of the vector signal against BM25 in their fusion.
+// Semantic backend tuning: how many candidates BM25 brings, and the
+// weights of the vector and popularity signals that re-rank them against
+// BM25's own order.
 const (
 	semanticCandidates = 100
 	vectorWeight       = 0.5
+	popularityWeight   = 0.3
 )
 
 // keyword runs an exact-text or regex search over the indexed files.
@@ -153,6 +155,7 @@ func (s *Searcher) semantic(ctx context.Context, query string, topK int) ([]Resu
 	}
 	lists := [][]int64{ids(bm)}
 	weights := []float64{1}
+
 	chunks := map[int64]analysis.ChunkInfo{}
 	for _, h := range bm {
 		chunks[h.ID] = h.ChunkInfo
@@ -166,6 +169,16 @@ func (s *Searcher) semantic(ctx context.Context, query string, topK int) ([]Resu
 		}
 		lists = append(lists, byVector)
 		weights = append(weights, vectorWeight)
+	}
+	if !s.noPopularity {
+		// Functions the rest of the code calls often are the likelier
+		// answer to "how do I …": a light vote for them.
+		byCalls, err := s.popularityOrder(ctx, bm)
+		if err != nil {
+			return nil, err
+		}
+		lists = append(lists, byCalls)
+		weights = append(weights, popularityWeight)
 	}
 	ranked := fuse(lists, weights)
 	for i := range ranked {

@@ -87,9 +87,10 @@ func firstRelevant(rs []Result, rel []string) int {
 }
 
 // evalSystems are the configurations compared: the routed search as
-// shipped, and two baselines that search every query by meaning: BM25
-// alone, and BM25 fused with the vector signal.
-var evalSystems = []string{"routed", "bm25", "bm25+vectors"}
+// shipped, and three that search every query by meaning: BM25 alone, BM25
+// fused with the vector signal, and both with the popularity signal (the
+// semantic backend as shipped).
+var evalSystems = []string{"routed", "bm25", "bm25+vectors", "bm25+vec+pop"}
 
 // runEval searches every case with each system and prints hit@5 and MRR
 // per query kind. It returns the routed system's scores by kind, with
@@ -109,8 +110,12 @@ func runEval(t *testing.T, s *Searcher, cases []evalCase) map[Strategy]evalScore
 			switch sys {
 			case "bm25":
 				searcher.Vectors = nil
+				searcher.noPopularity = true
 				req.Strategy = Semantic
 			case "bm25+vectors":
+				searcher.noPopularity = true
+				req.Strategy = Semantic
+			case "bm25+vec+pop":
 				req.Strategy = Semantic
 			}
 			resp, err := searcher.Search(ctx, req)
@@ -213,7 +218,7 @@ func TestEvalStdlib(t *testing.T) {
 		t.Skipf("no Go standard library at %s", root)
 	}
 	s := newEvalSearcher(t, root)
-	for _, set := range []string{"gostdlib.jsonl", "gostdlib-holdout.jsonl"} {
+	for _, set := range []string{"gostdlib.jsonl", "gostdlib-holdout.jsonl", "gostdlib-holdout2.jsonl"} {
 		t.Run(set, func(t *testing.T) {
 			runEval(t, s, readEval(t, set))
 		})

@@ -57,13 +57,24 @@ type Route struct {
 	// expression a keyword search looks for.
 	KeywordQuery string `json:"keyword_query"`
 	KeywordRegex bool   `json:"keyword_regex,omitempty"`
+	// InheritanceDirection, for an inheritance question, says which way it
+	// looks: DirectionDown for subtypes and implementations of the symbol,
+	// DirectionUp for what it extends or implements, "" when unsaid.
+	InheritanceDirection string `json:"inheritance_direction,omitempty"`
 }
+
+// Directions of an inheritance question (Route.InheritanceDirection).
+const (
+	DirectionUp   = "up"
+	DirectionDown = "down"
+)
 
 // Router classifies queries with hand-written rules: no model, and the
 // same answer for the same query. A Router is safe for concurrent use.
 type Router struct {
 	rules      []structuralRule
 	relations  []relationRule
+	up, down   *regexp.Regexp
 	everything *regexp.Regexp
 	kwVerb     *regexp.Regexp
 	markers    *regexp.Regexp
@@ -95,15 +106,17 @@ func NewRouter() *Router {
 	}
 	// X is what a rule captures as the symbol.
 	const x = `(?P<sym>.+?)`
+	// edit is a change to code, in any tense: "change", "changed", "changes".
+	const edit = `(?:change[ds]?|modif(?:y|ies|ied)|remove[ds]?|delete[ds]?|rename[ds]?|touch(?:es|ed)?|refactor(?:s|ed)?)`
 	const kinds = `(?:functions?|methods?|classes|class|types?|structs?|interfaces?|traits?|tests?|files?|modules?|packages?|code|components?)`
 	return &Router{
 		rules: []structuralRule{
 			// Blast radius.
 			rule(OpBlastRadius, `(?:show |what is |what's )?(?:the )?blast radius (?:of|for) (?:removing |changing |deleting |renaming )?`+x),
 			rule(OpBlastRadius, `(?:what is |what's )?(?:the )?impact of (?:changing|removing|modifying|renaming|deleting) `+x),
-			rule(OpBlastRadius, `what(?:'s| is| would be| will be)? (?:be )?affected (?:if (?:i|we) (?:change|modify|remove|delete|rename)|by (?:changing|modifying|removing|deleting|renaming)) `+x),
-			rule(OpBlastRadius, `what (?:breaks|would break|will break|could break) if (?:i|we|you) (?:change|modify|remove|delete|rename|touch) `+x),
-			rule(OpBlastRadius, `if (?:i|we) (?:change|modify|remove|delete|rename) (?:the signature of )?`+x+`,? what (?:breaks|would break|will break)`),
+			rule(OpBlastRadius, `what(?:'s| is| would be| will be)? (?:be )?affected (?:if (?:i|we) `+edit+`|by (?:changing|modifying|removing|deleting|renaming)) `+x),
+			rule(OpBlastRadius, `what (?:breaks|would break|will break|could break|might break) if (?:i|we|you|someone) (?:were to )?`+edit+` (?:the signature of )?`+x),
+			rule(OpBlastRadius, `if (?:i|we) (?:were to )?`+edit+` (?:the signature of )?`+x+`,? what (?:breaks|would break|will break|could break|might break)`),
 			rule(OpBlastRadius, `is it safe to (?:delete|remove|change|rename|modify) `+x),
 			rule(OpBlastRadius, `what depends on `+x),
 			// Callees.
@@ -149,6 +162,8 @@ func NewRouter() *Router {
 			{OpCallees, regexp.MustCompile(`(?i)\b(?:what (?:it|that) calls|its callees)\b`)},
 			{OpImports, regexp.MustCompile(`(?i)\b(?:its|their) (?:dependencies|imports)\b|\bwhat (?:it|that) imports\b`)},
 		},
+		up:         regexp.MustCompile(`(?i)\b(?:base|parent|super) ?(?:class|type|interface|trait)|\bwhat (?:\w+ )?does \S+ (?:implement|extend|inherit|derive|embed)`),
+		down:       regexp.MustCompile(`(?i)\b(?:subclass(?:es)?|subtypes?|implementations?|implement(?:er|or)s|derived|child(?:ren)?)\b|\b(?:implements?|extends?|inherits?|derives?|embeds?|implementing|extending|inheriting|deriving|embedding) \S+\s*[?.!]*$`),
 		everything: regexp.MustCompile(`(?i)^(?:tell me |show me |give me )?(?:everything|all) (?:about|related to|touching|around|regarding|concerning|on|involving) (.+?)\s*[?.!]*$|^(?:the )?(?:full|whole|big) picture (?:of|for) (.+?)\s*[?.!]*$`),
 		kwVerb:     regexp.MustCompile(`(?i)^(?:grep(?:\s+-\w+)*(?:\s+for)?|(?:find |show |list )?(?:all )?(?:lines|files|places)(?: that)? (?:containing|contain|matching|match|with|mentioning|mention|that mention)|(?:find |list )?(?:all )?(?:occurrences|mentions|instances) of(?: the (?:word|string|text|literal))?|(?:text|string|literal|full[- ]text) search(?: for)?|search (?:the )?(?:codebase |code |repo |files )?for(?: the (?:string|text|literal|word))?|exact match:?|files that mention|find (?:the )?(?:string|literal|text))\s+(.+?)\s*[?.!]*$`),
 		markers:    regexp.MustCompile(`(?i)\b(TODO|FIXME|HACK|XXX|NOCOMMIT|DEPRECATED|BUG|OPTIMIZE)(?:s|es)?\b(\([\w.@-]+\))?`),
@@ -338,8 +353,12 @@ func (r *Router) structural(q string) (Route, bool) {
 		raw := m[rule.re.SubexpIndex("sym")]
 		sym := symbolOf(raw)
 		if r.isSymbol(sym) && !(rule.op == OpSearch && !codeShaped(sym) && strings.HasPrefix(strings.ToLower(q), "find ")) {
-			return Route{Strategy: Structural, Confidence: 0.9, StructuralOperation: rule.op, StructuralQuery: sym,
-				Reasoning: fmt.Sprintf("asks for the %s of %s", strings.ReplaceAll(rule.op, "_", " "), sym)}, true
+			rt := Route{Strategy: Structural, Confidence: 0.9, StructuralOperation: rule.op, StructuralQuery: sym,
+				Reasoning: fmt.Sprintf("asks for the %s of %s", strings.ReplaceAll(rule.op, "_", " "), sym)}
+			if rule.op == OpInheritance {
+				rt.InheritanceDirection = r.direction(q)
+			}
+			return rt, true
 		}
 		if rule.op != OpSearch && strings.Contains(strings.TrimSpace(sym), " ") {
 			return Route{Strategy: Hybrid, Confidence: 0.75, SemanticQuery: topic(raw), StructuralOperation: rule.op,
@@ -347,6 +366,17 @@ func (r *Router) structural(q string) (Route, bool) {
 		}
 	}
 	return Route{}, false
+}
+
+// direction says which way an inheritance question looks.
+func (r *Router) direction(q string) string {
+	switch {
+	case r.up.MatchString(q):
+		return DirectionUp
+	case r.down.MatchString(q):
+		return DirectionDown
+	}
+	return ""
 }
 
 // symbolOf strips what surrounds a symbol in a question: quotes,

@@ -175,3 +175,31 @@ func TestRouterHoldout(t *testing.T) {
 		t.Errorf("held-out accuracy %.3f, want at least 0.9", acc)
 	}
 }
+
+func TestRouteInheritanceDirection(t *testing.T) {
+	r := NewRouter()
+	for _, tc := range []struct{ q, want string }{
+		{"implementations of hash.Hash", DirectionDown},
+		{"types that implement fs.FS", DirectionDown},
+		{"subclasses of BaseHandler", DirectionDown},
+		{"who extends Animal", DirectionDown},
+		{"what implements Reader", DirectionDown},
+		{"what does UserRepository implement", DirectionUp},
+		{"what interfaces does Repo implement?", DirectionUp},
+		{"base class of AdminUser", DirectionUp},
+		{"class hierarchy of Shape", ""},
+	} {
+		t.Run(tc.q, func(t *testing.T) {
+			rt := r.Route(tc.q)
+			if rt.StructuralOperation != OpInheritance {
+				t.Fatalf("Route(%q) = %s %s, want an inheritance question", tc.q, rt.Strategy, rt.StructuralOperation)
+			}
+			if rt.InheritanceDirection != tc.want {
+				t.Errorf("Route(%q).InheritanceDirection = %q, want %q", tc.q, rt.InheritanceDirection, tc.want)
+			}
+		})
+	}
+	if rt := r.Route("who calls Reader.Read"); rt.InheritanceDirection != "" {
+		t.Errorf("a callers question has direction %q, want none", rt.InheritanceDirection)
+	}
+}

@@ -34,6 +34,10 @@ type Searcher struct {
 	Budget TokenCounter
 	// Feedback, if set, records each search for routing statistics.
 	Feedback *feedback.Store
+
+	// noPopularity leaves the popularity signal out of semantic search,
+	// for the evaluation to measure what it adds.
+	noPopularity bool
 }
 
 // Vectorizer embeds text for the semantic backend's vector signal. The

@@ -2,6 +2,8 @@ package retrieval
 
 import (
 	"context"
+	"path"
+	"sort"
 
 	"github.com/anchorage-dev/anchorage/analysis"
 )
@@ -68,17 +70,15 @@ func StructuralSymbols(ctx context.Context, st *analysis.Store, rt Route, limit 
 			if err != nil {
 				return nil, err
 			}
-			for _, c := range calls {
-				if c.Callee != nil {
-					add(*c.Callee)
-				}
+			for _, c := range likelyCallees(calls) {
+				add(*c.Callee)
 			}
 		case OpInheritance:
 			bases, derived, err := st.Inheritance(ctx, d, 0)
 			if err != nil {
 				return nil, err
 			}
-			for _, rel := range append(bases, derived...) {
+			for _, rel := range inheritanceOrder(rt.InheritanceDirection, bases, derived) {
 				add(rel.Symbol)
 			}
 		case OpBlastRadius:
@@ -103,4 +103,44 @@ func capSymbols(s []analysis.SymbolInfo, limit int) []analysis.SymbolInfo {
 		return s[:limit]
 	}
 	return s
+}
+
+// likelyCallees returns the resolved calls in the order a reader expects
+// them: calls that name one definition first, then ambiguous calls
+// (f.Close() when a hundred types have a Close) resolved in the caller's
+// own package, then the other guesses.
+func likelyCallees(calls []analysis.CallSite) []analysis.CallSite {
+	tier := func(c analysis.CallSite) int {
+		switch {
+		case !c.Ambiguous:
+			return 0
+		case path.Dir(c.Callee.Path) == path.Dir(c.Path):
+			return 1
+		}
+		return 2
+	}
+	var out []analysis.CallSite
+	for _, c := range calls {
+		if c.Callee != nil {
+			out = append(out, c)
+		}
+	}
+	sort.SliceStable(out, func(i, j int) bool { return tier(out[i]) < tier(out[j]) })
+	return out
+}
+
+// inheritanceOrder lists the types related to a type in the direction the
+// question asked first: its subtypes for "implementations of X" (concrete
+// types before the interfaces that embed X), its bases for "what does X
+// extend", and bases first when the question did not say.
+func inheritanceOrder(direction string, bases, derived []analysis.Relation) []analysis.Relation {
+	if direction != DirectionDown {
+		return append(append([]analysis.Relation(nil), bases...), derived...)
+	}
+	sorted := append([]analysis.Relation(nil), derived...)
+	sort.SliceStable(sorted, func(i, j int) bool {
+		abstract := func(k analysis.Kind) bool { return k == analysis.KindInterface || k == analysis.KindTrait }
+		return !abstract(sorted[i].Symbol.Kind) && abstract(sorted[j].Symbol.Kind)
+	})
+	return append(sorted, bases...)
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/anchorage-dev/anchorage/analysis"
@@ -58,5 +59,49 @@ func TestStructuralSymbols(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+func TestLikelyCallees(t *testing.T) {
+	def := func(path, name string, kind analysis.Kind) *analysis.SymbolInfo {
+		return &analysis.SymbolInfo{Path: path, QualifiedName: name, Kind: kind}
+	}
+	calls := []analysis.CallSite{
+		{Path: "net/http/server.go", Name: "Close", Ambiguous: true, Callee: def("archive/tar/writer.go", "Writer.Close", analysis.KindMethod)},
+		{Path: "net/http/server.go", Name: "Close", Ambiguous: true, Callee: def("net/http/server.go", "conn.Close", analysis.KindMethod)},
+		{Path: "net/http/server.go", Name: "Unknown"},
+		{Path: "net/http/server.go", Name: "Sleep", Qualifier: "time", Callee: def("time/sleep.go", "time.Sleep", analysis.KindFunction)},
+	}
+	var got []string
+	for _, c := range likelyCallees(calls) {
+		got = append(got, c.Callee.QualifiedName)
+	}
+	want := []string{"time.Sleep", "conn.Close", "Writer.Close"}
+	if strings.Join(got, " ") != strings.Join(want, " ") {
+		t.Errorf("likelyCallees = %v, want %v (unique first, then the caller's package, then other guesses; unresolved left out)", got, want)
+	}
+}
+
+func TestInheritanceOrder(t *testing.T) {
+	rel := func(name string, kind analysis.Kind) analysis.Relation {
+		return analysis.Relation{Symbol: analysis.SymbolInfo{QualifiedName: name, Kind: kind}}
+	}
+	bases := []analysis.Relation{rel("io.Writer", analysis.KindInterface)}
+	derived := []analysis.Relation{rel("fs.ReadDirFS", analysis.KindInterface), rel("os.dirFS", analysis.KindType), rel("fstest.MapFS", analysis.KindType)}
+	names := func(rs []analysis.Relation) string {
+		var out []string
+		for _, r := range rs {
+			out = append(out, r.Symbol.QualifiedName)
+		}
+		return strings.Join(out, " ")
+	}
+	for _, tc := range []struct{ direction, want string }{
+		{DirectionDown, "os.dirFS fstest.MapFS fs.ReadDirFS io.Writer"},
+		{DirectionUp, "io.Writer fs.ReadDirFS os.dirFS fstest.MapFS"},
+		{"", "io.Writer fs.ReadDirFS os.dirFS fstest.MapFS"},
+	} {
+		if got := names(inheritanceOrder(tc.direction, bases, derived)); got != tc.want {
+			t.Errorf("inheritanceOrder(%q) = %s, want %s", tc.direction, got, tc.want)
+		}
 	}
 }
