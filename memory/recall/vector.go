@@ -260,12 +260,12 @@ func (v *Vec) UnmarshalBinary(b []byte) error {
 	}
 	b = b[1:]
 	nd, k := binary.Uvarint(b)
-	if k <= 0 || nd > maxVecLen {
+	if k <= 0 || nd > maxVecLen || k != uvarintLen(nd) {
 		return fmt.Errorf("%w: dense length", errBadVec)
 	}
 	b = b[k:]
 	nt, k := binary.Uvarint(b)
-	if k <= 0 || nt > maxVecLen {
+	if k <= 0 || nt > maxVecLen || k != uvarintLen(nt) {
 		return fmt.Errorf("%w: term count", errBadVec)
 	}
 	b = b[k:]
@@ -293,6 +293,13 @@ func (v *Vec) UnmarshalBinary(b []byte) error {
 	}
 	*v = out
 	return nil
+}
+
+// uvarintLen is the length of x's shortest encoding: a longer one is
+// refused, so that a value has one encoding.
+func uvarintLen(x uint64) int {
+	var b [binary.MaxVarintLen64]byte
+	return binary.PutUvarint(b[:], x)
 }
 
 func finite(x float32) bool {
