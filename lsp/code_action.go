@@ -109,7 +109,7 @@ func (s *Server) codeActions(ctx context.Context, p *protocol.CodeActionParams) 
 		return nil, s.memoryError("textDocument/codeAction", err)
 	}
 	for _, dr := range rules {
-		if dr.status != anchorLost {
+		if dr.status != memory.AnchorLost {
 			continue
 		}
 		kind := protocol.Source

@@ -44,7 +44,7 @@ func (s *Server) codeLens(ctx context.Context, p *protocol.CodeLensParams) ([]pr
 	bySymbol := map[protocol.Range]int{} // symbol's name → index in out
 	for _, dr := range rules {
 		switch dr.status {
-		case anchorLive:
+		case memory.AnchorLive:
 			r := protocol.Range{}
 			if dr.rule.Anchor.Symbol != "" {
 				r = selectionRange(dr.sym)
@@ -59,7 +59,7 @@ func (s *Server) codeLens(ctx context.Context, p *protocol.CodeLensParams) ([]pr
 			out = append(out, protocol.CodeLens{Range: r, Data: lensData{
 				Kind: lensAnchor, URI: u, Symbol: dr.rule.Anchor.Symbol, Rules: []int64{dr.rule.ID},
 			}})
-		case anchorLost:
+		case memory.AnchorLost:
 			out = append(out, protocol.CodeLens{Range: protocol.Range{}, Data: lensData{
 				Kind: lensLost, URI: u, Symbol: dr.rule.Anchor.Symbol, Rules: []int64{dr.rule.ID},
 			}})

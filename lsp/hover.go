@@ -9,6 +9,7 @@ import (
 	"go.lsp.dev/protocol"
 
 	"github.com/anchorage-dev/anchorage/analysis"
+	"github.com/anchorage-dev/anchorage/memory"
 )
 
 // hover answers on the name of a symbol that anchors rules: the rules,
@@ -26,7 +27,7 @@ func (s *Server) hover(ctx context.Context, p *protocol.HoverParams) (*protocol.
 		hit []documentRule
 	)
 	for _, dr := range rules {
-		if dr.status != anchorLive || dr.rule.Anchor.Symbol == "" || !rangeHas(selectionRange(dr.sym), p.Position) {
+		if dr.status != memory.AnchorLive || dr.rule.Anchor.Symbol == "" || !rangeHas(selectionRange(dr.sym), p.Position) {
 			continue
 		}
 		if len(hit) > 0 && dr.sym.Range != sym.Range {

@@ -438,21 +438,7 @@ func (s *Server) proposeRules(ctx context.Context, args []any) (any, error) {
 	if err != nil {
 		return nil, s.memoryError(cmdMemoryPropose, err)
 	}
-	for i, p := range ps {
-		if p.ExampleFile != "" {
-			continue
-		}
-		f, res := s.bestAnchor(ctx, p.Content, p.Scope, p.File)
-		if f == nil || res.Anchor == nil {
-			continue
-		}
-		if err := st.SetProposalExample(ctx, p.ID, res.Anchor.File, res.Anchor.Symbol); err != nil {
-			// The proposals are stored: show them where they came from.
-			s.warn("proposal %d: %v", p.ID, err)
-			continue
-		}
-		ps[i].ExampleFile, ps[i].ExampleSymbol = res.Anchor.File, res.Anchor.Symbol
-	}
+	s.anchors(st).SetExamples(ctx, ps)
 	locs, err := s.publishProposals(ctx, "")
 	if err != nil {
 		return nil, s.memoryError(cmdMemoryPropose, err)
@@ -475,7 +461,7 @@ type approvalView struct {
 	Location *ruleLocation `json:"location"`
 	// AnchorStatus is anchored, lost, elsewhere, pending or none (see
 	// ruleView).
-	AnchorStatus string `json:"anchor_status"`
+	AnchorStatus memory.AnchorStatus `json:"anchor_status"`
 	// AnchorNote says why the rule has no anchor, when it has none.
 	AnchorNote string `json:"anchor_note,omitempty"`
 }
@@ -498,7 +484,7 @@ func (s *Server) approveProposal(ctx context.Context, args []any) (any, error) {
 	}
 	// The approval is committed: what follows may fail without undoing
 	// it, and says so in the answer.
-	view := s.anchorApproval(ctx, st, ap)
+	view := s.anchorApproval(ctx, s.anchors(st), ap)
 	s.memoryChanged(ctx)
 	return view, nil
 }
@@ -523,8 +509,9 @@ func (s *Server) approveAllProposals(ctx context.Context, args []any) (any, erro
 		return nil, s.memoryError(cmdMemoryApproveAll, err)
 	}
 	out := make([]approvalView, 0, len(aps))
+	x := s.anchors(st)
 	for _, ap := range aps {
-		out = append(out, s.anchorApproval(ctx, st, ap))
+		out = append(out, s.anchorApproval(ctx, x, ap))
 	}
 	if len(aps) > 0 {
 		s.memoryChanged(ctx)
@@ -532,102 +519,12 @@ func (s *Server) approveAllProposals(ctx context.Context, args []any) (any, erro
 	return map[string]any{"approvals": out}, nil
 }
 
-// anchorApproval anchors the rule of an approval, unless it already has
-// an anchor (a merge), and returns the approval with the rule as stored.
-func (s *Server) anchorApproval(ctx context.Context, st *memory.Store, ap memory.Approval) approvalView {
-	view := approvalView{Approval: ap}
-	if ap.Rule.Anchor == nil {
-		hint := ap.Proposal.ExampleFile
-		if hint == "" {
-			hint = ap.Proposal.File
-		}
-		if rule, note := s.anchorRule(ctx, st, ap.Rule, hint); note != "" {
-			view.AnchorNote = note
-		} else {
-			view.Rule = rule
-		}
-	}
-	loc, status := s.locateRule(ctx, view.Rule)
-	view.Location, view.AnchorStatus = loc, status
-	return view
-}
-
-// anchorRule finds the best example of a rule in the workspace folders
-// (first the one holding the file hint) and stores it as the rule's
-// anchor. It returns the rule as stored, or a note saying why it has no
-// anchor.
-func (s *Server) anchorRule(ctx context.Context, st *memory.Store, r memory.Rule, hint string) (memory.Rule, string) {
-	f, res := s.bestAnchor(ctx, r.Content, r.Scope, hint)
-	if f == nil {
-		if res != nil && res.Reason != "" {
-			return r, "no example found: " + res.Reason
-		}
-		return r, "no example found: no workspace folder could be searched"
-	}
-	ra := res.RuleAnchor(f.root(), s.projectOf(f))
-	if ra == nil {
-		return r, "no example found: " + res.Reason
-	}
-	if err := st.SetAnchor(ctx, r.ID, *ra); err != nil {
-		s.warn("rule %d was approved but not anchored: %v", r.ID, err)
-		return r, fmt.Sprintf("anchoring failed: %v", err)
-	}
-	stored, err := st.Rule(ctx, r.ID)
-	if err != nil {
-		s.warn("rule %d: %v", r.ID, err)
-		return r, fmt.Sprintf("anchored, but the rule could not be read again: %v", err)
-	}
-	return stored, ""
-}
-
-// bestAnchor runs the anchor engine on a rule in every folder, the one
-// holding hint (a file relative to a folder) first, and returns the
-// folder of the best anchor and its result. Without an anchor it returns
-// a nil folder and the first result, whose Reason says why (nil when no
-// folder could be searched).
-func (s *Server) bestAnchor(ctx context.Context, rule, scope, hint string) (*folder, *memory.AnchorResult) {
-	folders := sortedFolders(s.snapshotFolders())
-	if hint != "" {
-		if f, _ := s.folderOfFile(hint); f != nil {
-			ordered := []*folder{f}
-			for _, o := range folders {
-				if o != f {
-					ordered = append(ordered, o)
-				}
-			}
-			folders = ordered
-		}
-	}
-	var (
-		best     *folder
-		bestRes  *memory.AnchorResult
-		firstRes *memory.AnchorResult
-	)
-	for _, f := range folders {
-		if err := f.ws.Flush(ctx); err != nil {
-			s.warn("anchoring: %v", err)
-			continue
-		}
-		a := &memory.Anchorer{Searcher: s.searcherFor(f), Project: s.projectOf(f)}
-		res, err := a.FindAnchor(ctx, rule, memory.AnchorOptions{Scope: scope, Threshold: s.anchorThreshold()})
-		if err != nil {
-			s.log.Info("anchoring failed", zap.String("root", f.root()), zap.Error(err))
-			if firstRes == nil {
-				firstRes = &memory.AnchorResult{Reason: err.Error()}
-			}
-			continue
-		}
-		if firstRes == nil {
-			firstRes = res
-		}
-		if res.Anchor != nil && s.owns(f, res.Anchor.File) && (bestRes == nil || res.Anchor.Quality > bestRes.Anchor.Quality) {
-			best, bestRes = f, res
-		}
-	}
-	if best == nil {
-		return nil, firstRes
-	}
-	return best, bestRes
+// anchorApproval anchors the rule of an approval (see
+// memory.Anchors.AnchorApproval) and returns its view.
+func (s *Server) anchorApproval(ctx context.Context, x *memory.Anchors, ap memory.Approval) approvalView {
+	aa := x.AnchorApproval(ctx, ap)
+	loc := s.placementLocation(aa.Placement)
+	return approvalView{Approval: aa.Approval, Location: loc, AnchorStatus: aa.Placement.Status, AnchorNote: aa.Note}
 }
 
 // rejectProposal runs anchorage.memory.reject {id}.
@@ -672,7 +569,7 @@ type ruleView struct {
 	// symbol is gone: re-anchor it), "elsewhere" (anchored in a
 	// workspace that is not open), "pending" (its folder is still being
 	// indexed) or "none" (no anchor).
-	AnchorStatus string `json:"anchor_status"`
+	AnchorStatus memory.AnchorStatus `json:"anchor_status"`
 }
 
 // listRules runs anchorage.memory.list {scope?, uri?, symbol?}: the
@@ -719,15 +616,16 @@ func (s *Server) listRules(ctx context.Context, args []any) (any, error) {
 	if err != nil {
 		return nil, s.memoryError(cmdMemoryList, err)
 	}
+	x := s.anchors(st)
 	for _, r := range rules {
-		if docFolder != nil && s.anchorFolder(r.Anchor) != docFolder {
+		if docFolder != nil && workspaceFolder(x.WorkspaceOf(r)) != docFolder {
 			continue
 		}
 		if a.Symbol != "" && (r.Anchor == nil || r.Anchor.Symbol != a.Symbol) {
 			continue
 		}
-		loc, status := s.locateRule(ctx, r)
-		out = append(out, ruleView{Rule: r, Location: loc, AnchorStatus: status})
+		p := x.Locate(ctx, r)
+		out = append(out, ruleView{Rule: r, Location: s.placementLocation(p), AnchorStatus: p.Status})
 	}
 	return map[string]any{"rules": out}, nil
 }
@@ -751,29 +649,14 @@ func (s *Server) reanchorRule(ctx context.Context, args []any) (any, error) {
 	if err != nil {
 		return nil, s.memoryError(cmdMemoryReanchor, err)
 	}
-	r, err := st.Rule(ctx, a.ID)
+	re, err := s.anchors(st).Reanchor(ctx, a.ID)
 	if err != nil {
 		return nil, s.memoryError(cmdMemoryReanchor, err)
 	}
-	hint := ""
-	if r.Anchor != nil {
-		hint = r.Anchor.File
-	}
-	_, before := s.locateRule(ctx, r)
-	updated, note := s.anchorRule(ctx, st, r, hint)
-	reanchored := note == ""
-	if !reanchored && before == anchorLost {
-		if err := st.ClearAnchor(ctx, r.ID); err != nil {
-			return nil, s.memoryError(cmdMemoryReanchor, err)
-		}
-		if updated, err = st.Rule(ctx, r.ID); err != nil {
-			return nil, s.memoryError(cmdMemoryReanchor, err)
-		}
-	}
-	loc, status := s.locateRule(ctx, updated)
 	s.memoryChanged(ctx)
 	return map[string]any{
-		"rule": ruleView{Rule: updated, Location: loc, AnchorStatus: status}, "reanchored": reanchored, "note": note,
+		"rule":       ruleView{Rule: re.Rule, Location: s.placementLocation(re.Placement), AnchorStatus: re.Placement.Status},
+		"reanchored": re.Reanchored, "note": re.Note,
 	}, nil
 }
 
@@ -788,16 +671,63 @@ func (s *Server) memoryChanged(ctx context.Context) {
 }
 
 // ---------------------------------------------------------------------------
-// Anchors through the live graph.
+// Anchors through the live graph: the folders as memory.Workspaces.
 
-// Anchor statuses (see ruleView).
-const (
-	anchorLive      = "anchored"
-	anchorLost      = "lost"
-	anchorElsewhere = "elsewhere"
-	anchorPending   = "pending"
-	anchorNone      = "none"
-)
+// folderWorkspace is a folder as package memory sees a workspace.
+type folderWorkspace struct {
+	s *Server
+	f *folder
+}
+
+func (w folderWorkspace) Root() string    { return w.f.root() }
+func (w folderWorkspace) Project() string { return w.s.projectOf(w.f) }
+func (w folderWorkspace) IsOpen(rel string) bool {
+	return w.f.ws.IsOpen(rel)
+}
+func (w folderWorkspace) Indexing() bool { return w.f.indexing.Load() > 0 }
+
+func (w folderWorkspace) HasFile(rel string) bool {
+	if w.f.ws.IsOpen(rel) {
+		return true
+	}
+	if _, err := os.Stat(filepath.Join(w.f.dir, filepath.FromSlash(rel))); err != nil {
+		return false
+	}
+	return w.s.owns(w.f, rel)
+}
+
+func (w folderWorkspace) FileSymbols(ctx context.Context, rel string) ([]analysis.SymbolInfo, error) {
+	return w.f.ws.FileSymbols(ctx, rel)
+}
+
+func (w folderWorkspace) Anchorer(ctx context.Context) (*memory.Anchorer, error) {
+	if err := w.f.ws.Flush(ctx); err != nil {
+		return nil, err
+	}
+	return &memory.Anchorer{Searcher: w.s.searcherFor(w.f), Project: w.s.projectOf(w.f)}, nil
+}
+
+// anchors returns the anchoring service over the open folders, with the
+// memory.anchorThreshold setting; problems that do not fail a request
+// go to the log.
+func (s *Server) anchors(st *memory.Store) *memory.Anchors {
+	folders := sortedFolders(s.snapshotFolders())
+	ws := make([]memory.Workspace, len(folders))
+	for i, f := range folders {
+		ws[i] = folderWorkspace{s: s, f: f}
+	}
+	return &memory.Anchors{Store: st, Workspaces: ws, Threshold: s.anchorThreshold(), Warn: func(err error) {
+		s.log.Info("anchoring", zap.Error(err))
+	}}
+}
+
+// workspaceFolder returns the folder of a memory workspace, or nil.
+func workspaceFolder(w memory.Workspace) *folder {
+	if fw, ok := w.(folderWorkspace); ok {
+		return fw.f
+	}
+	return nil
+}
 
 // ruleLocation is where a rule's anchor is now.
 type ruleLocation struct {
@@ -810,46 +740,21 @@ type ruleLocation struct {
 	Line int `json:"line"`
 }
 
-// anchorMeta is what the LSP reads of an anchor's metadata.
-type anchorMeta struct {
-	Root    string `json:"root"`
-	Project string `json:"project"`
-	Line    int    `json:"line"`
-}
-
-func readAnchorMeta(a *memory.RuleAnchor) anchorMeta {
-	var m anchorMeta
-	if a != nil && len(a.Metadata) > 0 {
-		_ = json.Unmarshal(a.Metadata, &m) // unknown metadata: resolve by file alone
-	}
-	return m
-}
-
-// anchorFolder returns the open folder an anchor's file is relative to:
-// the one whose root it was anchored in, else the one of its project,
-// else, for an anchor that names neither, the first holding the file.
-// It returns nil for an anchor of a workspace that is not open.
-func (s *Server) anchorFolder(a *memory.RuleAnchor) *folder {
-	if a == nil {
+// placementLocation is the location of a live anchor, or nil.
+func (s *Server) placementLocation(p memory.Placement) *ruleLocation {
+	f := workspaceFolder(p.Workspace)
+	if p.Status != memory.AnchorLive || f == nil {
 		return nil
 	}
-	m := readAnchorMeta(a)
-	folders := sortedFolders(s.snapshotFolders())
-	for _, f := range folders {
-		if m.Root != "" && f.root() == filepath.Clean(m.Root) {
-			return f
-		}
+	if p.Symbol == nil {
+		top := protocol.Range{}
+		return &ruleLocation{URI: f.fileURI(p.File), Range: top, SelectionRange: top, Line: 1}
 	}
-	for _, f := range folders {
-		if m.Project != "" && s.projectOf(f) == m.Project {
-			return f
-		}
+	sym := *p.Symbol
+	return &ruleLocation{
+		URI: f.fileURI(p.File), Range: toRange(sym.Range), SelectionRange: selectionRange(sym),
+		Symbol: sym.QualifiedName, Line: sym.Range.Start.Line + 1,
 	}
-	if m.Root == "" && m.Project == "" {
-		f, _ := s.folderOfFile(a.File)
-		return f
-	}
-	return nil
 }
 
 // folderOfFile returns the folder holding a file named relative to a
@@ -863,79 +768,18 @@ func (s *Server) folderOfFile(file string) (*folder, string) {
 	}
 	rel := filepath.ToSlash(filepath.Clean(file))
 	for _, f := range sortedFolders(s.snapshotFolders()) {
-		if f.ws.IsOpen(rel) {
-			return f, rel
-		}
-		if _, err := os.Stat(filepath.Join(f.dir, filepath.FromSlash(rel))); err == nil && s.owns(f, rel) {
+		if (folderWorkspace{s: s, f: f}).HasFile(rel) {
 			return f, rel
 		}
 	}
 	return nil, ""
 }
 
-// fileExists reports whether a folder's file is open or on disk.
-func fileExists(f *folder, rel string) bool {
-	if f.ws.IsOpen(rel) {
-		return true
-	}
-	_, err := os.Stat(filepath.Join(f.dir, filepath.FromSlash(rel)))
-	return err == nil
-}
-
-// symbolLocation is the location of a symbol of a folder's file.
-func symbolLocation(f *folder, rel string, sym analysis.SymbolInfo) *ruleLocation {
-	return &ruleLocation{
-		URI: f.fileURI(rel), Range: toRange(sym.Range), SelectionRange: selectionRange(sym),
-		Symbol: sym.QualifiedName, Line: sym.Range.Start.Line + 1,
-	}
-}
-
-// locateRule resolves a rule's anchor through the live graph: the
-// symbol's current range in the open document, else in the index.
-func (s *Server) locateRule(ctx context.Context, r memory.Rule) (*ruleLocation, string) {
-	a := r.Anchor
-	if a == nil {
-		return nil, anchorNone
-	}
-	f := s.anchorFolder(a)
-	if f == nil {
-		return nil, anchorElsewhere
-	}
-	rel := filepath.ToSlash(filepath.Clean(a.File))
-	if !fileExists(f, rel) {
-		return nil, anchorLost
-	}
-	syms, err := f.ws.FileSymbols(ctx, rel)
-	if err != nil {
-		s.log.Info("locating an anchor", zap.String("file", rel), zap.Error(err))
-		return nil, anchorPending
-	}
-	return resolveAnchor(f, rel, syms, a, f.indexing.Load() > 0)
-}
-
-// resolveAnchor finds an anchor among the symbols of its file. indexing
-// says the folder is being indexed, when a missing symbol may not be
-// indexed yet.
-func resolveAnchor(f *folder, rel string, syms []analysis.SymbolInfo, a *memory.RuleAnchor, indexing bool) (*ruleLocation, string) {
-	if a.Symbol == "" {
-		top := protocol.Range{}
-		return &ruleLocation{URI: f.fileURI(rel), Range: top, SelectionRange: top, Line: 1}, anchorLive
-	}
-	sym, ok := analysis.NearestSymbol(syms, a.Symbol, readAnchorMeta(a).Line-1)
-	switch {
-	case ok:
-		return symbolLocation(f, rel, sym), anchorLive
-	case indexing && !f.ws.IsOpen(rel):
-		return nil, anchorPending
-	}
-	return nil, anchorLost
-}
-
 // documentRule is a rule anchored in a document, with its symbol there.
 type documentRule struct {
 	rule   memory.Rule
-	sym    analysis.SymbolInfo // when status is anchorLive and the anchor names a symbol
-	status string
+	sym    analysis.SymbolInfo // when status is memory.AnchorLive and the anchor names a symbol
+	status memory.AnchorStatus
 }
 
 // editorMemory returns the memory for requests the editor makes on its
@@ -967,11 +811,13 @@ func (s *Server) documentRules(ctx context.Context, u protocol.DocumentURI) (*fo
 	if err != nil {
 		return f, nil, err
 	}
+	x := s.anchors(st)
 	var out []documentRule
 	var syms []analysis.SymbolInfo
 	loaded := false
 	for _, r := range rules {
-		if s.anchorFolder(r.Anchor) != f {
+		w := x.WorkspaceOf(r)
+		if workspaceFolder(w) != f {
 			continue
 		}
 		if !loaded {
@@ -980,10 +826,10 @@ func (s *Server) documentRules(ctx context.Context, u protocol.DocumentURI) (*fo
 			}
 			loaded = true
 		}
-		dr := documentRule{rule: r}
-		_, dr.status = resolveAnchor(f, rel, syms, r.Anchor, f.indexing.Load() > 0)
-		if dr.status == anchorLive && r.Anchor.Symbol != "" {
-			dr.sym, _ = analysis.NearestSymbol(syms, r.Anchor.Symbol, readAnchorMeta(r.Anchor).Line-1)
+		p := memory.ResolveAnchor(w, r, syms)
+		dr := documentRule{rule: r, status: p.Status}
+		if p.Symbol != nil {
+			dr.sym = *p.Symbol
 		}
 		out = append(out, dr)
 	}

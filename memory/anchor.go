@@ -1,6 +1,7 @@
 package memory
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -132,33 +133,99 @@ type AnchorResult struct {
 	ElapsedMS float64 `json:"elapsed_ms"`
 }
 
-// anchorMeta is the JSON kept in a rule's anchor_metadata column.
+// anchorMeta is the JSON kept in a rule's anchor_metadata column, kept
+// short so that anchors grow the database little (see
+// TestAnchorColumnsSize): single-letter keys, zero values left out, and
+// nothing another column or the scope already says. The scores are not
+// kept (anchor_score holds the quality), nor the time (updated_at).
 type anchorMeta struct {
-	Line       int     `json:"line"`
-	EndLine    int     `json:"end_line"`
-	Kind       string  `json:"kind"`
-	Relevance  float64 `json:"relevance"`
-	Size       float64 `json:"size"`
-	Recency    float64 `json:"recency"`
-	Threshold  float64 `json:"threshold"`
-	Project    string  `json:"project,omitempty"`
-	Root       string  `json:"root,omitempty"`
-	AnchoredAt string  `json:"anchored_at"`
+	// Line is the symbol's first line, 1-based, when it was anchored: it
+	// chooses between symbols of the same name.
+	Line int `json:"l,omitempty"`
+	// Root is the root of the workspace the file is relative to, left
+	// out when the rule's scope is that workspace's project (the rule
+	// applies nowhere else, and the project finds the workspace).
+	Root string `json:"r,omitempty"`
+	// Project is the workspace's project, left out when the root's base
+	// name or the rule's scope says it.
+	Project string `json:"p,omitempty"`
+	// Threshold is the anchoring threshold, left out when it is
+	// DefaultAnchorThreshold.
+	Threshold float64 `json:"t,omitempty"`
+}
+
+// legacyAnchorMeta is the metadata of anchors stored before it was
+// trimmed, still read.
+type legacyAnchorMeta struct {
+	Line      int     `json:"line"`
+	Project   string  `json:"project"`
+	Root      string  `json:"root"`
+	Threshold float64 `json:"threshold"`
+}
+
+// AnchorMeta is what a rule's anchor metadata says about where the anchor
+// was made.
+type AnchorMeta struct {
+	// Line is the anchored symbol's first line (1-based) at anchoring
+	// time, or 0.
+	Line int
+	// Root is the root of the workspace the anchor's file is relative
+	// to, or "" when only its project is known.
+	Root string
+	// Project is the project of that workspace: the one stored, else the
+	// base name of Root, else the project the rule's project scope
+	// names, else "" (unknown: any workspace holding the file).
+	Project string
+	// Threshold is the threshold the anchor reached.
+	Threshold float64
+}
+
+// ReadAnchorMeta reads the metadata of rule r's anchor, in the current
+// or the older format. Metadata that is missing or unreadable tells
+// nothing more than the rule's scope.
+func ReadAnchorMeta(r Rule) AnchorMeta {
+	var m AnchorMeta
+	if a := r.Anchor; a != nil && len(a.Metadata) > 0 {
+		var cur anchorMeta
+		var old legacyAnchorMeta
+		// Both decode from either format; unknown keys are skipped.
+		if json.Unmarshal(a.Metadata, &cur) == nil && json.Unmarshal(a.Metadata, &old) == nil {
+			m = AnchorMeta{
+				Line: cmp.Or(cur.Line, old.Line), Root: cmp.Or(cur.Root, old.Root),
+				Project: cmp.Or(cur.Project, old.Project), Threshold: cmp.Or(cur.Threshold, old.Threshold),
+			}
+		}
+	}
+	m.Threshold = cmp.Or(m.Threshold, DefaultAnchorThreshold)
+	if m.Project == "" && m.Root != "" {
+		m.Project = ProjectName(m.Root)
+	}
+	if m.Project == "" && scopeKind(r.Scope) == KindProject {
+		m.Project = scopeName(r.Scope)
+	}
+	return m
 }
 
 // RuleAnchor returns the anchor columns of the result for Store.SetAnchor,
 // or nil when there is no anchor. root and project say which workspace
-// the anchor's file is relative to; they are kept in its metadata.
+// the anchor's file is relative to; the metadata keeps them unless the
+// result's scope or the root says them.
 func (r *AnchorResult) RuleAnchor(root, project string) *RuleAnchor {
 	if r == nil || r.Anchor == nil {
 		return nil
 	}
 	a := r.Anchor
-	meta, err := json.Marshal(anchorMeta{
-		Line: a.Line, EndLine: a.EndLine, Kind: a.Kind,
-		Relevance: a.Relevance, Size: a.Size, Recency: a.Recency, Threshold: r.Threshold,
-		Project: project, Root: root, AnchoredAt: time.Now().UTC().Format(time.RFC3339),
-	})
+	m := anchorMeta{Line: a.Line, Root: root, Project: project}
+	switch {
+	case project != "" && r.Scope == KindProject+":"+project:
+		m.Root, m.Project = "", ""
+	case project == ProjectName(root):
+		m.Project = ""
+	}
+	if r.Threshold != DefaultAnchorThreshold {
+		m.Threshold = r.Threshold
+	}
+	meta, err := json.Marshal(m)
 	if err != nil {
 		meta = nil // cannot happen: plain numbers and strings
 	}

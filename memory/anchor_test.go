@@ -2,8 +2,8 @@ package memory
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"os"
@@ -320,17 +320,25 @@ func TestAnchorRuleColumns(t *testing.T) {
 	if ra.Score < DefaultAnchorThreshold || ra.Score > 1 {
 		t.Errorf("score %v", ra.Score)
 	}
-	var meta map[string]any
-	if err := json.Unmarshal(ra.Metadata, &meta); err != nil {
-		t.Fatalf("metadata %s: %v", ra.Metadata, err)
+	// A project rule's anchor keeps its line only: the scope names the
+	// workspace.
+	var line int
+	if n, err := fmt.Sscanf(string(ra.Metadata), `{"l":%d}`, &line); n != 1 || err != nil || line <= 0 {
+		t.Errorf("metadata %s, want {\"l\":line}", ra.Metadata)
 	}
-	for _, k := range []string{"line", "end_line", "kind", "relevance", "size", "recency", "threshold", "project", "root", "anchored_at"} {
-		if _, ok := meta[k]; !ok {
-			t.Errorf("metadata has no %q: %s", k, ra.Metadata)
-		}
+	m := ReadAnchorMeta(Rule{Scope: "project:sampleapp", Anchor: ra})
+	if m.Line != line || m.Project != "sampleapp" || m.Root != "" || m.Threshold != DefaultAnchorThreshold {
+		t.Errorf("ReadAnchorMeta = %+v", m)
 	}
-	if meta["root"] != a.Searcher.Index.Root() || meta["project"] != "sampleapp" || filepath.Base(root) != "sampleapp" {
-		t.Errorf("metadata root %v, project %v", meta["root"], meta["project"])
+	// A universal rule's keeps the root too, whose base name is the
+	// project.
+	ra, err = a.AnchorRule(ctx, "Log SQL failures and wrap them in an unchecked RepositoryException", "universal", "")
+	if err != nil || ra == nil {
+		t.Fatalf("universal: %+v, %v", ra, err)
+	}
+	m = ReadAnchorMeta(Rule{Scope: "universal", Anchor: ra})
+	if m.Root != a.Searcher.Index.Root() || m.Project != "sampleapp" || filepath.Base(root) != "sampleapp" || strings.Contains(string(ra.Metadata), `"p"`) {
+		t.Errorf("universal anchor metadata %s: %+v", ra.Metadata, m)
 	}
 	ra, err = a.AnchorRule(ctx, "Encrypt secrets at rest with AES-GCM", "project:sampleapp", "")
 	if err != nil || ra != nil {

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"database/sql"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -245,6 +244,7 @@ func Inject(ctx context.Context, req InjectRequest, deps InjectDeps) (*Injection
 	if project == "" && in.root != "" {
 		project = ProjectName(in.root)
 	}
+	in.project = project
 	rulesBudget := req.Budget * InjectRulesPercent / 100
 	out := &Injection{
 		Rules: []InjectedRule{}, File: req.File, Language: lang, Project: project, Scopes: ScopesFor(lang, project),
@@ -281,10 +281,12 @@ func Inject(ctx context.Context, req InjectRequest, deps InjectDeps) (*Injection
 type injector struct {
 	deps    InjectDeps
 	counter budget.Counter
-	// root is the workspace root, absolute, or "" when there is none.
-	root   string
-	langs  *analysis.Languages
-	parser *analysis.Parser
+	// root is the workspace root, absolute, or "" when there is none;
+	// project is the request's project.
+	root    string
+	project string
+	langs   *analysis.Languages
+	parser  *analysis.Parser
 	// syms and files cache the symbols and texts of files during the
 	// call, by root and relative path.
 	syms  map[string][]injectSymbol
@@ -442,29 +444,22 @@ func (in *injector) contextTerms(ctx context.Context, file, query string) (map[s
 	return terms, nil
 }
 
-// anchorInfo is what injection reads of an anchor's metadata (see
-// AnchorResult.RuleAnchor): where the symbol was and in which workspace.
-type anchorInfo struct {
-	Line int    `json:"line"`
-	Root string `json:"root"`
-}
-
-func readAnchorInfo(a *RuleAnchor) anchorInfo {
-	var m anchorInfo
-	if len(a.Metadata) > 0 {
-		_ = json.Unmarshal(a.Metadata, &m) // metadata is informative: a bad one is ignored
-	}
-	return m
-}
-
-// anchorRoot returns the root an anchor's file is relative to, and
-// whether it is this workspace's.
-func (in *injector) anchorRoot(a *RuleAnchor) (string, bool) {
-	m := readAnchorInfo(a)
-	if m.Root == "" || (in.root != "" && filepath.Clean(m.Root) == in.root) {
+// anchorRoot returns the root r's anchor file is relative to, and
+// whether it is this workspace's: the anchor's root when it names one,
+// else this workspace's when the anchor's project is unknown or this
+// workspace's, else "" (a workspace whose root is not known).
+func (in *injector) anchorRoot(r Rule) (string, bool) {
+	m := ReadAnchorMeta(r)
+	switch {
+	case m.Root != "":
+		if in.root != "" && filepath.Clean(m.Root) == in.root {
+			return in.root, true
+		}
+		return filepath.Clean(m.Root), false
+	case m.Project == "" || in.project == "" || m.Project == in.project:
 		return in.root, true
 	}
-	return filepath.Clean(m.Root), false
+	return "", false
 }
 
 // anchoredIn reports whether r is anchored in file of this workspace.
@@ -472,7 +467,7 @@ func (in *injector) anchoredIn(r Rule, file string) bool {
 	if r.Anchor == nil || path.Clean(r.Anchor.File) != file {
 		return false
 	}
-	_, here := in.anchorRoot(r.Anchor)
+	_, here := in.anchorRoot(r)
 	return here
 }
 
@@ -572,7 +567,7 @@ func (in *injector) fitRules(ctx context.Context, ranked []injectRanked, limit i
 		}}
 		line := "- " + strings.Join(strings.Fields(r.Content), " ")
 		if r.Anchor != nil {
-			ex, status, err := in.resolve(ctx, r.Anchor)
+			ex, status, err := in.resolve(ctx, r)
 			if err != nil {
 				return nil, err
 			}
@@ -748,7 +743,8 @@ func renderExample(ex *injectExample, code string) string {
 // resolve finds an anchor's example as the code is now. It returns the
 // status ExampleLost when the symbol is gone and ExampleSecret for a file
 // that may hold credentials.
-func (in *injector) resolve(ctx context.Context, a *RuleAnchor) (*injectExample, string, error) {
+func (in *injector) resolve(ctx context.Context, r Rule) (*injectExample, string, error) {
+	a := r.Anchor
 	rel := path.Clean(filepath.ToSlash(strings.TrimSpace(a.File)))
 	if !filepath.IsLocal(filepath.FromSlash(rel)) {
 		return nil, ExampleLost, nil
@@ -756,8 +752,11 @@ func (in *injector) resolve(ctx context.Context, a *RuleAnchor) (*injectExample,
 	if analysis.IsSecret(path.Base(rel)) {
 		return nil, ExampleSecret, nil
 	}
-	root, here := in.anchorRoot(a)
-	line0 := max(readAnchorInfo(a).Line-1, 0)
+	root, here := in.anchorRoot(r)
+	if root == "" && !here {
+		return nil, ExampleLost, nil // another workspace, whose root is not known
+	}
+	line0 := max(ReadAnchorMeta(r).Line-1, 0)
 	text, ok, err := in.readFile(root, rel, here)
 	if err != nil {
 		return nil, "", err
