@@ -9,6 +9,7 @@ import (
 	"reflect"
 	"slices"
 	"testing"
+	"time"
 
 	"github.com/anchorage-dev/anchorage/memory"
 )
@@ -189,7 +190,9 @@ func TestSlotHysteresis(t *testing.T) {
 			p := DefaultParams()
 			p.Hysteresis = tt.hysteresis
 			p.TopicRate = 0 // topics stay put: this is about the choice alone
-			ms, rs := openRules(t, WithParams(p))
+			clock := time.Date(2026, 11, 21, 10, 0, 0, 0, time.UTC)
+			tick := func() time.Time { clock = clock.Add(time.Second); return clock }
+			ms, rs := openRules(t, WithParams(p), WithClock(tick))
 			wrap := addRule(t, ms, "Wrap errors with fmt.Errorf and the %w verb", "language:go")
 			is := addRule(t, ms, "Compare errors with errors.Is, never with ==", "language:go")
 			sql := addRule(t, ms, "Open SQLite databases in WAL mode with a busy timeout", "universal")
