@@ -13,8 +13,9 @@ import (
 )
 
 // benchRoot is the workspace the benchmarks serve: ANCHORAGE_MCP_BENCH_ROOT
-// (for example the Go standard library, $(go env GOROOT)/src), else a
-// copy of the sample app.
+// (for example the Go standard library, $(go env GOROOT)/src, with
+// ANCHORAGE_MCP_BENCH_SYMBOL naming a symbol of it for the graph tools),
+// else a copy of the sample app.
 func benchRoot(b *testing.B) string {
 	if root := os.Getenv("ANCHORAGE_MCP_BENCH_ROOT"); root != "" {
 		return root
@@ -61,6 +62,10 @@ func BenchmarkToolCall(b *testing.B) {
 	root := benchRoot(b)
 	cs := connect(b, root, b.TempDir(), "all")
 	waitIndexedB(b, cs)
+	symbol := os.Getenv("ANCHORAGE_MCP_BENCH_SYMBOL")
+	if symbol == "" {
+		symbol = "FindByID"
+	}
 	for _, bc := range []struct {
 		name string
 		tool string
@@ -69,8 +74,8 @@ func BenchmarkToolCall(b *testing.B) {
 		{"search semantic", mcp.ToolSearch, map[string]any{"query": "how are users loaded from the database?"}},
 		{"search structural", mcp.ToolSearch, map[string]any{"query": "what calls FindByID"}},
 		{"search keyword", mcp.ToolSearch, map[string]any{"query": "lines containing 'context.Context'"}},
-		{"callers", mcp.ToolCallers, map[string]any{"symbol": "FindByID"}},
-		{"blast_radius", mcp.ToolBlastRadius, map[string]any{"symbol": "FindByID"}},
+		{"callers", mcp.ToolCallers, map[string]any{"symbol": symbol}},
+		{"blast_radius", mcp.ToolBlastRadius, map[string]any{"symbol": symbol}},
 		{"memory_search", mcp.ToolMemorySearch, map[string]any{"query": "how are users loaded?", "includeContent": true, "anchors": []string{"summary"}}},
 		{"inject_context", mcp.ToolInjectContext, map[string]any{"query": "errors"}},
 	} {
