@@ -104,6 +104,22 @@ func (m *memoryFlags) openExistingMemory(ctx context.Context) (*memory.Store, st
 	return s, path, err
 }
 
+// addSessionFlag adds --session to a command that records or proposes.
+func addSessionFlag(cmd *cobra.Command, session *string) {
+	cmd.Flags().StringVar(session, "session", "", `label of the correction session (default: $`+memory.SessionEnv+`, else none: every open correction; "*" for all)`)
+}
+
+// sessionOption returns the session option of --session, or of
+// $ANCHORAGE_SESSION when the flag is not given: with neither,
+// corrections are unlabelled and proposals come from every open
+// correction.
+func sessionOption(cmd *cobra.Command, session string) memory.Option {
+	if !cmd.Flags().Changed("session") {
+		session = os.Getenv(memory.SessionEnv)
+	}
+	return memory.WithSession(session)
+}
+
 // workspaceFile returns file relative to --root (with slashes) when it is
 // inside it, else as an absolute path.
 func (m *memoryFlags) workspaceFile(file string) string {
@@ -123,16 +139,17 @@ func (m *memoryFlags) workspaceFile(file string) string {
 }
 
 func newMemoryCorrectCmd(m *memoryFlags) *cobra.Command {
-	var file string
+	var file, session string
 	cmd := &cobra.Command{
 		Use:   "correct TEXT",
 		Short: "Record a correction you made to an assistant",
 		Long: fmt.Sprintf(`Records a correction ("never use panic in production Go code"), with the
-file it was about (--file) and the project. Corrections are turned into
-proposals by "anchorage memory propose". The text may be at most %d bytes.`, memory.MaxCorrectionBytes),
+file it was about (--file), the project and the session (--session, else
+$%s). Corrections are turned into proposals by "anchorage memory
+propose". The text may be at most %d bytes.`, memory.SessionEnv, memory.MaxCorrectionBytes),
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			s, err := m.openMemory(cmd.Context())
+			s, err := m.openMemory(cmd.Context(), sessionOption(cmd, session))
 			if err != nil {
 				return err
 			}
@@ -149,11 +166,15 @@ proposals by "anchorage memory propose". The text may be at most %d bytes.`, mem
 			if c.Project != "" {
 				fmt.Fprintf(w, " (project %s)", c.Project)
 			}
+			if c.Session != "" {
+				fmt.Fprintf(w, " in session %s", c.Session)
+			}
 			fmt.Fprintln(w, ". Run \"anchorage memory propose\" to turn corrections into rules.")
 			return nil
 		},
 	}
 	cmd.Flags().StringVar(&file, "file", "", "the file the correction was about")
+	addSessionFlag(cmd, &session)
 	return cmd
 }
 
@@ -165,6 +186,7 @@ type proposeOutput struct {
 
 func newMemoryProposeCmd(m *memoryFlags) *cobra.Command {
 	var cfg memory.OllamaConfig
+	var session string
 	cmd := &cobra.Command{
 		Use:   "propose",
 		Short: "Turn the open corrections into at most five rule proposals",
@@ -174,7 +196,12 @@ frequency × confidence). With --llm-model (and --llm-url for a server other
 than a local Ollama), an Ollama-compatible LLM phrases each proposal; without
 one, or when it fails, times out or answers garbage, a deterministic fallback
 uses the corrections' words and infers the scope. Proposing again keeps
-unchanged proposals and their ids.`,
+unchanged proposals and their ids.
+
+With --session (else $ANCHORAGE_SESSION), only the corrections recorded in
+that session are proposed from; without either, or with "*", every open
+correction is. The language server labels its corrections with its own
+session.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			llm, err := memory.LLMOption(cfg)
@@ -184,7 +211,7 @@ unchanged proposals and their ids.`,
 			case err != nil:
 				return fmt.Errorf("memory propose: %w", err)
 			}
-			s, err := m.openMemory(cmd.Context(), llm)
+			s, err := m.openMemory(cmd.Context(), llm, sessionOption(cmd, session))
 			if err != nil {
 				return err
 			}
@@ -213,6 +240,7 @@ unchanged proposals and their ids.`,
 	cmd.Flags().StringVar(&cfg.Model, "llm-model", "", "the LLM to phrase proposals with (default: no LLM, the deterministic fallback)")
 	cmd.Flags().StringVar(&cfg.API, "llm-api", memory.APIGenerate, "the server's API: generate or chat")
 	cmd.Flags().DurationVar(&cfg.Timeout, "llm-timeout", memory.DefaultLLMTimeout, "how long to wait for each LLM answer")
+	addSessionFlag(cmd, &session)
 	return cmd
 }
 
