@@ -386,6 +386,21 @@ func (g *graph) edgeSet() map[edgeKey]edge {
 	return out
 }
 
+// edgesAround returns the edges with an end among ids.
+func (g *graph) edgesAround(ids map[string]bool) map[edgeKey]edge {
+	out := map[edgeKey]edge{}
+	for id := range ids {
+		i, ok := g.index[id]
+		if !ok {
+			continue
+		}
+		for _, e := range g.adj[i] {
+			out[keyOf(id, g.nodes[e.to].ID)] = e
+		}
+	}
+	return out
+}
+
 // scorer scores memories against one query.
 type scorer struct {
 	p     Params

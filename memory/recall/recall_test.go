@@ -459,3 +459,77 @@ func TestParseIDs(t *testing.T) {
 		}
 	}
 }
+
+// TestStoredGraphMatches checks that after each Sync (a bootstrap, then
+// additions, updates and removals) the graph another Store reads from the
+// database is the one in memory.
+func TestStoredGraphMatches(t *testing.T) {
+	ctx := context.Background()
+	ms, _ := synthMemories(loadTopics(t), 400, 9)
+	s := openStore(t, ms[:300])
+	rules := s.sources[0].(*listSource)
+	docs := s.sources[1].(*listSource)
+	check := func(step string) {
+		t.Helper()
+		other, err := Open(ctx, s.path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer other.Close()
+		other.mu.Lock()
+		got, err := other.graphLocked(ctx)
+		other.mu.Unlock()
+		if err != nil {
+			t.Fatal(err)
+		}
+		s.mu.Lock()
+		want := s.g.edgeSet()
+		s.mu.Unlock()
+		have := got.edgeSet()
+		if len(have) != len(want) {
+			t.Errorf("%s: %d edges stored, %d in memory", step, len(have), len(want))
+		}
+		for k, e := range want {
+			if h, ok := have[k]; !ok || h.w != e.w {
+				t.Errorf("%s: edge %v stored as %+v (%v), in memory %+v", step, k, h, ok, e)
+				return
+			}
+		}
+	}
+	check("bootstrap")
+	for _, m := range ms[300:310] {
+		if m.Kind == KindDocument {
+			docs.ms = append(docs.ms, m)
+		} else {
+			rules.ms = append(rules.ms, m)
+		}
+	}
+	if _, err := s.Sync(ctx); err != nil {
+		t.Fatal(err)
+	}
+	check("additions")
+	for i := range 5 {
+		rules.ms[i].Text += " with a timeout"
+		rules.ms[i].UpdatedAt = rules.ms[i].UpdatedAt.Add(time.Hour)
+	}
+	rules.ms = rules.ms[10:]
+	sum, err := s.Sync(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sum.Removed != 10 || sum.Updated != 0 {
+		t.Errorf("sync = %+v, want 10 removed", sum)
+	}
+	check("removals")
+	for i := range 5 {
+		rules.ms[i].Text += " and a retry"
+	}
+	if sum, err = s.Sync(ctx); err != nil || sum.Updated != 5 {
+		t.Fatalf("sync = %+v, %v; want 5 updated", sum, err)
+	}
+	check("updates")
+	if _, err := s.Bootstrap(ctx); err != nil {
+		t.Fatal(err)
+	}
+	check("bootstrap again")
+}

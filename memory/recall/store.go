@@ -329,7 +329,6 @@ func (s *Store) sync(ctx context.Context, full bool) (SyncSummary, error) {
 	}
 	// Work on a copy so that a failed write leaves s.g as stored.
 	ng := g.clone()
-	before := g.edgeSet()
 	listed := map[string]bool{}
 	var changed, added []int32
 	for kind, ms := range lists {
@@ -377,7 +376,12 @@ func (s *Store) sync(ctx context.Context, full bool) (SyncSummary, error) {
 	if err != nil {
 		return sum, fmt.Errorf("sync memory graph: %w", err)
 	}
-	if full || len(added)+len(changed) > len(ng.index)/2 {
+	var touchedIDs []string
+	for _, i := range append(changed, added...) {
+		touchedIDs = append(touchedIDs, ng.nodes[i].ID)
+	}
+	rebuilt := full || len(added)+len(changed) > len(ng.index)/2
+	if rebuilt {
 		ng = ng.compact()
 		ng.rebuild(s.p)
 	} else {
@@ -404,7 +408,32 @@ func (s *Store) sync(ctx context.Context, full bool) (SyncSummary, error) {
 		}
 	}
 	sum.Edges = ng.edges
-	gen, err := s.writeGraph(ctx, ng, before, removed, append(changed, added...), slots, full)
+	var before, after map[edgeKey]edge
+	if rebuilt {
+		after = ng.edgeSet()
+	} else {
+		// Only edges with an end in a touched or removed memory, or in
+		// one of their neighbours, can have changed: an edge a link
+		// pushed out of a full neighbour has that neighbour as an end.
+		around := map[string]bool{}
+		mark := func(gr *graph, id string) {
+			around[id] = true
+			if i, ok := gr.index[id]; ok {
+				for _, e := range gr.adj[i] {
+					around[gr.nodes[e.to].ID] = true
+				}
+			}
+		}
+		for _, id := range removed {
+			mark(g, id)
+		}
+		for _, id := range touchedIDs {
+			mark(g, id)
+			mark(ng, id)
+		}
+		before, after = g.edgesAround(around), ng.edgesAround(around)
+	}
+	gen, err := s.writeGraph(ctx, ng, before, after, removed, touchedIDs, slots, rebuilt)
 	if err != nil {
 		return SyncSummary{}, fmt.Errorf("sync memory graph: %w", err)
 	}
@@ -486,10 +515,10 @@ func (g *graph) compact() *graph {
 	return c
 }
 
-// writeGraph stores the changes from the edges before to g, the removed
+// writeGraph stores the changes of edges from before to after, the removed
 // and touched nodes and the changed slots in one transaction, and returns
 // the new generation.
-func (s *Store) writeGraph(ctx context.Context, g *graph, before map[edgeKey]edge, removed []string, touched []int32,
+func (s *Store) writeGraph(ctx context.Context, g *graph, before, after map[edgeKey]edge, removed, touched []string,
 	slots []Slot, full bool) (int64, error) {
 	tx, err := s.db.BeginTx(ctx, nil)
 	if err != nil {
@@ -511,11 +540,12 @@ func (s *Store) writeGraph(ctx context.Context, g *graph, before map[edgeKey]edg
 	}
 	defer up.Close()
 	stamp := s.emb.Stamp()
-	for _, i := range touched {
-		n := g.nodes[i]
-		if n == nil {
+	for _, id := range touched {
+		i, ok := g.index[id]
+		if !ok {
 			continue
 		}
+		n := g.nodes[i]
 		blob, _ := n.vec.MarshalBinary()
 		tags, _ := json.Marshal(nonNil(n.Tags))
 		trig, _ := json.Marshal(nonNil(n.Triggers))
@@ -528,7 +558,6 @@ func (s *Store) writeGraph(ctx context.Context, g *graph, before map[edgeKey]edg
 			return 0, err
 		}
 	}
-	after := g.edgeSet()
 	if full {
 		if _, err := tx.ExecContext(ctx, `DELETE FROM recall_edges`); err != nil {
 			return 0, err
