@@ -87,10 +87,10 @@ func firstRelevant(rs []Result, rel []string) int {
 }
 
 // evalSystems are the configurations compared: the routed search as
-// shipped, and three that search every query by meaning: BM25 alone, BM25
-// fused with the vector signal, and both with the popularity signal (the
-// semantic backend as shipped).
-var evalSystems = []string{"routed", "bm25", "bm25+vectors", "bm25+vec+pop"}
+// shipped, and four that search every query by meaning: BM25 alone, BM25
+// fused with the vector signal, with the popularity signal, and with both
+// (the semantic backend as shipped).
+var evalSystems = []string{"routed", "bm25", "bm25+vectors", "bm25+pop", "bm25+vec+pop"}
 
 // runEval searches every case with each system and prints hit@5 and MRR
 // per query kind. It returns the routed system's scores by kind, with
@@ -114,6 +114,9 @@ func runEval(t *testing.T, s *Searcher, cases []evalCase) map[Strategy]evalScore
 				req.Strategy = Semantic
 			case "bm25+vectors":
 				searcher.noPopularity = true
+				req.Strategy = Semantic
+			case "bm25+pop":
+				searcher.Vectors = nil
 				req.Strategy = Semantic
 			case "bm25+vec+pop":
 				req.Strategy = Semantic
