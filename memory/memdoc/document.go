@@ -249,7 +249,7 @@ func (d *Document) applyFrontMatter(src string, offset int) {
 		if ValidTier(tier) {
 			d.ImportanceTier = tier
 		} else {
-			warn("unknown importance_tier %q (one of constitutional, critical, important, normal, temporary, deprecated); normal is used", tier)
+			warn("line %d: unknown importance_tier %q (one of constitutional, critical, important, normal, temporary, deprecated); normal is used", keyLine(src, "importance_tier", "importanceTier"), tier)
 		}
 	}
 	d.ContextType = strings.TrimSpace(fm.ContextType)
@@ -263,6 +263,19 @@ func yamlMessage(err error) string {
 	msg := strings.TrimPrefix(err.Error(), "yaml: ")
 	msg = strings.TrimPrefix(msg, "unmarshal errors:\n")
 	return strings.Join(strings.Fields(strings.ReplaceAll(msg, "\n", "; ")), " ")
+}
+
+// keyLine returns the 1-based line of src where one of keys starts a
+// line, or 1.
+func keyLine(src string, keys ...string) int {
+	for i, line := range strings.Split(src, "\n") {
+		for _, k := range keys {
+			if strings.HasPrefix(line, k) && strings.HasPrefix(strings.TrimLeft(line[len(k):], " \t"), ":") {
+				return i + 1
+			}
+		}
+	}
+	return 1
 }
 
 // yamlLine returns the first line number a YAML error message names

@@ -82,7 +82,7 @@ func TestParseFrontMatter(t *testing.T) {
 		{"closed by dots", "---\ntitle: T\n...\nbody", "T", "normal", "", nil, ""},
 		{"bad yaml loads the body", "---\ntitle: [x\n---\n<!-- ANCHOR:a --><!-- /ANCHOR:a -->\n# H\n", "H", "normal", "", nil, "front-matter@2:1"},
 		{"wrong type keeps the rest", "---\ntitle: T\ntrigger_phrases: {a: b}\n---\n", "T", "normal", "", nil, "front-matter@3:1"},
-		{"unknown tier", "---\nimportance_tier: urgent\n---\n", "note", "normal", "", nil, "front-matter@1:1"},
+		{"unknown tier", "---\ntitle: T\nimportance_tier: urgent\n---\n", "T", "normal", "", nil, "front-matter@3:1"},
 		{"not closed", "---\ntitle: T\n# H\n", "H", "normal", "", nil, "front-matter@1:1"},
 		{"not front matter", "text\n---\ntitle: T\n---\n", "note", "normal", "", nil, ""},
 		{"empty front matter", "---\n---\n# H", "H", "normal", "", nil, ""},
