@@ -33,6 +33,13 @@ func (s *Searcher) keyword(ctx context.Context, rt Route, topK int, resp *Respon
 	if err != nil {
 		return nil, 0, err
 	}
+	if rt.KeywordScope != "" {
+		if in := inScope(paths, rt.KeywordScope); len(in) > 0 {
+			paths = in
+		} else {
+			resp.Notice = joinNotice(resp.Notice, fmt.Sprintf("no folder or file %s in the index: searched everywhere", rt.KeywordScope))
+		}
+	}
 	files := make([]keyword.File, len(paths))
 	root := s.Index.Root()
 	for i, p := range paths {
@@ -65,6 +72,23 @@ func (s *Searcher) keyword(ctx context.Context, rt Route, topK int, resp *Respon
 		out = append(out, r)
 	}
 	return out, res.Total, nil
+}
+
+// inScope keeps the root-relative paths under a folder or naming a file
+// that scope names: "net/http" keeps net/http/server.go, "http" keeps it
+// too (a folder of that name anywhere), "server.go" keeps every server.go.
+func inScope(paths []string, scope string) []string {
+	scope = strings.Trim(path.Clean("/"+filepath.ToSlash(scope)), "/")
+	if scope == "" {
+		return paths
+	}
+	var out []string
+	for _, p := range paths {
+		if p == scope || strings.HasPrefix(p, scope+"/") || strings.HasSuffix(p, "/"+scope) || strings.Contains(p, "/"+scope+"/") {
+			out = append(out, p)
+		}
+	}
+	return out
 }
 
 // structural asks the code graph what the route asks.

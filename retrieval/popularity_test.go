@@ -58,3 +58,26 @@ func TestSearchSemanticPopularity(t *testing.T) {
 		t.Errorf("with popularity the first Parse is %s, want settings/parse.go, called 4 times as settings.Parse", got)
 	}
 }
+
+func TestSearchKeywordScope(t *testing.T) {
+	t.Parallel()
+	fx := newSearchFixture(t, map[string]string{
+		"alpha/x.go": "package alpha\n\n// zebracorn here\nvar A = 1\n",
+		"beta/x.go":  "package beta\n\n// zebracorn there\nvar B = 2\n",
+	})
+	files := func(resp *Response) []string {
+		var out []string
+		for _, r := range resp.Results {
+			out = append(out, r.File)
+		}
+		return out
+	}
+	resp := fx.search(t, Request{Query: `grep for "zebracorn" in beta/`})
+	if got := files(resp); len(got) != 1 || got[0] != "beta/x.go" || resp.Notice != "" {
+		t.Errorf("scoped to beta/: %v (notice %q), want only beta/x.go", got, resp.Notice)
+	}
+	resp = fx.search(t, Request{Query: `grep for "zebracorn" in nowhere/`})
+	if got := files(resp); len(got) != 2 || !strings.Contains(resp.Notice, "nowhere") {
+		t.Errorf("scoped to a folder that does not exist: %v (notice %q), want both files and a notice naming it", got, resp.Notice)
+	}
+}

@@ -5,6 +5,7 @@ package retrieval
 
 import (
 	"fmt"
+	"path"
 	"regexp"
 	"strings"
 	"unicode"
@@ -57,6 +58,9 @@ type Route struct {
 	// expression a keyword search looks for.
 	KeywordQuery string `json:"keyword_query"`
 	KeywordRegex bool   `json:"keyword_regex,omitempty"`
+	// KeywordScope, when the query names where to look ("TODO in
+	// net/http"), is the folder or file the keyword search is kept to.
+	KeywordScope string `json:"keyword_scope,omitempty"`
 	// InheritanceDirection, for an inheritance question, says which way it
 	// looks: DirectionDown for subtypes and implementations of the symbol,
 	// DirectionUp for what it extends or implements, "" when unsaid.
@@ -75,6 +79,7 @@ type Router struct {
 	rules      []structuralRule
 	relations  []relationRule
 	up, down   *regexp.Regexp
+	scope      *regexp.Regexp
 	everything *regexp.Regexp
 	kwVerb     *regexp.Regexp
 	markers    *regexp.Regexp
@@ -162,6 +167,7 @@ func NewRouter() *Router {
 			{OpCallees, regexp.MustCompile(`(?i)\b(?:what (?:it|that) calls|its callees)\b`)},
 			{OpImports, regexp.MustCompile(`(?i)\b(?:its|their) (?:dependencies|imports)\b|\bwhat (?:it|that) imports\b`)},
 		},
+		scope:      regexp.MustCompile(`(?i)\s(?:in|under|inside|within)\s+(?:the\s+)?(?:folder\s+|directory\s+|package\s+|file\s+)?([\w.\-]+(?:/[\w.\-]*)*)\s*[?.!]*$`),
 		up:         regexp.MustCompile(`(?i)\b(?:base|parent|super) ?(?:class|type|interface|trait)|\bwhat (?:\w+ )?does \S+ (?:implement|extend|inherit|derive|embed)`),
 		down:       regexp.MustCompile(`(?i)\b(?:subclass(?:es)?|subtypes?|implementations?|implement(?:er|or)s|derived|child(?:ren)?)\b|\b(?:implements?|extends?|inherits?|derives?|embeds?|implementing|extending|inheriting|deriving|embedding) \S+\s*[?.!]*$`),
 		everything: regexp.MustCompile(`(?i)^(?:tell me |show me |give me )?(?:everything|all) (?:about|related to|touching|around|regarding|concerning|on|involving) (.+?)\s*[?.!]*$|^(?:the )?(?:full|whole|big) picture (?:of|for) (.+?)\s*[?.!]*$`),
@@ -217,6 +223,7 @@ func (r *Router) route(q string) Route {
 		return rt
 	}
 	if rt, ok := r.keyword(q); ok {
+		r.keywordScope(q, &rt)
 		return rt
 	}
 	if rt, ok := r.hybrid(q); ok {
@@ -268,6 +275,43 @@ func (r *Router) forced(q string) (Route, bool) {
 		return rt, true
 	}
 	return Route{}, false
+}
+
+// keywordScope finds where a keyword query asks to look: a trailing "in
+// net/http", "under src/", "in main.go" or, after quoted text or a marker,
+// "in the worker". The scope leaves the searched text.
+func (r *Router) keywordScope(q string, rt *Route) {
+	m := r.scope.FindStringSubmatchIndex(q)
+	if m == nil {
+		return
+	}
+	scope := strings.TrimRight(q[m[2]:m[3]], ".")
+	suffix := strings.TrimSpace(q[m[0]:])
+	pathLike := strings.Contains(scope, "/") || path.Ext(scope) != ""
+	inTerm := strings.HasSuffix(rt.KeywordQuery, suffix)
+	switch {
+	case scope == "":
+		return
+	case !pathLike && (inTerm || genericPlace[strings.ToLower(scope)]):
+		// "ErrNotFound in users" is ambiguous and "TODO in the code" says
+		// nothing: search the words as written, everywhere.
+		return
+	}
+	if inTerm {
+		term := strings.TrimSpace(strings.TrimSuffix(rt.KeywordQuery, suffix))
+		if term == "" {
+			return
+		}
+		rt.KeywordQuery = term
+	}
+	rt.KeywordScope = scope
+	rt.Reasoning += " in " + scope
+}
+
+// genericPlace lists words that name no particular place in a workspace.
+var genericPlace = map[string]bool{
+	"code": true, "codebase": true, "repo": true, "repository": true, "project": true, "workspace": true,
+	"source": true, "sources": true, "files": true, "file": true, "comments": true, "tests": true, "app": true,
 }
 
 // keyword recognises exact-text searches: regular expressions, quoted

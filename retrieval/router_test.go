@@ -203,3 +203,24 @@ func TestRouteInheritanceDirection(t *testing.T) {
 		t.Errorf("a callers question has direction %q, want none", rt.InheritanceDirection)
 	}
 }
+
+func TestRouteKeywordScope(t *testing.T) {
+	r := NewRouter()
+	for _, tc := range []struct{ q, term, scope string }{
+		{`grep for "Deprecated:" in crypto/x509`, "Deprecated:", "crypto/x509"},
+		{"TODO comments under net/http", "TODO", "net/http"},
+		{"find all occurrences of ErrNotFound in users/", "ErrNotFound", "users/"},
+		{`where is "max retries" used in the worker`, "max retries", "worker"},
+		{"grep for retry in worker/retry.py", "retry", "worker/retry.py"},
+		{"TODO in the code", "TODO", ""},
+		{"grep for error in handler", "error in handler", ""},
+		{`grep for "in main.go"`, "in main.go", ""},
+	} {
+		t.Run(tc.q, func(t *testing.T) {
+			rt := r.Route(tc.q)
+			if rt.Strategy != Keyword || rt.KeywordQuery != tc.term || rt.KeywordScope != tc.scope {
+				t.Errorf("Route(%q) = %s %q in %q, want keyword %q in %q", tc.q, rt.Strategy, rt.KeywordQuery, rt.KeywordScope, tc.term, tc.scope)
+			}
+		})
+	}
+}

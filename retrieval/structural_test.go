@@ -105,3 +105,24 @@ func TestInheritanceOrder(t *testing.T) {
 		}
 	}
 }
+
+func TestInScope(t *testing.T) {
+	paths := []string{"net/http/server.go", "net/http/httptest/server.go", "net/url/url.go", "cmd/go/internal/http/http.go", "main.go"}
+	for _, tc := range []struct {
+		scope string
+		want  []string
+	}{
+		{"net/http", []string{"net/http/server.go", "net/http/httptest/server.go"}},
+		{"net/http/", []string{"net/http/server.go", "net/http/httptest/server.go"}},
+		{"./net/url", []string{"net/url/url.go"}},
+		{"http", []string{"net/http/server.go", "net/http/httptest/server.go", "cmd/go/internal/http/http.go"}},
+		{"server.go", []string{"net/http/server.go", "net/http/httptest/server.go"}},
+		{"main.go", []string{"main.go"}},
+		{"linker", nil},
+		{"../..", paths},
+	} {
+		if got := inScope(paths, tc.scope); !slices.Equal(got, tc.want) {
+			t.Errorf("inScope(%q) = %v, want %v", tc.scope, got, tc.want)
+		}
+	}
+}
