@@ -478,6 +478,9 @@ func isUpper(s string) bool {
 // isFragment reports whether a query is a piece of code: a call with
 // arguments, an operator, braces or an unbalanced parenthesis.
 func isFragment(q string) bool {
+	if isProse(q) {
+		return false // a sentence that quotes a little code
+	}
 	if strings.ContainsAny(q, "{};") || strings.Contains(q, "!=") || strings.Contains(q, "==") || strings.Contains(q, ":=") || strings.Contains(q, "=>") {
 		return true
 	}
@@ -489,6 +492,20 @@ func isFragment(q string) bool {
 		return true // f(args): a call as written
 	}
 	return false
+}
+
+// isProse reports whether q is mostly words: at least five, and at least
+// four in five of its space-separated parts.
+func isProse(q string) bool {
+	parts := strings.Fields(q)
+	words := 0
+	for _, p := range parts {
+		p = strings.TrimRight(p, ",.?!:")
+		if len(p) >= 2 && strings.IndexFunc(p, func(r rune) bool { return !unicode.IsLetter(r) && r != '\'' && r != '-' }) < 0 {
+			words++
+		}
+	}
+	return words >= 5 && words*5 >= len(parts)*4
 }
 
 // topic trims a request's verbs from the conceptual part of a query.
