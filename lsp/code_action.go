@@ -94,9 +94,19 @@ func (s *Server) codeActions(ctx context.Context, p *protocol.CodeActionParams) 
 			out = append(out, actions...)
 		}
 	}
-	if len(v.proposals) > 0 && kindWanted(p.Context.Only, protocol.Source) {
+	approvable := 0
+	for _, prop := range v.proposals {
+		if prop.ContradictsProposal == 0 {
+			approvable++
+		}
+	}
+	if approvable > 0 && kindWanted(p.Context.Only, protocol.Source) {
+		title := fmt.Sprintf("Approve all pending rules (%d)", approvable)
+		if left := len(v.proposals) - approvable; left > 0 {
+			title = fmt.Sprintf("Approve all pending rules (%d; %d that contradict each other are left to choose)", approvable, left)
+		}
 		out = append(out, protocol.CodeAction{
-			Title: fmt.Sprintf("Approve all pending rules (%d)", len(v.proposals)),
+			Title: title,
 			Kind:  protocol.Source,
 			Command: &protocol.Command{
 				Title: "Approve all pending rules", Command: cmdMemoryApproveAll, Arguments: []any{map[string]any{}},
@@ -140,8 +150,8 @@ func lostWhat(a *memory.RuleAnchor) string {
 
 // proposalActions are the quick fixes of one proposal: approve as
 // proposed, approve with each other scope that applies, reject. When the
-// proposal repeats or contradicts a rule, the titles say what approving
-// does to it. named adds the proposal's text to the titles, for ranges
+// proposal repeats or contradicts a rule, or contradicts another pending
+// proposal, the titles say what approving does to it. named adds the proposal's text to the titles, for ranges
 // with several proposals.
 func (s *Server) proposalActions(ctx context.Context, st *memory.Store, p memory.Proposal, diag protocol.Diagnostic, named bool) ([]protocol.CodeAction, error) {
 	var contradicted, repeated *memory.Rule
@@ -163,8 +173,21 @@ func (s *Server) proposalActions(ctx context.Context, st *memory.Store, p memory
 			*ref.dst = &r
 		}
 	}
+	var rival *memory.Proposal // a pending proposal this one contradicts
+	if p.ContradictsProposal != 0 {
+		q, err := st.Proposal(ctx, p.ContradictsProposal)
+		switch {
+		case err == nil && q.Status == memory.StatusPending:
+			rival = &q
+		case err != nil && !errors.Is(err, memory.ErrUnknownProposal):
+			return nil, err
+		}
+	}
 	suffix := func(scope string) string {
 		var parts []string
+		if q := rival; q != nil {
+			parts = append(parts, fmt.Sprintf("contradicts pending proposal %d “%s”", q.ID, shorten(q.Content, 50)))
+		}
 		if r := repeated; r != nil {
 			parts = append(parts, fmt.Sprintf("merges into rule %d", r.ID))
 		}
@@ -210,8 +233,11 @@ func (s *Server) proposalActions(ctx context.Context, st *memory.Store, p memory
 		out = append(out, action("Approve as "+scope+name+suffix(scope), cmdMemoryApprove, idArgs{ID: p.ID, Scope: scope}, false))
 	}
 	reject := "Reject" + name
-	if r := contradicted; r != nil {
-		reject += fmt.Sprintf(" — keeps rule %d “%s”", r.ID, shorten(r.Content, 50))
+	switch {
+	case contradicted != nil:
+		reject += fmt.Sprintf(" — keeps rule %d “%s”", contradicted.ID, shorten(contradicted.Content, 50))
+	case rival != nil:
+		reject += fmt.Sprintf(" — leaves proposal %d “%s”", rival.ID, shorten(rival.Content, 50))
 	}
 	out = append(out, action(reject, cmdMemoryReject, idArgs{ID: p.ID}, false))
 	return out, nil

@@ -9,12 +9,15 @@ package lsp
 
 import (
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
+
+	"go.lsp.dev/protocol"
 
 	"github.com/anchorage-dev/anchorage/memory"
 )
@@ -137,4 +140,90 @@ func TestSettingsMemoryMerge(t *testing.T) {
 	if _, err := decodeSettings(map[string]any{"memory": map[string]any{"anchorThreshold": "high"}}); err == nil {
 		t.Error("a threshold that is not a number was accepted")
 	}
+}
+
+// TestE2EMemoryPendingContradiction checks that two pending proposals that
+// contradict each other say so in their diagnostics and code actions, and
+// that approving all leaves them to the user.
+func TestE2EMemoryPendingContradiction(t *testing.T) {
+	t.Parallel()
+	root := sampleApp(t)
+	c := startClient(t)
+	c.memStart(t, root)
+	repoURI := fileURI(root, "users/repo.go")
+	c.open(t, repoURI, "go", readFile(t, root, "users/repo.go"))
+	for i, text := range []string{"Use tabs for indentation", "Never use tabs for indentation", "Prefer table driven tests"} {
+		var ans memCorrectionAnswer
+		c.memCommand(t, &ans, cmdMemoryRecord, map[string]any{"text": text, "uri": repoURI, "range": rng(uint32(i), 0, uint32(i), 1)})
+	}
+	from := c.mark()
+	var got struct {
+		Proposals []memProposal `json:"proposals"`
+	}
+	c.memCommand(t, &got, cmdMemoryPropose)
+	byContent := map[string]memProposal{}
+	for _, p := range got.Proposals {
+		byContent[p.Content] = p
+	}
+	use, never := byContent["Use tabs for indentation"], byContent["Never use tabs for indentation"]
+	if use.ID == 0 || never.ID == 0 || use.ContradictsProposal != never.ID || never.ContradictsProposal != use.ID {
+		t.Fatalf("proposals %+v: want the two about tabs to name each other", got.Proposals)
+	}
+	for _, p := range []memProposal{use, never} {
+		if p.Location == nil {
+			t.Fatalf("proposal %d has no location", p.ID)
+		}
+		var diag protocol.Diagnostic
+		c.wait(t, from, eventTimeout, fmt.Sprintf("the diagnostic of proposal %d", p.ID), func(f frame) bool {
+			diags, ok := memDiagnostics(f, p.Location.URI)
+			for _, d := range diags {
+				if memProposalID(d) == p.ID {
+					diag = d
+				}
+			}
+			return ok && diag.Message != ""
+		})
+		other := use.ID + never.ID - p.ID
+		if want := fmt.Sprintf("Contradicts pending proposal %d", other); !strings.Contains(diag.Message, want) {
+			t.Errorf("diagnostic of proposal %d: %q, want it to say %q", p.ID, diag.Message, want)
+		}
+		var titles []string
+		for _, a := range c.memCodeActions(t, p.Location.URI, diag.Range, []protocol.Diagnostic{diag}, protocol.QuickFix) {
+			if memArgsID(a) == p.ID {
+				titles = append(titles, a.Title)
+			}
+		}
+		// Titles name the proposal when several share the range.
+		want := fmt.Sprintf(" — contradicts pending proposal %d “", other)
+		if len(titles) == 0 || !strings.HasPrefix(titles[0], "Approve rule") || !strings.Contains(titles[0], want) ||
+			!slices.ContainsFunc(titles, func(s string) bool {
+				return strings.HasPrefix(s, "Reject") && strings.Contains(s, fmt.Sprintf(" — leaves proposal %d “", other))
+			}) {
+			t.Errorf("code actions of proposal %d: %q, want %q… and a reject leaving the other", p.ID, titles, want)
+		}
+	}
+	source := c.memCodeActions(t, use.Location.URI, use.Location.Range, nil, protocol.Source)
+	if len(source) != 1 || !strings.Contains(source[0].Title, "(1; 2 that contradict each other are left to choose)") {
+		t.Errorf("source actions %+v", source)
+	}
+	var all struct {
+		Approvals []memApproval `json:"approvals"`
+	}
+	c.memCommand(t, &all, cmdMemoryApproveAll, map[string]any{})
+	if len(all.Approvals) != 1 || all.Approvals[0].Rule.Content != "Prefer table driven tests" {
+		t.Errorf("approveAll: %+v, want only the unrelated proposal", all.Approvals)
+	}
+}
+
+// memArgsID returns the id argument of a code action's command, or 0.
+func memArgsID(a protocol.CodeAction) int64 {
+	if a.Command == nil || len(a.Command.Arguments) != 1 {
+		return 0
+	}
+	raw, _ := json.Marshal(a.Command.Arguments[0])
+	var args idArgs
+	if json.Unmarshal(raw, &args) != nil {
+		return 0
+	}
+	return args.ID
 }

@@ -48,8 +48,10 @@ func (s *Store) Approve(ctx context.Context, id int64, scope string) (Approval, 
 	var a Approval
 	err := s.withTx(ctx, fmt.Sprintf("approve proposal %d", id), func(tx *sql.Tx) error {
 		var err error
-		a, err = s.approveTx(ctx, tx, id, scope)
-		return err
+		if a, err = s.approveTx(ctx, tx, id, scope); err != nil {
+			return err
+		}
+		return relatePending(ctx, tx)
 	})
 	if err != nil {
 		return Approval{}, err
@@ -65,35 +67,29 @@ func (a Approval) changedRules() []int64 {
 
 // ApproveAll approves every pending proposal, strongest first, with the
 // same scope override as Approve, all in one transaction: if one cannot
-// be approved, none is. It returns the approvals in order.
+// be approved, none is. Proposals that contradict another pending
+// proposal (ContradictsProposal) are left pending: approving both would
+// keep only the later, so the user chooses. It returns the approvals in
+// order.
 func (s *Store) ApproveAll(ctx context.Context, scope string) ([]Approval, error) {
 	out := []Approval{}
 	err := s.withTx(ctx, "approve all proposals", func(tx *sql.Tx) error {
-		rows, err := tx.QueryContext(ctx, `SELECT id FROM proposals WHERE status = 'pending' ORDER BY priority, id`)
+		ps, err := queryProposals(ctx, tx, `SELECT `+proposalColumns+` FROM proposals WHERE status = 'pending' ORDER BY priority, id`)
 		if err != nil {
 			return err
 		}
-		var ids []int64
-		for rows.Next() {
-			var id int64
-			if err := rows.Scan(&id); err != nil {
-				rows.Close()
-				return err
+		against := pendingContradictions(ps)
+		for _, p := range ps {
+			if len(against[p.ID]) > 0 {
+				continue
 			}
-			ids = append(ids, id)
-		}
-		rows.Close()
-		if err := rows.Err(); err != nil {
-			return err
-		}
-		for _, id := range ids {
-			a, err := s.approveTx(ctx, tx, id, scope)
+			a, err := s.approveTx(ctx, tx, p.ID, scope)
 			if err != nil {
-				return fmt.Errorf("proposal %d: %w", id, err)
+				return fmt.Errorf("proposal %d: %w", p.ID, err)
 			}
 			out = append(out, a)
 		}
-		return nil
+		return relatePending(ctx, tx)
 	})
 	if err != nil {
 		return nil, err
@@ -118,9 +114,11 @@ func (s *Store) Reject(ctx context.Context, id int64) error {
 		if err := checkPending(p); err != nil {
 			return err
 		}
-		_, err = tx.ExecContext(ctx, `UPDATE proposals SET status = 'rejected', decided_at = ? WHERE id = ?`,
-			unixMillis(s.opts.now()), id)
-		return err
+		if _, err = tx.ExecContext(ctx, `UPDATE proposals SET status = 'rejected', contradicts_proposal = NULL, decided_at = ? WHERE id = ?`,
+			unixMillis(s.opts.now()), id); err != nil {
+			return err
+		}
+		return relatePending(ctx, tx)
 	})
 }
 
@@ -233,7 +231,7 @@ func (s *Store) approveTx(ctx context.Context, tx *sql.Tx, id int64, override st
 		}
 	}
 	if _, err := tx.ExecContext(ctx, `UPDATE proposals SET status = 'approved', scope = ?, rule_id = ?, decided_at = ?,
-			duplicate_of = ?, contradicts = ?, conflict = ? WHERE id = ?`,
+			duplicate_of = ?, contradicts = ?, contradicts_proposal = NULL, conflict = ? WHERE id = ?`,
 		scope, ruleID, unixMillis(now), nullID(rel.duplicateID()), nullID(rel.contradictionID()), rel.message(scope), id); err != nil {
 		return Approval{}, err
 	}

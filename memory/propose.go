@@ -1,6 +1,7 @@
 package memory
 
 import (
+	"cmp"
 	"context"
 	"database/sql"
 	"encoding/json"
@@ -85,8 +86,11 @@ type Proposal struct {
 	// Contradicts is an active rule the proposal contradicts ("Use X"
 	// against "Never use X").
 	Contradicts int64 `json:"contradicts,omitempty"`
-	// Conflict says, for people, what DuplicateOf and Contradicts mean
-	// for approval.
+	// ContradictsProposal is another pending proposal this pending one
+	// contradicts: approve one and reject the other.
+	ContradictsProposal int64 `json:"contradicts_proposal,omitempty"`
+	// Conflict says, for people, what DuplicateOf, Contradicts and
+	// ContradictsProposal mean for approval.
 	Conflict string `json:"conflict,omitempty"`
 	// RuleID is the rule an approved proposal became or merged into.
 	RuleID int64 `json:"rule_id,omitempty"`
@@ -101,7 +105,7 @@ type Proposal struct {
 // proposalColumns are the columns scanProposal reads, in order.
 const proposalColumns = `id, status, category, scope, content, rationale, source_variants, frequency, cohesion,
 	confidence, priority, origin, note, project, language, file, "range", example_file, example_symbol,
-	duplicate_of, contradicts, conflict, rule_id, created_at, decided_at`
+	duplicate_of, contradicts, contradicts_proposal, conflict, rule_id, created_at, decided_at`
 
 // scanProposal reads one row of proposalColumns.
 func scanProposal(row sqlRowScanner) (Proposal, error) {
@@ -110,12 +114,13 @@ func scanProposal(row sqlRowScanner) (Proposal, error) {
 		variants           string
 		rng, exFile, exSym sql.NullString
 		dup, contra, rule  sql.NullInt64
+		contraProp         sql.NullInt64
 		created            int64
 		decided            sql.NullInt64
 	)
 	if err := row.Scan(&p.ID, &p.Status, &p.Category, &p.Scope, &p.Content, &p.Rationale, &variants, &p.Frequency,
 		&p.Cohesion, &p.Confidence, &p.Priority, &p.Origin, &p.Note, &p.Project, &p.Language, &p.File, &rng,
-		&exFile, &exSym, &dup, &contra, &p.Conflict, &rule, &created, &decided); err != nil {
+		&exFile, &exSym, &dup, &contra, &contraProp, &p.Conflict, &rule, &created, &decided); err != nil {
 		return Proposal{}, err
 	}
 	if err := json.Unmarshal([]byte(variants), &p.Variants); err != nil {
@@ -132,6 +137,7 @@ func scanProposal(row sqlRowScanner) (Proposal, error) {
 	}
 	p.ExampleFile, p.ExampleSymbol = exFile.String, exSym.String
 	p.DuplicateOf, p.Contradicts, p.RuleID = dup.Int64, contra.Int64, rule.Int64
+	p.ContradictsProposal = contraProp.Int64
 	p.CreatedAt = fromUnixMillis(created)
 	if decided.Valid {
 		t := fromUnixMillis(decided.Int64)
@@ -442,22 +448,100 @@ func (s *Store) storeDrafts(ctx context.Context, tx *sql.Tx, drafts []proposalDr
 			return nil, err
 		}
 	}
-	rules, err := queryRules(ctx, tx, `SELECT `+ruleColumns+` FROM memory_store WHERE superseded_by IS NULL ORDER BY id`)
-	if err != nil {
+	if err := relatePending(ctx, tx); err != nil {
 		return nil, err
 	}
-	for _, id := range ids {
-		var content, scope string
-		if err := tx.QueryRowContext(ctx, `SELECT content, scope FROM proposals WHERE id = ?`, id).Scan(&content, &scope); err != nil {
-			return nil, err
+	return ids, nil
+}
+
+// relatePending flags, on every pending proposal, the active rules it
+// repeats or contradicts and the other pending proposals it contradicts,
+// and explains them in its conflict text. It runs whenever proposals or
+// rules change through proposing, approving or rejecting.
+func relatePending(ctx context.Context, tx *sql.Tx) error {
+	rules, err := queryRules(ctx, tx, `SELECT `+ruleColumns+` FROM memory_store WHERE superseded_by IS NULL ORDER BY id`)
+	if err != nil {
+		return err
+	}
+	ps, err := queryProposals(ctx, tx, `SELECT `+proposalColumns+` FROM proposals WHERE status = 'pending' ORDER BY priority, id`)
+	if err != nil {
+		return err
+	}
+	against := pendingContradictions(ps)
+	for _, p := range ps {
+		rel := relateToRules(p.Content, p.Scope, rules)
+		msg := rel.message(p.Scope)
+		var first int64
+		for _, q := range against[p.ID] {
+			if first == 0 {
+				first = q.ID
+			}
+			part := fmt.Sprintf("contradicts pending proposal %d (%s) %q: approve one and reject the other", q.ID, q.Scope, shortRuleText(q.Content))
+			if msg != "" {
+				msg += "; "
+			}
+			msg += part
 		}
-		rel := relateToRules(content, scope, rules)
-		if _, err := tx.ExecContext(ctx, `UPDATE proposals SET duplicate_of = ?, contradicts = ?, conflict = ? WHERE id = ?`,
-			nullID(rel.duplicateID()), nullID(rel.contradictionID()), rel.message(scope), id); err != nil {
-			return nil, err
+		if _, err := tx.ExecContext(ctx, `UPDATE proposals SET duplicate_of = ?, contradicts = ?, contradicts_proposal = ?, conflict = ?
+			WHERE id = ?`, nullID(rel.duplicateID()), nullID(rel.contradictionID()), nullID(first), msg, p.ID); err != nil {
+			return err
 		}
 	}
-	return ids, nil
+	return nil
+}
+
+// pendingContradictions maps each proposal of ps to the others it
+// contradicts, most similar first: those of an overlapping scope whose
+// text or variants share at least relatedThreshold of its words with the
+// opposite polarity (and less of them with the same).
+func pendingContradictions(ps []Proposal) map[int64][]Proposal {
+	feats := make([][]proseFeatures, len(ps))
+	for i, p := range ps {
+		for _, text := range append([]string{p.Content}, p.Variants...) {
+			feats[i] = append(feats[i], analyzeProse(text))
+		}
+	}
+	// relation returns the best same- and opposite-polarity overlap of
+	// proposal i's content with proposal j's texts.
+	relation := func(i, j int) (same, opposite float64) {
+		f := feats[i][0]
+		for _, g := range feats[j] {
+			sim := proseOverlap(f.tokens, g.tokens)
+			if g.negative == f.negative {
+				same = max(same, sim)
+			} else {
+				opposite = max(opposite, sim)
+			}
+		}
+		return same, opposite
+	}
+	type scored struct {
+		p   Proposal
+		sim float64
+	}
+	found := map[int64][]scored{}
+	for i := range ps {
+		for j := i + 1; j < len(ps); j++ {
+			if !scopesOverlap(ps[i].Scope, ps[j].Scope) {
+				continue
+			}
+			s1, o1 := relation(i, j)
+			s2, o2 := relation(j, i)
+			same, opposite := max(s1, s2), max(o1, o2)
+			if opposite >= relatedThreshold && opposite > same {
+				found[ps[i].ID] = append(found[ps[i].ID], scored{ps[j], opposite})
+				found[ps[j].ID] = append(found[ps[j].ID], scored{ps[i], opposite})
+			}
+		}
+	}
+	out := make(map[int64][]Proposal, len(found))
+	for id, list := range found {
+		slices.SortStableFunc(list, func(a, b scored) int { return cmp.Compare(b.sim, a.sim) })
+		for _, s := range list {
+			out[id] = append(out[id], s.p)
+		}
+	}
+	return out
 }
 
 // pendingRef is a pending proposal, for matching clusters.

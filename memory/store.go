@@ -247,8 +247,12 @@ func (s *Store) fail(what string, err error) error {
 // migrations returns this component's schema versions, applied in order;
 // schema_versions records how many have run.
 func migrations() []string {
-	return []string{schemaV1, schemaV2}
+	return []string{schemaV1, schemaV2, schemaV3}
 }
+
+// schemaV3 lets a pending proposal name another pending proposal it
+// contradicts.
+const schemaV3 = `ALTER TABLE proposals ADD COLUMN contradicts_proposal INTEGER REFERENCES proposals(id) ON DELETE SET NULL;`
 
 // schemaV2 drops the index on anchor files: it repeated every anchor's
 // path, a third of what anchors added to the database, to speed up a
