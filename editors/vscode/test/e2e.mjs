@@ -113,13 +113,23 @@ async function runCommand(title) {
 
 /** Opens a workspace file with quick open. */
 async function openFile(rel) {
-  const input = await openQuickInput('Control+P');
-  await input.fill(rel);
   const base = rel.split('/').pop();
   const dir = rel.split('/').slice(0, -1).join('/');
   // Click the row of that file: the list may still show recent files first.
   const row = page.locator(rows, { hasText: base }).filter({ hasText: dir }).first();
-  await row.waitFor({ state: 'visible', timeout: 15000 });
+  for (let attempt = 1; ; attempt++) {
+    const input = await openQuickInput('Control+P');
+    await input.fill(rel);
+    try {
+      await row.waitFor({ state: 'visible', timeout: 8000 });
+      break;
+    } catch (err) {
+      // Focus moved, or the file search was not ready: open it again.
+      if (attempt === 3) {
+        throw new Error(`quick open found no row for ${rel}: ${err.message.split('\n')[0]}`);
+      }
+    }
+  }
   await row.click();
   await page.locator('.tab.active', { hasText: base }).waitFor({ state: 'visible', timeout: 10000 });
   await page.locator('.monaco-editor .view-lines').first().waitFor({ state: 'visible', timeout: 10000 });
@@ -156,6 +166,8 @@ try {
     ],
   });
   const context = await browser.newContext({ viewport: { width: 1440, height: 900 }, reducedMotion: 'reduce' });
+  // Copy AI Context writes the clipboard; the check reads it back.
+  await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: new URL(url).origin }).catch(() => {});
   page = await context.newPage();
   page.setDefaultTimeout(20000);
 
@@ -396,13 +408,9 @@ try {
     if (!/copied [12] rules? \(\d+ of 1500 tokens\) for internal\/db\/db\.go/.test(text)) {
       throw new Error(`notification: ${text}`);
     }
-    let clip = '';
-    try {
-      clip = await page.evaluate(() => navigator.clipboard.readText());
-    } catch (err) {
-      clip = `(clipboard not readable: ${err.message.split('\n')[0]})`;
-    }
-    if (clip && !clip.startsWith('(') && !clip.includes('Wrap errors with context')) {
+    // The page may read the clipboard (permission granted above).
+    const clip = await page.evaluate(() => navigator.clipboard.readText());
+    if (!clip.startsWith('## Coding rules') || !clip.includes('Wrap errors with context') || !clip.includes('internal/db/db.go')) {
       throw new Error(`the clipboard holds: ${clip.slice(0, 200)}`);
     }
     await shot('14-copy-context');
@@ -429,7 +437,46 @@ try {
       throw new Error(`notification: ${text}`);
     }
     await shot('15-record-correction');
-    return `title "${title}"; ${text}`;
+    // Two more alike, typed into the input box, make a proposal.
+    for (const [i, more] of ['Return a typed not-found error from the repository', 'Always return a typed not-found error from repositories'].entries()) {
+      await runCommand('Anchorage: Record Correction');
+      await input.waitFor({ state: 'visible', timeout: 10000 });
+      await input.fill(more);
+      await page.keyboard.press('Enter');
+      await page
+        .locator('.notifications-toasts .notification-toast', { hasText: `${i + 2} open corrections` })
+        .first()
+        .waitFor({ state: 'visible', timeout: 15000 });
+    }
+    return `title "${title}"; ${text}; then 3 open corrections`;
+  });
+
+  await check('Approve Memory Proposals: multi-select, then the scope', async () => {
+    await runCommand('Anchorage: Approve Memory Proposals');
+    const title = page.locator(`${quickInput} .quick-input-title`);
+    // The three corrections make one proposal, or two when the clustering
+    // splits them: each is listed and selected.
+    await title.filter({ hasText: /approve memory proposals \(\d pending\)/ }).waitFor({ state: 'visible', timeout: 15000 });
+    const texts = await rowTexts();
+    if (texts.length === 0 || !texts.every((t) => /typed not-found error/.test(t) && /project:sampleapp · \d corrections?/.test(t))) {
+      throw new Error(`want the proposals of the 3 corrections: ${JSON.stringify(texts)}`);
+    }
+    // The multi-select's count badge: "2 Selected".
+    const checked = (await page.locator(`${quickInput} .quick-input-count`).innerText().catch(() => '')).trim();
+    if (checked !== `${texts.length} Selected`) {
+      throw new Error(`every proposal should be selected: badge "${checked}" for ${texts.length} rows`);
+    }
+    await shot('17-approve-proposals');
+    await page.keyboard.press('Enter');
+    await title.filter({ hasText: 'with the scope' }).waitFor({ state: 'visible', timeout: 10000 });
+    const scopes = await rowTexts();
+    await shot('18-approve-scope');
+    await page.locator(rows, { hasText: 'Universal' }).first().click();
+    const toast = page.locator('.notifications-toasts .notification-toast', { hasText: /approved as rule 3 \(universal\)|approved 2 rules: rule 3, rule 4/ }).first();
+    await toast.waitFor({ state: 'visible', timeout: 20000 });
+    const msg = (await toast.innerText()).replace(/\s+/g, ' ').trim();
+    await shot('19-approved-universal');
+    return `proposals ${JSON.stringify(texts)} (selected); scopes ${JSON.stringify(scopes)}; ${msg}`;
   });
 
   await check('Show Working Memory Slots answers (slots, or a clear message from an older server)', async () => {
