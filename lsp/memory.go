@@ -278,7 +278,7 @@ func (s *Server) memoryError(cmd string, err error) error {
 		return err
 	case errors.Is(err, memory.ErrUnknownProposal), errors.Is(err, memory.ErrUnknownRule),
 		errors.Is(err, memory.ErrAlreadyDecided), errors.Is(err, memory.ErrEmptyCorrection),
-		errors.Is(err, memory.ErrCorrectionTooLong), errors.Is(err, memory.ErrInvalidScope),
+		errors.Is(err, memory.ErrCorrectionTooLong), errors.Is(err, memory.ErrInvalidScope), errors.Is(err, memory.ErrInvalidSession),
 		errors.Is(err, memory.ErrEmptyRule), errors.Is(err, memory.ErrRuleTooLong), errors.Is(err, memory.ErrRuleNotText):
 		return jsonrpc2.Errorf(jsonrpc2.InvalidParams, "%s: %v", cmd, err)
 	case errors.Is(err, memory.ErrCorrupt), errors.Is(err, memory.ErrLocked):

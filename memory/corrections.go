@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"strings"
 	"time"
+	"unicode"
 )
 
 // MaxCorrectionBytes is the longest correction text accepted, in bytes.
@@ -97,6 +98,9 @@ func (s *Store) RecordCorrection(ctx context.Context, c Correction) (Correction,
 		c.Session = ""
 	case "":
 		c.Session = s.opts.session
+	}
+	if len(c.Session) > MaxSessionBytes || strings.IndexFunc(c.Session, func(r rune) bool { return !unicode.IsPrint(r) }) >= 0 {
+		return Correction{}, fmt.Errorf("record correction: %w: %.40q (at most %d bytes of printable text)", ErrInvalidSession, c.Session, MaxSessionBytes)
 	}
 	c.ProposalID = 0
 	c.CreatedAt = fromUnixMillis(unixMillis(s.opts.now()))

@@ -35,6 +35,12 @@ func TestMemoryRecordCorrection(t *testing.T) {
 		{"bad range", Correction{Text: "x", Range: &Range{Start: Position{Line: 5}, End: Position{Line: 2}}}, Correction{}, nil},
 		{"negative range", Correction{Text: "x", Range: &Range{Start: Position{Line: -1}}}, Correction{}, nil},
 		{"bad project", Correction{Text: "x", Project: "a\x01b"}, Correction{}, ErrInvalidScope},
+		{"all sessions: unlabelled", Correction{Text: "x", Session: AllSessions},
+			Correction{Text: "x", Project: "xcalibr"}, nil},
+		{"session trimmed", Correction{Text: "x", Session: " review "},
+			Correction{Text: "x", Project: "xcalibr", Session: "review"}, nil},
+		{"session too long", Correction{Text: "x", Session: strings.Repeat("s", MaxSessionBytes+1)}, Correction{}, ErrInvalidSession},
+		{"session not one line", Correction{Text: "x", Session: "a\nb"}, Correction{}, ErrInvalidSession},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -88,3 +88,28 @@ func FuzzAnalyzeProse(f *testing.F) {
 		inferScope([]string{text}, map[string]int{"go": 1}, "p")
 	})
 }
+
+// FuzzReadAnchorMeta reads anchor metadata as a database may hold it,
+// written by this version, an older one or something else: it never
+// panics, and what RuleAnchor writes reads back.
+func FuzzReadAnchorMeta(f *testing.F) {
+	f.Add(`{"l":12}`, "project:app", "/src/app", "app", 12)
+	f.Add(`{"line":3,"root":"/src/app","project":"app","kind":"method"}`, "universal", "/x", "y", 0)
+	f.Add(`{"l":"x","r":5}`, "language:go", "", "", -1)
+	f.Add(`[`, "", "/", "p", 1<<40)
+	f.Fuzz(func(t *testing.T, meta, scope, root, project string, line int) {
+		m := ReadAnchorMeta(Rule{Scope: scope, Anchor: &RuleAnchor{File: "a.go", Metadata: []byte(meta)}})
+		if m.Threshold <= 0 {
+			t.Errorf("threshold %v from %q", m.Threshold, meta)
+		}
+		if _, err := checkProjectName(project); err != nil || project != strings.TrimSpace(project) || !utf8.ValidString(root) {
+			return // projects are checked before anchors are made
+		}
+		res := &AnchorResult{Scope: scope, Threshold: DefaultAnchorThreshold, Anchor: &AnchorCandidate{File: "a.go", Line: line}}
+		ra := res.RuleAnchor(root, project)
+		back := ReadAnchorMeta(Rule{Scope: scope, Anchor: ra})
+		if back.Line != line || back.Project != project && ProjectName(root) != project {
+			t.Errorf("RuleAnchor(%q, %q) at line %d wrote %s, read back %+v", root, project, line, ra.Metadata, back)
+		}
+	})
+}

@@ -81,6 +81,9 @@ var (
 	ErrEmptyCorrection = errors.New("correction text is empty")
 	// ErrCorrectionTooLong reports a correction over MaxCorrectionBytes.
 	ErrCorrectionTooLong = errors.New("correction text is too long")
+	// ErrInvalidSession reports a session label that is not one line of
+	// printable text of at most MaxSessionBytes.
+	ErrInvalidSession = errors.New("invalid session label")
 	// ErrInvalidScope reports a scope that is not universal,
 	// language:<lang> or project:<name>, or a scope kind ("language",
 	// "project") whose name is not known.
@@ -129,6 +132,9 @@ func WithSession(session string) Option {
 // no session: Propose considers every open correction, and corrections
 // are recorded unlabelled.
 const AllSessions = "*"
+
+// MaxSessionBytes is the longest session label accepted.
+const MaxSessionBytes = 200
 
 // SessionEnv is the environment variable naming the session of the
 // command line's corrections and proposals when --session is not given.
