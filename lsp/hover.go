@@ -18,6 +18,7 @@ import (
 // cannot render it). Anchors are resolved by symbol in the document as
 // the editor has it, so the hover follows the symbol through edits.
 func (s *Server) hover(ctx context.Context, p *protocol.HoverParams) (*protocol.Hover, error) {
+	s.focusRecall(p.TextDocument.URI, p.Position) // the slots follow what the user looks at
 	_, rules, err := s.documentRules(ctx, p.TextDocument.URI)
 	if err != nil {
 		return nil, s.memoryError("textDocument/hover", err)

@@ -80,7 +80,7 @@ func (s *Server) contextInject(ctx context.Context, args []any) (any, error) {
 	if err != nil {
 		return nil, s.memoryError(cmdContextInject, err)
 	}
-	deps := memory.InjectDeps{Store: st}
+	deps := memory.InjectDeps{Store: st, Recall: s.recallRuleIDs}
 	if f != nil {
 		if err := f.ws.Flush(ctx); err != nil {
 			return nil, err

@@ -353,3 +353,23 @@ func focusInput(rel string, syms []analysis.SymbolInfo, line int) string {
 	}
 	return strings.TrimSpace(strings.Join(parts, "\n"))
 }
+
+// recallRuleIDs is memory.InjectDeps.Recall: the rules a localized memory
+// search finds for text, near the slot closest to it, best first.
+func (s *Server) recallRuleIDs(ctx context.Context, text string) ([]int64, error) {
+	g, err := s.recallStore(ctx, false)
+	if err != nil || g == nil {
+		return nil, err
+	}
+	resp, err := g.Search(ctx, recall.Query{Text: text, TopK: recall.MaxTopK})
+	if err != nil {
+		return nil, err
+	}
+	var ids []int64
+	for _, r := range resp.Results {
+		if id, ok := recall.ParseRuleID(r.ID); ok {
+			ids = append(ids, id)
+		}
+	}
+	return ids, nil
+}

@@ -107,6 +107,12 @@ type InjectDeps struct {
 	Overlay func(path string) ([]byte, bool)
 	// Counter counts tokens; nil estimates them (budget.Estimator).
 	Counter budget.Counter
+	// Recall, when set, returns the ids of the rules a localized memory
+	// search (package memory/recall) finds for text (the query, else the
+	// file), most relevant first: they rank ahead of the others, after
+	// the rules anchored in the file. An error or no id leaves the
+	// ranking as it is.
+	Recall func(ctx context.Context, text string) ([]int64, error)
 }
 
 // Injection is the Markdown to put into an assistant's context, and what
@@ -268,6 +274,9 @@ func Inject(ctx context.Context, req InjectRequest, deps InjectDeps) (*Injection
 		return nil, fmt.Errorf("inject rules: %w", err)
 	}
 	ranked := rankForInjection(rules, terms, func(r Rule) bool { return req.File != "" && in.anchoredIn(r, req.File) })
+	if deps.Recall != nil {
+		ranked = recallFirst(ctx, deps.Recall, ranked, req)
+	}
 	blocks, err := in.fitRules(ctx, ranked, rulesBudget)
 	if err != nil {
 		return nil, fmt.Errorf("inject rules: %w", err)
@@ -530,6 +539,41 @@ func rankForInjection(rules []Rule, terms map[string]float64, inFile func(Rule) 
 		return out[i].score > out[j].score
 	})
 	return out
+}
+
+// recallFirst moves the rules that recall names for the request ahead of
+// the others, in its order, after those anchored in the file.
+func recallFirst(ctx context.Context, recall func(context.Context, string) ([]int64, error), ranked []injectRanked, req InjectRequest) []injectRanked {
+	text := strings.TrimSpace(req.Query)
+	if text == "" {
+		text = req.File
+	}
+	if text == "" {
+		return ranked
+	}
+	ids, err := recall(ctx, text)
+	if err != nil || len(ids) == 0 {
+		return ranked
+	}
+	pos := make(map[int64]int, len(ids))
+	for i, id := range ids {
+		if _, ok := pos[id]; !ok {
+			pos[id] = i
+		}
+	}
+	at := func(r injectRanked) int {
+		if p, ok := pos[r.rule.ID]; ok {
+			return p
+		}
+		return len(ids)
+	}
+	sort.SliceStable(ranked, func(i, j int) bool {
+		if ranked[i].inFile != ranked[j].inFile {
+			return ranked[i].inFile
+		}
+		return at(ranked[i]) < at(ranked[j])
+	})
+	return ranked
 }
 
 // injectBlock is one kept rule: its line and, once found, its example.
