@@ -198,7 +198,7 @@ func (s *Server) openMemory(ctx context.Context, create bool) (*memory.Store, er
 			return nil, nil
 		}
 	}
-	st, err := memory.Open(ctx, path)
+	st, err := memory.Open(ctx, path, memory.WithOnChange(s.rulesChanged))
 	if err != nil {
 		return nil, fmt.Errorf("memory: %w", err)
 	}

@@ -373,3 +373,20 @@ func (s *Server) recallRuleIDs(ctx context.Context, text string) ([]int64, error
 	}
 	return ids, nil
 }
+
+// rulesChanged is memory.WithOnChange: after every write of rules, the
+// memory graph, once opened, takes the change in the background (a new
+// rule near a slot's anchor becomes the anchor).
+func (s *Server) rulesChanged(context.Context, []int64) {
+	s.rec.mu.Lock()
+	open := s.rec.graph != nil
+	s.rec.mu.Unlock()
+	if !open {
+		return // opened later, it syncs then
+	}
+	s.goBackground(func(ctx context.Context) {
+		if _, err := s.recallStore(ctx, true); err != nil && ctx.Err() == nil {
+			s.log.Debug("memory graph", zap.Error(err))
+		}
+	})
+}
