@@ -356,7 +356,7 @@ func TestRadiusMonotone(t *testing.T) {
 // returns what the plain search does.
 func TestNoSlotsIsPlainSearch(t *testing.T) {
 	topics := loadTopics(t)
-	ms, _ := synthMemories(topics, 800, 5)
+	ms, _ := synthMemories(topics, 300, 5)
 	for i, tp := range topics[:8] {
 		q := tp.words[0] + " " + tp.words[1]
 		t.Run(q, func(t *testing.T) {
