@@ -49,13 +49,14 @@
   (define-derived-mode go-mode prog-mode "Go"))
 (add-to-list 'auto-mode-alist '("\\.go\\'" . go-mode))
 
-;; The README's configuration, with the test's binary and data directory.
-(with-eval-after-load 'eglot
-  (add-to-list 'eglot-server-programs
-               `((go-mode go-ts-mode python-mode python-ts-mode js-mode js-ts-mode
-                          typescript-mode typescript-ts-mode tsx-ts-mode rust-mode rust-ts-mode
-                          java-mode java-ts-mode)
-                 . (,(getenv "ANCHORAGE_BIN") "--data-dir" ,(getenv "ANCHORAGE_DATA") "serve"))))
+;; The README's configuration as written there (run.sh extracts it), then
+;; its program pointed at the test's binary and data directory.
+(load (getenv "ANCHORAGE_README_EL") nil t)
+(let ((entry (seq-find (lambda (e) (equal (cdr e) '("anchorage" "serve"))) eglot-server-programs)))
+  (unless entry
+    (anchorage-fail "readme" "the README's form added no (\"anchorage\" \"serve\") entry to eglot-server-programs")
+    (anchorage-finish))
+  (setcdr entry (list (getenv "ANCHORAGE_BIN") "--data-dir" (getenv "ANCHORAGE_DATA") "serve")))
 
 (defvar anchorage-root (file-name-as-directory (getenv "ANCHORAGE_ROOT")))
 

@@ -5,6 +5,9 @@
 # anchored symbol, code lenses (answered; eglot does not draw them), routed
 # search, a proposal's hint in flymake and approving it with its code action.
 #
+# The README's Helix languages.toml and Zed settings are parsed and checked
+# too (python3 3.11+).
+#
 # Needs go (unless ANCHORAGE_BIN is set) and Emacs with eglot (Emacs 29+, or
 # Debian's emacs-nox + elpa-eglot on Emacs 28). Installs nothing.
 set -euo pipefail
@@ -41,12 +44,34 @@ for text in "Log every HTTP request with its duration" \
 done
 mem propose
 
+# The README's configurations, as written there: the eglot form is loaded
+# by eglot-check.el; the Helix and Zed ones are parsed and checked here.
+python3 - README.md "$tmp/readme-eglot.el" <<'PY'
+import json, re, sys, tomllib
+readme = open(sys.argv[1], encoding="utf-8").read()
+def block(after, lang):
+    i = readme.index(after)
+    m = re.compile(r"```" + lang + r"\n(.*?)```", re.S).search(readme, i)
+    return m.group(1)
+helix = tomllib.loads(block("**Helix**", "toml"))
+server = helix["language-server"]["anchorage"]
+assert server["command"] == "anchorage" and server["args"] == ["serve"], server
+assert isinstance(server["config"]["anchorage"], dict), server
+langs = {l["name"]: l["language-servers"] for l in helix["language"]}
+assert all("anchorage" in s for s in langs.values()) and "go" in langs, langs
+zed = json.loads(block("**Zed**", "json"))
+assert all("anchorage" in l["language_servers"] for l in zed["languages"].values()), zed
+assert zed["lsp"]["anchorage"]["binary"]["arguments"] == ["serve"], zed
+open(sys.argv[2], "w", encoding="utf-8").write(block("**Emacs**", "elisp"))
+print("README: Helix languages.toml (%s) and Zed settings parse; the eglot form is extracted" % ", ".join(sorted(langs)))
+PY
+
 emacs --version | head -n 1
 rc=0
 # HOME: keep Emacs's own files out of the real home directory. --batch skips the
 # init file but loads site-start (Debian's elpa packages such as eglot).
 HOME="$tmp/home" ANCHORAGE_BIN="$tmp/anchorage" ANCHORAGE_DATA="$tmp/data" ANCHORAGE_ROOT="$tmp/sampleapp" \
-  ANCHORAGE_RESULT="$tmp/result.txt" \
+  ANCHORAGE_RESULT="$tmp/result.txt" ANCHORAGE_README_EL="$tmp/readme-eglot.el" \
   timeout -k 10 120 emacs --batch -l editors/emacs/test/eglot-check.el 2>"$tmp/emacs.log" || rc=$?
 
 echo "== eglot results"
