@@ -20,8 +20,14 @@
 //     one that contradicts an active rule is flagged first and, approved
 //     anyway, supersedes it (see Approve).
 //  4. Another part of this package anchors rules to code examples through
-//     SetAnchor and ClearAnchor, and injects them into an assistant's
-//     context (RulesFor).
+//     SetAnchor and ClearAnchor (the Anchorer finds them; Anchors places
+//     them among the open workspaces, as live, lost, elsewhere or
+//     pending), and injects them into an assistant's context (RulesFor).
+//
+// Corrections carry a session label (WithSession): the language server
+// labels its own, and Propose works from one session's corrections or
+// from all of them. WithOnChange reports every committed change to
+// rules.
 //
 // The database is shared with other components (package
 // retrieval/feedback): this package versions only its own tables, in the
