@@ -973,7 +973,8 @@ local function run()
       local tags = vim.fn.readfile(helprt .. '/doc/tags')
       local missing = {}
       for _, tag in ipairs({ 'anchorage', 'anchorage-setup', 'anchorage-commands', ':AnchorageSearch',
-        ':AnchorageCallers', 'anchorage-lspconfig' }) do
+        ':AnchorageCallers', 'anchorage-lspconfig', ':AnchorageApprove', ':AnchorageCorrect', ':AnchorageInject',
+        ':AnchorageSlots', 'anchorage-memory', 'anchorage-option-inject' }) do
         local found = pcall(vim.cmd, 'help ' .. tag)
         if not found or vim.bo.filetype ~= 'help' or not ends_with(vim.api.nvim_buf_get_name(0), 'anchorage.txt') then
           table.insert(missing, tag)
