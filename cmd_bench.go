@@ -19,28 +19,32 @@ import (
 
 // benchReport holds the figures of anchorage bench.
 type benchReport struct {
-	Root         string        `json:"root"`
-	Files        int           `json:"files"`
-	Symbols      int           `json:"symbols"`
-	Edges        int           `json:"edges"`
-	MB           float64       `json:"mb_parsed"`
-	ColdSeconds  float64       `json:"cold_index_seconds"`
-	MBPerSecond  float64       `json:"cold_mb_per_second"`
-	WarmSeconds  float64       `json:"warm_index_seconds"`
-	PeakRSSMB    float64       `json:"peak_rss_mb"`
-	Workers      int           `json:"workers"`
-	SymbolP50ms  float64       `json:"symbol_lookup_p50_ms"`
-	SymbolP95ms  float64       `json:"symbol_lookup_p95_ms"`
-	CallersP50ms float64       `json:"callers_p50_ms"`
-	CallersP95ms float64       `json:"callers_p95_ms"`
-	Samples      int           `json:"samples"`
-	BaselineSecs float64       `json:"bare_parse_seconds"`
-	Ratio        float64       `json:"cold_index_to_bare_parse"`
-	EditFile     string        `json:"edit_file,omitempty"`
-	EditP50ms    float64       `json:"edit_p50_ms"`
-	EditP99ms    float64       `json:"edit_p99_ms"`
-	LSP          *lspReport    `json:"lsp,omitempty"`
-	Search       *searchReport `json:"search,omitempty"`
+	Root         string  `json:"root"`
+	Files        int     `json:"files"`
+	Symbols      int     `json:"symbols"`
+	Edges        int     `json:"edges"`
+	MB           float64 `json:"mb_parsed"`
+	ColdSeconds  float64 `json:"cold_index_seconds"`
+	MBPerSecond  float64 `json:"cold_mb_per_second"`
+	WarmSeconds  float64 `json:"warm_index_seconds"`
+	PeakRSSMB    float64 `json:"peak_rss_mb"`
+	Workers      int     `json:"workers"`
+	SymbolP50ms  float64 `json:"symbol_lookup_p50_ms"`
+	SymbolP95ms  float64 `json:"symbol_lookup_p95_ms"`
+	CallersP50ms float64 `json:"callers_p50_ms"`
+	CallersP95ms float64 `json:"callers_p95_ms"`
+	Samples      int     `json:"samples"`
+	BaselineSecs float64 `json:"bare_parse_seconds"`
+	Ratio        float64 `json:"cold_index_to_bare_parse"`
+	// ColdTimings and GraphTimings say where the cold index's time went,
+	// with chunks and vectors and without.
+	ColdTimings  analysis.Timings `json:"cold_timings"`
+	GraphTimings analysis.Timings `json:"graph_only_timings"`
+	EditFile     string           `json:"edit_file,omitempty"`
+	EditP50ms    float64          `json:"edit_p50_ms"`
+	EditP99ms    float64          `json:"edit_p99_ms"`
+	LSP          *lspReport       `json:"lsp,omitempty"`
+	Search       *searchReport    `json:"search,omitempty"`
 }
 
 func newBenchCmd(g *globalFlags) *cobra.Command {
@@ -110,6 +114,7 @@ from this command.`,
 				return err
 			}
 			rep.ColdSeconds = cold.Seconds
+			rep.ColdTimings, rep.GraphTimings = cold.Timings, graphSum.Timings
 			rep.Files, rep.Symbols, rep.Edges = cold.Files, cold.Symbols, cold.Edges
 			rep.MB = float64(cold.Bytes) / 1e6
 			rep.MBPerSecond = rep.MB / cold.Seconds
@@ -166,6 +171,7 @@ from this command.`,
 			fmt.Fprintf(w, "corpus          %d files, %.1f MB, %d symbols, %d edges\n", rep.Files, rep.MB, rep.Symbols, rep.Edges)
 			fmt.Fprintf(w, "bare parse      %.2f s (%d workers, tree-sitter only)\n", rep.BaselineSecs, rep.Workers)
 			fmt.Fprintf(w, "cold index      %.2f s (%.1f MB/s, %.2f× bare parse)\n", rep.ColdSeconds, rep.MBPerSecond, rep.Ratio)
+			fmt.Fprintf(w, "  breakdown     %s\n", formatTimings(rep.ColdTimings))
 			fmt.Fprintf(w, "warm index      %.3f s\n", rep.WarmSeconds)
 			fmt.Fprintf(w, "peak RSS        %.0f MB\n", rep.PeakRSSMB)
 			fmt.Fprintf(w, "symbol lookup   p50 %.2f ms  p95 %.2f ms  (%d samples)\n", rep.SymbolP50ms, rep.SymbolP95ms, len(symbolTimes))
@@ -174,7 +180,8 @@ from this command.`,
 				fmt.Fprintf(w, "keystroke       p50 %.2f ms  p99 %.2f ms  (graph update of open %s)\n", rep.EditP50ms, rep.EditP99ms, rep.EditFile)
 			}
 			if sr := rep.Search; sr != nil {
-				fmt.Fprintf(w, "graph only      %.2f s cold; chunks and vectors add %.0f %% (%d chunks)\n", sr.GraphOnlySeconds, sr.ChunkOverhead*100, sr.Chunks)
+				fmt.Fprintf(w, "graph only      %.2f s cold (%.2f× bare parse); chunks and vectors add %.0f %% (%d chunks)\n", sr.GraphOnlySeconds, sr.GraphOnlySeconds/rep.BaselineSecs, sr.ChunkOverhead*100, sr.Chunks)
+				fmt.Fprintf(w, "  breakdown     %s\n", formatTimings(rep.GraphTimings))
 				fmt.Fprintf(w, "routing         p50 %.1f µs  p95 %.1f µs\n", sr.RouteP50us, sr.RouteP95us)
 				fmt.Fprintf(w, "routed search   p50 %.2f ms  p95 %.2f ms  (%d queries)\n", sr.SearchP50ms, sr.SearchP95ms, sr.Queries)
 				for _, k := range []string{"semantic", "structural", "keyword", "hybrid"} {
@@ -196,6 +203,13 @@ from this command.`,
 	cmd.Flags().StringVar(&cpuProfile, "cpuprofile", "", "write a CPU profile to this file")
 	cmd.Flags().IntVar(&workers, "workers", 0, "parser workers (default: one per CPU)")
 	return cmd
+}
+
+// formatTimings shows where a cold index's time went: the worker stages
+// added up over workers, then the single-threaded ones.
+func formatTimings(t analysis.Timings) string {
+	return fmt.Sprintf("workers: parse %.1f s, queries %.1f s, assemble %.1f s, chunks %.1f s; walk %.2f s, store %.1f s, finish %.2f s, vectors %.2f s",
+		t.Parse, t.Queries, t.Assemble, t.Chunks, t.Walk, t.Store, t.Finish, t.Vectors)
 }
 
 // percentiles returns the median and 95th percentile in milliseconds.

@@ -6,6 +6,7 @@ import (
 	"path"
 	"sort"
 	"strings"
+	"time"
 	"unicode"
 	"unicode/utf8"
 
@@ -22,6 +23,8 @@ type Parser struct {
 	parser  *sitter.Parser
 	cursor  *sitter.QueryCursor
 	current *Language
+	// spent adds up where Extract's time went, for Summary.Timings.
+	spent Timings
 }
 
 // NewParser returns a parser ready for any language.
@@ -52,12 +55,17 @@ func (p *Parser) Parse(ctx context.Context, lang *Language, src []byte, old *sit
 // Extract parses src and returns its graph. path is the file's path relative
 // to the workspace root, with forward slashes.
 func (p *Parser) Extract(ctx context.Context, lang *Language, path string, src []byte) (*FileGraph, error) {
+	start := time.Now()
 	tree, err := p.Parse(ctx, lang, src, nil)
 	if err != nil {
 		return nil, fmt.Errorf("extract %s: %w", path, err)
 	}
-	defer tree.Close()
-	return p.ExtractTree(lang, path, src, tree), nil
+	p.spent.Parse += time.Since(start).Seconds()
+	g := p.ExtractTree(lang, path, src, tree)
+	start = time.Now()
+	tree.Close()
+	p.spent.Parse += time.Since(start).Seconds()
+	return g, nil
 }
 
 // definition is a definition match before parents are assigned. Offsets
@@ -113,9 +121,21 @@ func (r *rawGraph) addShifted(o *rawGraph, delta int64) {
 
 // ExtractTree returns the graph of a file from its syntax tree.
 func (p *Parser) ExtractTree(lang *Language, filePath string, src []byte, tree *sitter.Tree) *FileGraph {
+	start := time.Now()
 	root := tree.RootNode()
 	raw := p.query(lang, src, root, nil)
-	return assemble(lang, filePath, src, newLineIndex(src), root, raw, !p.NoChunks)
+	queried := time.Now()
+	p.spent.Queries += queried.Sub(start).Seconds()
+	lines := newLineIndex(src)
+	g := assemble(lang, filePath, src, lines, root, raw, false)
+	assembled := time.Now()
+	p.spent.Assemble += assembled.Sub(queried).Seconds()
+	if !p.NoChunks {
+		// assemble sorted the comments in place.
+		g.Chunks = chunkFile(g, src, lines, raw.comments)
+		p.spent.Chunks += time.Since(assembled).Seconds()
+	}
+	return g
 }
 
 // query runs the language's tags query over root, or only over the part of

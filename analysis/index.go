@@ -147,6 +147,39 @@ type Summary struct {
 	InvalidUTF8 int            `json:"invalid_utf8"`
 	Problems    []Problem      `json:"problems,omitempty"`
 	Seconds     float64        `json:"seconds"`
+	// Timings says where the time went.
+	Timings Timings `json:"timings"`
+}
+
+// Timings break an Update's time down by stage, in seconds. Parse,
+// Queries, Assemble and Chunks are added up over the workers, which run at
+// the same time; the others are spent by one goroutine.
+type Timings struct {
+	// Walk lists the workspace and reads what the index knows of it.
+	Walk float64 `json:"walk"`
+	// Parse is tree-sitter parsing (and freeing the trees).
+	Parse float64 `json:"parse"`
+	// Queries runs the tags queries over the trees.
+	Queries float64 `json:"queries"`
+	// Assemble numbers, nests and positions symbols and references.
+	Assemble float64 `json:"assemble"`
+	// Chunks cuts files into chunks and computes their search terms.
+	Chunks float64 `json:"chunks"`
+	// Store writes files' graphs and chunks, while workers parse.
+	Store float64 `json:"store"`
+	// Finish builds, after a first build, the indexes, name trigrams and
+	// chunk callers deferred until every file was stored.
+	Finish float64 `json:"finish"`
+	// Vectors embeds the chunks that have no vector.
+	Vectors float64 `json:"vectors"`
+}
+
+// add adds the worker stages of o to t.
+func (t *Timings) add(o Timings) {
+	t.Parse += o.Parse
+	t.Queries += o.Queries
+	t.Assemble += o.Assemble
+	t.Chunks += o.Chunks
 }
 
 // maxProblems caps the problems listed in a summary; all are counted in
@@ -195,6 +228,7 @@ func (ix *Index) UpdateExcept(ctx context.Context, keep func(rel string) bool, p
 		return nil, err
 	}
 	sum := &Summary{Root: ix.root, Skipped: found.skipped, Problems: found.problems}
+	sum.Timings.Walk = time.Since(start).Seconds()
 
 	var todo []candidate
 	present := make(map[string]bool, len(found.files))
@@ -244,15 +278,20 @@ func (ix *Index) UpdateExcept(ctx context.Context, keep func(rel string) bool, p
 		// Parsing allocates much short-lived memory; collect less often.
 		defer debug.SetGCPercent(debug.SetGCPercent(400))
 	}
-	if err := ix.parseAll(ctx, todo, known, keep, maxSize, sum, progress); err != nil {
+	if err := ix.parseAll(ctx, todo, known, keep, maxSize, bulk, sum, progress); err != nil {
 		return nil, err
 	}
 	if bulk {
+		finish := time.Now()
 		if err := ix.Store.CreateIndexes(ctx); err != nil {
 			return nil, err
 		}
+		sum.Timings.Finish = time.Since(finish).Seconds()
 	}
-	if err := ix.EmbedChunks(ctx); err != nil {
+	embed := time.Now()
+	err = ix.EmbedChunks(ctx)
+	sum.Timings.Vectors = time.Since(embed).Seconds()
+	if err != nil {
 		if ctx.Err() != nil {
 			return nil, err
 		}
@@ -275,23 +314,31 @@ func (ix *Index) UpdateExcept(ctx context.Context, keep func(rel string) bool, p
 const bulkThreshold = 2000
 
 // batchFiles and batchDelay bound how much parsed work waits before it is
-// committed.
+// committed. A first build commits less often: every commit flushes a
+// segment of the text indexes, which FTS5 merges later.
 const (
-	batchFiles = 512
-	batchDelay = 250 * time.Millisecond
+	batchFiles     = 512
+	batchDelay     = 250 * time.Millisecond
+	bulkBatchFiles = 4096
+	bulkBatchDelay = 2 * time.Second
 )
 
 // parseAll reads and parses files on all workers and writes their graphs in
 // batches from this goroutine.
-func (ix *Index) parseAll(ctx context.Context, todo []candidate, known map[string]FileState, keep func(string) bool, maxSize int64, sum *Summary, progress func(Progress)) error {
+func (ix *Index) parseAll(ctx context.Context, todo []candidate, known map[string]FileState, keep func(string) bool, maxSize int64, bulk bool, sum *Summary, progress func(Progress)) error {
 	if len(todo) == 0 {
 		return nil
+	}
+	maxFiles, maxDelay := batchFiles, batchDelay
+	if bulk {
+		maxFiles, maxDelay = bulkBatchFiles, bulkBatchDelay
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	jobs := make(chan candidate)
 	results := make(chan fileResult, 64)
 	var wg sync.WaitGroup
+	var spentMu sync.Mutex
 	workers := min(ix.opts.Workers, len(todo))
 	for range workers {
 		wg.Add(1)
@@ -300,6 +347,11 @@ func (ix *Index) parseAll(ctx context.Context, todo []candidate, known map[strin
 			p := NewParser()
 			p.NoChunks = ix.opts.NoChunks
 			defer p.Close()
+			defer func() {
+				spentMu.Lock()
+				sum.Timings.add(p.spent)
+				spentMu.Unlock()
+			}()
 			for c := range jobs {
 				select {
 				case results <- processFile(ctx, p, c, maxSize):
@@ -329,6 +381,8 @@ func (ix *Index) parseAll(ctx context.Context, todo []candidate, known map[strin
 		if len(batch) == 0 {
 			return nil
 		}
+		start := time.Now()
+		defer func() { sum.Timings.Store += time.Since(start).Seconds() }()
 		err := ix.Store.Write(ctx, func(w *Writer) error {
 			for _, r := range batch {
 				var err error
@@ -373,7 +427,7 @@ func (ix *Index) parseAll(ctx context.Context, todo []candidate, known map[strin
 		if progress != nil {
 			progress(Progress{Done: done, Total: len(todo), Path: r.c.rel})
 		}
-		if len(batch) >= batchFiles || time.Since(last) > batchDelay {
+		if len(batch) >= maxFiles || time.Since(last) > maxDelay {
 			if err := flush(); err != nil {
 				return err
 			}

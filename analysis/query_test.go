@@ -833,4 +833,19 @@ func TestBulkBuildFindsSubstrings(t *testing.T) {
 	if len(matches) != 1 || matches[0].Name != "SubstringTarget" || matches[0].Match != MatchSubstring {
 		t.Fatalf("Symbols(stringtarg) = %+v, want SubstringTarget by substring", matches)
 	}
+	// The load leaves every index in place and the text indexes' memory
+	// for pending terms at FTS5's default.
+	for _, name := range []string{"nodes_file", "nodes_lname", "nodes_initials", "edges_dst", "edges_src", "edges_subject", "chunks_file"} {
+		var n int
+		if err := ix.DB().QueryRow(`SELECT count(*) FROM sqlite_master WHERE type = 'index' AND name = ?`, name).Scan(&n); err != nil || n != 1 {
+			t.Errorf("index %s: %d (%v), want it after a bulk build", name, n, err)
+		}
+	}
+	for _, table := range []string{"name_trigrams_config", "chunk_fts_config"} {
+		var size string
+		err := ix.DB().QueryRow(`SELECT coalesce((SELECT v FROM ` + table + ` WHERE k = 'hashsize'), '1048576')`).Scan(&size)
+		if err != nil || size != defaultHashSize {
+			t.Errorf("%s hashsize = %q (%v), want %s", table, size, err, defaultHashSize)
+		}
+	}
 }

@@ -102,10 +102,14 @@ const secondaryIndexes = `
 	CREATE INDEX IF NOT EXISTS edges_subject ON edges(subject) WHERE subject != '';
 	CREATE INDEX IF NOT EXISTS chunks_file ON chunks(file_id);`
 
+// dropSecondaryIndexes drops the indexes whose keys arrive in random
+// order. Those on file_id and src stay: a build inserts files, their nodes
+// and their edges in increasing id order, so these indexes only grow at
+// their end, which costs about as much as building them after and is done
+// while the workers parse.
 const dropSecondaryIndexes = `
-	DROP INDEX IF EXISTS nodes_file; DROP INDEX IF EXISTS nodes_lname; DROP INDEX IF EXISTS nodes_initials;
-	DROP INDEX IF EXISTS edges_dst; DROP INDEX IF EXISTS edges_src; DROP INDEX IF EXISTS edges_subject;
-	DROP INDEX IF EXISTS chunks_file;`
+	DROP INDEX IF EXISTS nodes_lname; DROP INDEX IF EXISTS nodes_initials;
+	DROP INDEX IF EXISTS edges_dst; DROP INDEX IF EXISTS edges_subject;`
 
 // Store is the SQLite database of one workspace's code graph. Many readers
 // may query it while one writer indexes (WAL mode), from this process or
@@ -268,7 +272,11 @@ func (s *Store) FileStates(ctx context.Context) (map[string]FileState, error) {
 // DropIndexes removes the secondary indexes before a bulk load;
 // CreateIndexes puts them back.
 func (s *Store) DropIndexes(ctx context.Context) error {
-	if _, err := s.db.ExecContext(ctx, dropSecondaryIndexes); err != nil {
+	// Each batch of chunks is then flushed as one segment of the text
+	// index, rather than one per MiB of terms, which FTS5 would merge
+	// again and again.
+	if _, err := s.db.ExecContext(ctx, dropSecondaryIndexes+`
+		INSERT INTO chunk_fts(chunk_fts, rank) VALUES('hashsize', `+bulkHashSize+`);`); err != nil {
 		return fmt.Errorf("drop indexes: %w", err)
 	}
 	s.bulk.Store(true)
@@ -278,13 +286,31 @@ func (s *Store) DropIndexes(ctx context.Context) error {
 // CreateIndexes creates the secondary indexes that are missing, and the
 // name trigrams deferred since DropIndexes.
 func (s *Store) CreateIndexes(ctx context.Context) error {
-	if _, err := s.db.ExecContext(ctx, secondaryIndexes); err != nil {
+	if _, err := s.db.ExecContext(ctx, secondaryIndexes+`
+		INSERT INTO chunk_fts(chunk_fts, rank) VALUES('hashsize', `+defaultHashSize+`);`); err != nil {
 		return fmt.Errorf("create indexes: %w", err)
 	}
 	if s.bulk.Swap(false) {
-		if _, err := s.db.ExecContext(ctx, `INSERT INTO name_trigrams(rowid, lname) SELECT id, lname FROM nodes`); err != nil {
+		// One statement indexes every name: with FTS5's default 1 MiB of
+		// pending terms it would write many small segments and merge them
+		// again and again, so the pending terms may grow for it.
+		_, err := s.db.ExecContext(ctx, `BEGIN IMMEDIATE;
+			INSERT INTO name_trigrams(name_trigrams, rank) VALUES('hashsize', `+bulkHashSize+`);
+			INSERT INTO name_trigrams(rowid, lname) SELECT id, lname FROM nodes;
+			INSERT INTO name_trigrams(name_trigrams, rank) VALUES('hashsize', `+defaultHashSize+`);
+			COMMIT;`)
+		if err != nil {
+			s.db.ExecContext(ctx, `ROLLBACK`)
 			s.bulk.Store(true)
 			return fmt.Errorf("index names: %w", err)
+		}
+		var chunks bool
+		if err := s.db.QueryRowContext(ctx, `SELECT EXISTS(SELECT 1 FROM chunks WHERE node_id IS NOT NULL)`).Scan(&chunks); err != nil {
+			s.bulk.Store(true)
+			return fmt.Errorf("index chunks: %w", err)
+		}
+		if !chunks {
+			return nil // a graph without chunks names no callers
 		}
 		if _, err := s.db.ExecContext(ctx, bulkChunkIndex); err != nil {
 			s.bulk.Store(true)
@@ -293,6 +319,14 @@ func (s *Store) CreateIndexes(ctx context.Context) error {
 	}
 	return nil
 }
+
+// bulkHashSize is the memory FTS5 may fill with pending terms while a
+// first build indexes every name in one statement; defaultHashSize is
+// FTS5's default, restored after.
+const (
+	bulkHashSize    = "67108864"
+	defaultHashSize = "1048576"
+)
 
 // bulkChunkIndex names up to three callers of each chunk's symbol, by
 // name as calls are stored, and indexes the text of every chunk.
