@@ -10,11 +10,13 @@ import (
 
 	"github.com/anchorage-dev/anchorage/analysis"
 	"github.com/anchorage-dev/anchorage/memory"
+	"github.com/anchorage-dev/anchorage/memory/recall"
 )
 
 // hover answers on the name of a symbol that anchors rules: the rules,
 // with their scope, category, rationale, anchor quality and how many
-// corrections they came from, in Markdown (plain text for editors that
+// corrections they came from, then the memories the working-memory
+// search finds near them, in Markdown (plain text for editors that
 // cannot render it). Anchors are resolved by symbol in the document as
 // the editor has it, so the hover follows the symbol through edits.
 func (s *Server) hover(ctx context.Context, p *protocol.HoverParams) (*protocol.Hover, error) {
@@ -42,10 +44,67 @@ func (s *Server) hover(ctx context.Context, p *protocol.HoverParams) (*protocol.
 	}
 	markdown := s.hoverMarkdown()
 	r := selectionRange(sym)
+	text := rulesHover(sym.QualifiedName, hit, markdown) + relatedHover(s.nearbyMemories(ctx, sym, hit), markdown)
 	return &protocol.Hover{
-		Contents: protocol.MarkupContent{Kind: markupKind(markdown), Value: rulesHover(sym.QualifiedName, hit, markdown)},
+		Contents: protocol.MarkupContent{Kind: markupKind(markdown), Value: text},
 		Range:    &r,
 	}, nil
+}
+
+// maxRelated is how many related memories a hover shows.
+const maxRelated = 3
+
+// nearbyMemories looks, in the working memory around the closest slot's
+// anchor only (no ranking of every memory: a hover shows what is near
+// the user's current topic), for the memories related to a symbol's rules
+// other than those rules.
+func (s *Server) nearbyMemories(ctx context.Context, sym analysis.SymbolInfo, hit []documentRule) []recall.Result {
+	g, err := s.recallStore(ctx, false)
+	if err != nil || g == nil {
+		return nil
+	}
+	parts := []string{sym.QualifiedName}
+	shown := map[string]bool{}
+	for _, dr := range hit {
+		parts = append(parts, dr.rule.Content)
+		shown[recall.RuleID(dr.rule.ID)] = true
+	}
+	resp, err := g.Search(ctx, recall.Query{Text: strings.Join(parts, "\n"), NoFallback: true, TopK: maxRelated + len(hit)})
+	if err != nil {
+		return nil
+	}
+	var out []recall.Result
+	for _, r := range resp.Results {
+		if r.Via == recall.ViaSlot && !shown[r.ID] && len(out) < maxRelated {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// relatedHover writes the related memories under a hover's rules.
+func relatedHover(related []recall.Result, markdown bool) string {
+	if len(related) == 0 {
+		return ""
+	}
+	var b strings.Builder
+	if markdown {
+		b.WriteString("\n---\n\n*Related in working memory:*\n\n")
+	} else {
+		b.WriteString("\nRelated in working memory:\n")
+	}
+	for _, r := range related {
+		where := r.Scope
+		if r.Path != "" {
+			where = r.Path
+		}
+		if markdown {
+			fmt.Fprintf(&b, "- %s (%s)\n", mdEscape(r.Title), mdEscape(where))
+		} else {
+			fmt.Fprintf(&b, "- %s (%s)\n", r.Title, where)
+		}
+	}
+	return b.String()
 }
 
 // hoverMarkdown reports whether the editor renders Markdown in hovers

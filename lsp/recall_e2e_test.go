@@ -136,3 +136,44 @@ func TestRecallE2E(t *testing.T) {
 	c.memBadCommand(t, "radius", cmdMemorySearch, map[string]any{"query": "errors", "radius": 42})
 	c.memBadCommand(t, "query", cmdMemorySearch)
 }
+
+// TestRecallHoverRelated checks that a hover on a rule's example also
+// lists the memories near it in the working memory, and neither the rule
+// itself again nor an unrelated one.
+func TestRecallHoverRelated(t *testing.T) {
+	p := startProc(t)
+	root := t.TempDir()
+	src := "package store\n\n// WrapQueryError wraps a failed query's error.\nfunc WrapQueryError(err error) error {\n\treturn err\n}\n"
+	if err := os.WriteFile(filepath.Join(root, "db.go"), []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ids := seedInjectRules(t, p.dataDir, root,
+		[4]string{"universal", "Wrap errors with fmt.Errorf and the %w verb", "db.go", "store.WrapQueryError"},
+		[4]string{"universal", "Compare wrapped errors with errors.Is, never with ==", "", ""},
+		[4]string{"universal", "Name test files after the file they test", "", ""},
+	)
+	c := connect(t, p)
+	c.memStart(t, root)
+	u := uri.File(filepath.Join(root, "db.go"))
+	at := protocol.Position{Line: 3, Character: 6}
+
+	h := c.memHover(t, u, at)
+	if h == nil || !strings.Contains(h.Contents.Value, "Wrap errors with fmt.Errorf") {
+		t.Fatalf("hover = %+v, want the anchored rule", h)
+	}
+
+	var st recall.Status
+	c.memCommand(t, &st, cmdAnchorsSet, map[string]any{"slot": "A", "id": recall.RuleID(ids[0])})
+	h = c.memHover(t, u, at)
+	if h == nil {
+		t.Fatal("no hover once the slot is set")
+	}
+	v := h.Contents.Value
+	_, related, ok := strings.Cut(v, "Related in working memory")
+	if !ok || !strings.Contains(related, "Compare wrapped errors") {
+		t.Fatalf("hover near slot A = \n%s\nwant the related rule listed", v)
+	}
+	if strings.Contains(related, "Wrap errors with fmt.Errorf") || strings.Contains(related, "Name test files") {
+		t.Errorf("related memories repeat the hovered rule or list an unrelated one:\n%s", related)
+	}
+}
