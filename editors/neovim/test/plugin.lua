@@ -773,7 +773,15 @@ local function run()
     end)
     select_choice = nil
     local note = notes_matching('approved as rule', since)[1]
-    if #select_calls < n + 2 or not note or not note.msg:find('(universal)', 1, true) then
+    local cli_made = false
+    for _, line in ipairs(chooser[1] or {}) do
+      if line:find('instead of print in workers', 1, true) and line:find('from another session', 1, true) then
+        cli_made = true
+      end
+    end
+    if not cli_made then
+      fail('approve-command', 'the CLI-made proposal is not offered: ' .. encode(chooser[1]))
+    elseif #select_calls < n + 2 or not note or not note.msg:find('(universal)', 1, true) then
       fail('approve-command', string.format('pickers %s; messages %s', encode(chooser),
         encode(notes_matching('', since))))
     else
@@ -804,23 +812,39 @@ local function run()
     end
   end
 
-  -- :AnchorageSlots: the slots, or (from a server without them) a clear message.
+  -- :AnchorageSlots: the slots A, B, C; slot A (given an anchor by the
+  -- hover above) is pinned.
   do
     local n = #select_calls
     local since = #notes + 1
+    select_choice = function(items, formatted)
+      if formatted[1] and formatted[1]:find('A:', 1, true) then
+        return 1 -- slot A
+      end
+      for i, item in ipairs(items) do
+        if item.action == 'pin' then
+          return i
+        end
+      end
+    end
     vim.cmd('AnchorageSlots')
     wait_for(COMMAND_MS, function()
-      return #select_calls > n or #notes_matching('slots', since) > 0
+      return #notes_matching('slot %[pinned%] A:', since) > 0 or #notes_matching('slots', since) > 0
     end)
-    local call = select_calls[n + 1]
-    local older = notes_matching('no working memory slots', since)[1]
-    if call and #call.items == 3 and call.formatted[1]:find('A:', 1, true) then
-      ok('slots', 'slots: ' .. table.concat(call.formatted, ' | '))
-    elseif older and older.level == vim.log.levels.WARN then
-      ok('slots', 'older server: ' .. older.msg)
-    else
-      fail('slots', string.format('select %s; messages %s', encode(call and call.formatted),
+    select_choice = nil
+    local slots, actions = select_calls[n + 1], select_calls[n + 2]
+    local pinned = notes_matching('slot %[pinned%] A:', since)[1]
+    if not slots or #slots.items ~= 3 or not slots.formatted[1]:find('A:', 1, true) then
+      fail('slots', string.format('select %s; messages %s', encode(slots and slots.formatted),
         encode(notes_matching('', since))))
+    elseif slots.formatted[1]:find('(empty)', 1, true) then
+      fail('slots', 'slot A holds nothing after hovering an anchored rule: ' .. slots.formatted[1])
+    elseif not actions or not pinned then
+      fail('slots', string.format('actions %s; messages %s', encode(actions and actions.formatted),
+        encode(notes_matching('', since))))
+    else
+      ok('slots', string.format('%s; actions %s; %s', table.concat(slots.formatted, ' | '),
+        encode(actions.formatted), pinned.msg))
     end
   end
 
@@ -838,6 +862,9 @@ local function run()
     local comment = memory.correction_from_lines({ '  // Check the id', '  // before saving', '' })
     local pending = memory.pending({ proposals = { { id = 2, status = 'pending', priority = 2 },
       { id = 1, status = 'approved' }, { id = 3, status = 'pending', priority = 1 } } })
+    local hinted = memory.proposal_from_message(7,
+      'Proposed rule: Use errors.Is (not ==) (language:go, from 1 correction)\nContradicts rule 4')
+    local merged = memory.merge_proposals({ { id = 3 } }, { { id = 3 }, { id = 7 } })
     local want = {
       line == 'Wrap errors  [project:app, 3 corrections, confidence 0.93] — repeats rule 1',
       table.concat(scopes, ',') == 'proposed,universal,language',
@@ -846,6 +873,12 @@ local function run()
       long == nil,
       comment == 'Check the id before saving',
       #pending == 2 and pending[1].id == 3,
+      hinted and hinted.content == 'Use errors.Is (not ==)' and hinted.language == 'go' and hinted.frequency == 1
+        and hinted.conflict == 'Contradicts rule 4',
+      memory.proposal_from_message(1, 'other') == nil,
+      #merged == 2 and merged[2].id == 7,
+      memory.format_proposal({ content = 'X', scope = 'universal', frequency = 3, confidence = 0 })
+        == 'X  [universal, 3 corrections, from another session]',
     }
     local bad = {}
     for i, good in ipairs(want) do
@@ -1008,12 +1041,12 @@ local function run()
 
   ---------------------------------------------------------------------------
   -- Nothing went wrong along the way (the missing binary and the invalid
-  -- options above were meant, and a server without slots is told).
+  -- options above were meant).
   do
     local bad = {}
     for _, n in ipairs(notes) do
       if n.level >= vim.log.levels.WARN and not n.msg:find('invalid setup option', 1, true)
-        and not n.msg:find('not an executable', 1, true) and not n.msg:find('no working memory slots', 1, true) then
+        and not n.msg:find('not an executable', 1, true) then
         table.insert(bad, n.msg)
       end
     end

@@ -97,6 +97,14 @@ for text in "Log every HTTP request with its duration" \
   mem correct "$text" --file api/handlers.go
 done
 mem propose
+# Proposal 3 stays pending: :AnchorageApprove finds it through its hint (the
+# CLI's session is not the server's).
+for text in "Use logging instead of print in workers" \
+  "Use the logging module instead of print in workers" \
+  "Always use logging instead of print in workers"; do
+  mem correct "$text" --file worker/runner.py
+done
+mem propose
 prc=0
 start=$(date +%s)
 env \

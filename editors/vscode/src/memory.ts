@@ -19,10 +19,12 @@ import {
   Injection,
   injectionSummary,
   MEMORY_COMMANDS,
+  mergeProposals,
   pendingProposals,
   PendingProposals,
   plural,
   Proposal,
+  proposalFromDiagnostic,
   proposalIdOf,
   proposalItems,
   RuleLocation,
@@ -73,6 +75,21 @@ export class Memory implements vscode.Disposable {
     reg('anchorage.refreshMemories', () => this.tree.refresh());
     reg('anchorage.openRuleExample', (loc: unknown) => openLocation(loc as RuleLocation));
     reg('anchorage.reanchorRule', (node: unknown) => this.reanchor(node as RuleNode));
+  }
+
+  /** The pending proposals the server's hints show, across documents. */
+  private diagnosticProposals(): Proposal[] {
+    const out: Proposal[] = [];
+    for (const [, diags] of vscode.languages.getDiagnostics()) {
+      for (const d of diags) {
+        const id = proposalIdOf({ source: d.source, code: d.code, data: (d as { data?: unknown }).data });
+        const p = id !== undefined ? proposalFromDiagnostic(id, d.message) : undefined;
+        if (p) {
+          out.push(p);
+        }
+      }
+    }
+    return out;
   }
 
   /** Counts the server's proposal hints across documents. */
@@ -158,7 +175,9 @@ export class Memory implements vscode.Disposable {
         { location: vscode.ProgressLocation.Window, title: 'Anchorage: proposing rules' },
         () => this.run<{ proposals: Proposal[] }>(MEMORY_COMMANDS.propose, []),
       );
-      proposals = pendingProposals(answer);
+      // Proposals made elsewhere (the CLI, an earlier session) are not in
+      // the answer; the server published every pending one as a hint.
+      proposals = mergeProposals(pendingProposals(answer), this.diagnosticProposals());
     } catch (err) {
       void vscode.window.showErrorMessage(`Anchorage: ${errorMessage(err)}`);
       return;

@@ -72,6 +72,18 @@ function anchorageLog() {
   return text;
 }
 
+/** Runs the anchorage CLI on the seeded memory (--json) and parses its answer. */
+function cli(...args) {
+  return JSON.parse(
+    execFileSync(process.env.E2E_ANCHORAGE, ['--data-dir', process.env.E2E_DATA, '--json', ...args, '--root', process.env.E2E_ROOT], {
+      encoding: 'utf8',
+    }),
+  );
+}
+
+/** The status bar text that n pending proposals give. */
+const statusWith = (n) => `⚓ Anchorage${n > 0 ? ` · ${n} proposal${n === 1 ? '' : 's'}` : ''}`;
+
 /** How often the server logged a finished indexing of a folder. */
 const indexedCount = () => (anchorageLog().match(/anchorage: indexed /g) ?? []).length;
 
@@ -374,11 +386,7 @@ try {
     const toastText = (await toast.innerText()).replace(/\s+/g, ' ').trim();
     await shot('12-approved');
     // The memory has the rule, anchored.
-    const shown = JSON.parse(
-      execFileSync(process.env.E2E_ANCHORAGE, ['--data-dir', process.env.E2E_DATA, '--json', 'memory', 'show', '--root', process.env.E2E_ROOT], {
-        encoding: 'utf8',
-      }),
-    );
+    const shown = cli('memory', 'show');
     const rule = shown.rules.find((r) => r.id === 2);
     if (!rule?.anchor) {
       throw new Error(`rule 2 is not stored with an anchor: ${JSON.stringify(shown.rules.map((r) => [r.id, r.anchor]))}`);
@@ -389,14 +397,17 @@ try {
     const lens = page.locator('.monaco-editor .codelens-decoration', { hasText: rule.content.slice(0, 30) }).first();
     await lens.waitFor({ state: 'visible', timeout: 20000 });
     const lensText = (await lens.innerText()).trim();
-    // No proposal is pending any more.
+    // The status counts what is still pending: the approval published the
+    // other hints (the worker proposal seeded by the CLI).
+    const pending = cli('memory', 'stats').proposals.pending;
+    const want = statusWith(pending);
     await page.waitForFunction(
-      () => [...document.querySelectorAll('[aria-label^="Anchorage language server"]')].some((e) => (e.textContent ?? '').trim() === '⚓ Anchorage'),
-      null,
+      (want) => [...document.querySelectorAll('[aria-label^="Anchorage language server"]')].some((e) => (e.textContent ?? '').trim() === want),
+      want,
       { timeout: 15000 },
     );
     await shot('13-approved-lens');
-    return `status "${before}"; actions ${JSON.stringify(actions)}; "${toastText}"; lens in ${rule.anchor.file}: "${lensText}"`;
+    return `status "${before}" → "${want}"; actions ${JSON.stringify(actions)}; "${toastText}"; lens in ${rule.anchor.file}: "${lensText}"`;
   });
 
   await check('Copy AI Context copies the rules of the file', async () => {
@@ -428,7 +439,7 @@ try {
     if (!/about users\/repo\.go:25/.test(title)) {
       throw new Error(`input title does not name the selection: "${title}"`);
     }
-    await input.fill('Return a typed not-found error from repositories');
+    await input.fill('Check for an empty id before saving a user');
     await page.keyboard.press('Enter');
     const toast = page.locator('.notifications-toasts .notification-toast', { hasText: 'recorded correction' }).first();
     await toast.waitFor({ state: 'visible', timeout: 15000 });
@@ -438,7 +449,7 @@ try {
     }
     await shot('15-record-correction');
     // Two more alike, typed into the input box, make a proposal.
-    for (const [i, more] of ['Return a typed not-found error from the repository', 'Always return a typed not-found error from repositories'].entries()) {
+    for (const [i, more] of ['Check for an empty user id before saving a user', 'Always check for an empty id before saving a user'].entries()) {
       await runCommand('Anchorage: Record Correction');
       await input.waitFor({ state: 'visible', timeout: 10000 });
       await input.fill(more);
@@ -454,46 +465,62 @@ try {
   await check('Approve Memory Proposals: multi-select, then the scope', async () => {
     await runCommand('Anchorage: Approve Memory Proposals');
     const title = page.locator(`${quickInput} .quick-input-title`);
-    // The three corrections make one proposal, or two when the clustering
-    // splits them: each is listed and selected.
+    // The three corrections make one proposal (or two when the clustering
+    // splits them); the CLI's worker proposal is listed too, from its hint.
     await title.filter({ hasText: /approve memory proposals \(\d pending\)/ }).waitFor({ state: 'visible', timeout: 15000 });
     const texts = await rowTexts();
-    if (texts.length === 0 || !texts.every((t) => /typed not-found error/.test(t) && /project:sampleapp · \d corrections?/.test(t))) {
-      throw new Error(`want the proposals of the 3 corrections: ${JSON.stringify(texts)}`);
+    const ours = texts.filter((t) => /empty (user )?id before saving/.test(t) && /project:sampleapp · \d corrections?/.test(t));
+    const cliMade = texts.filter((t) => /instead of print in workers/.test(t) && /from another session/.test(t));
+    if (ours.length === 0 || cliMade.length === 0 || ours.length + cliMade.length !== texts.length) {
+      throw new Error(`want the proposals of the 3 corrections and the CLI's: ${JSON.stringify(texts)}`);
     }
     // The multi-select's count badge: "2 Selected".
     const checked = (await page.locator(`${quickInput} .quick-input-count`).innerText().catch(() => '')).trim();
     if (checked !== `${texts.length} Selected`) {
       throw new Error(`every proposal should be selected: badge "${checked}" for ${texts.length} rows`);
     }
-    await shot('17-approve-proposals');
+    await shot('18-approve-proposals');
     await page.keyboard.press('Enter');
     await title.filter({ hasText: 'with the scope' }).waitFor({ state: 'visible', timeout: 10000 });
     const scopes = await rowTexts();
-    await shot('18-approve-scope');
+    await shot('19-approve-scope');
     await page.locator(rows, { hasText: 'Universal' }).first().click();
-    const toast = page.locator('.notifications-toasts .notification-toast', { hasText: /approved as rule 3 \(universal\)|approved 2 rules: rule 3, rule 4/ }).first();
+    const toast = page.locator('.notifications-toasts .notification-toast', { hasText: new RegExp(`approved ${texts.length} rules: rule 3`) }).first();
     await toast.waitFor({ state: 'visible', timeout: 20000 });
     const msg = (await toast.innerText()).replace(/\s+/g, ' ').trim();
-    await shot('19-approved-universal');
+    const rules = cli('memory', 'show').rules.filter((r) => r.id >= 3);
+    if (rules.length !== texts.length || !rules.every((r) => r.scope === 'universal') || !rules.some((r) => /instead of print in workers/.test(r.content))) {
+      throw new Error(`want ${texts.length} universal rules, the worker one among them: ${JSON.stringify(rules.map((r) => [r.id, r.scope, r.content]))}`);
+    }
+    if (cli('memory', 'stats').proposals.pending !== 0) {
+      throw new Error('proposals are still pending');
+    }
+    await shot('20-approved-universal');
     return `proposals ${JSON.stringify(texts)} (selected); scopes ${JSON.stringify(scopes)}; ${msg}`;
   });
 
-  await check('Show Working Memory Slots answers (slots, or a clear message from an older server)', async () => {
+  await check('Show Working Memory Slots lists A, B, C and pins one', async () => {
     await runCommand('Anchorage: Show Working Memory Slots');
-    const slots = page.locator(rows, { hasText: /^.*A: / }).first();
-    const older = page.locator('.notifications-toasts .notification-toast', { hasText: 'no working memory slots' }).first();
-    await Promise.race([slots.waitFor({ state: 'visible', timeout: 15000 }), older.waitFor({ state: 'visible', timeout: 15000 })]);
-    await shot('16-slots');
-    if (await older.isVisible()) {
-      return (await older.innerText()).replace(/\s+/g, ' ').trim();
-    }
+    const slotA = page.locator(rows, { hasText: 'A: ' }).first();
+    await slotA.waitFor({ state: 'visible', timeout: 15000 });
     const texts = await rowTexts();
-    await closeQuickInput();
-    if (texts.length !== 3) {
+    if (texts.length !== 3 || !/A: /.test(texts[0]) || !/B: /.test(texts[1]) || !/C: /.test(texts[2])) {
       throw new Error(`want slots A, B, C: ${JSON.stringify(texts)}`);
     }
-    return texts.join(' | ');
+    await shot('16-slots');
+    // Hover and approvals above gave slot A an anchor: pin it.
+    if (/A: \(empty\)/.test(texts[0])) {
+      throw new Error(`slot A holds nothing after hovering an anchored rule: ${texts[0]}`);
+    }
+    await slotA.click();
+    const pin = page.locator(rows, { hasText: 'Pin slot A' }).first();
+    await pin.waitFor({ state: 'visible', timeout: 10000 });
+    await pin.click();
+    const toast = page.locator('.notifications-toasts .notification-toast', { hasText: 'slot A pinned to' }).first();
+    await toast.waitFor({ state: 'visible', timeout: 15000 });
+    const msg = (await toast.innerText()).replace(/\s+/g, ' ').trim();
+    await shot('17-slot-pinned');
+    return `${texts.join(' | ')}; ${msg}`;
   });
 
   await check('Re-index Workspace re-indexes on the server', async () => {

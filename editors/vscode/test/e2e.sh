@@ -172,8 +172,8 @@ ls "$S/extensions" | grep -q '^anchorage-dev\.anchorage-' || { echo "the extensi
 phase "start code-server on a copy of testdata/sampleapp"
 cp -r "$REPO/testdata/sampleapp" "$WORK/sampleapp"
 # Memory, seeded with the CLI in the data directory the server will use: an
-# approved rule anchored in the workspace (hover and code lens), and a
-# pending proposal (its hint and quick fix).
+# approved rule anchored in the workspace (hover and code lens), and two
+# pending proposals (a hint and its quick fix; Approve Memory Proposals).
 # (--file is taken relative to the current directory: run from the root.)
 mem() { (cd "$WORK/sampleapp" && "$WORK/bin/anchorage" --data-dir "$S/anchorage-data" memory "$@" --root .); }
 for text in "Wrap errors with context using fmt.Errorf and %w" \
@@ -190,6 +190,14 @@ for text in "Log every HTTP request with its duration" \
 done
 mem propose | grep -E '^\[|Rule:' | tee "$ARTIFACTS/seed-propose.txt"
 grep -q 'proposal 2' "$ARTIFACTS/seed-propose.txt" || { echo "seeding: no pending proposal 2" >&2; exit 1; }
+# And proposal 3, left pending for Approve Memory Proposals (the CLI's
+# session is not the server's: the editor finds it through its hint).
+for text in "Use logging instead of print in workers" \
+  "Use the logging module instead of print in workers" \
+  "Always use logging instead of print in workers"; do
+  mem correct "$text" --file worker/runner.py >/dev/null
+done
+mem propose | grep -E '^\[|Rule:' | tee -a "$ARTIFACTS/seed-propose.txt"
 # anchorage.path and anchorage.dataDir are machine settings: in code-server (a
 # remote window) they are read from the Machine settings, not the User ones.
 cat > "$S/user-data/Machine/settings.json" <<EOF

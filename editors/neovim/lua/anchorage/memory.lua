@@ -111,13 +111,64 @@ function M.pending(answer)
   return out
 end
 
+--- A pending proposal as its hint diagnostic tells it ("Proposed rule: X
+--- (scope, from 3 corrections)", then the conflict), for proposals that
+--- anchorage.memory.propose did not answer (made by the CLI or another
+--- session). nil for another message.
+function M.proposal_from_message(id, message)
+  local first, rest = message:match('^([^\n]*)\n?(.*)$')
+  local content, scope, n = first:match('^Proposed rule: (.*) %(([^%s,()]+), from (%d+) corrections?%)$')
+  if not content then
+    return nil
+  end
+  local p = { id = id, status = 'pending', scope = scope, content = content, frequency = tonumber(n), confidence = 0,
+    language = scope:match('^language:(.+)$'), project = scope:match('^project:(.+)$') }
+  if rest ~= '' then
+    p.conflict = rest:gsub('\n', ' ')
+  end
+  return p
+end
+
+--- The pending proposals the server's hints show, in every buffer.
+function M.diagnostic_proposals()
+  local out = {}
+  for _, d in ipairs(vim.diagnostic.get()) do
+    local lsp = type(d.user_data) == 'table' and d.user_data.lsp or nil
+    local data = type(lsp) == 'table' and val(lsp.data) or nil
+    local id = type(data) == 'table' and tonumber(val(data.proposal)) or nil
+    if d.source == 'anchorage' and id and (lsp.code == 'proposal' or d.code == 'proposal') then
+      local p = M.proposal_from_message(id, d.message)
+      if p then
+        table.insert(out, p)
+      end
+    end
+  end
+  return out
+end
+
+--- The proposals of the propose answer, then those only the hints show.
+function M.merge_proposals(proposed, from_diagnostics)
+  local seen, out = {}, {}
+  for _, list in ipairs({ proposed, from_diagnostics }) do
+    for _, p in ipairs(list) do
+      if not seen[p.id] then
+        seen[p.id] = true
+        table.insert(out, p)
+      end
+    end
+  end
+  return out
+end
+
 --- One proposal as a line of the picker.
 function M.format_proposal(p)
   if p.all then
     return string.format('All %s', plural(#p.all, 'pending proposal'))
   end
-  local line = string.format('%s  [%s, %s, confidence %.2f]', shorten(p.content, 80), p.scope or '?',
-    plural(tonumber(val(p.frequency)) or 0, 'correction'), tonumber(val(p.confidence)) or 0)
+  local confidence = tonumber(val(p.confidence)) or 0
+  local line = string.format('%s  [%s, %s, %s]', shorten(p.content, 80), p.scope or '?',
+    plural(tonumber(val(p.frequency)) or 0, 'correction'),
+    confidence > 0 and string.format('confidence %.2f', confidence) or 'from another session')
   if nonempty(p.conflict) then
     line = line .. ' — ' .. p.conflict
   end
@@ -205,7 +256,9 @@ function M.approve()
     return
   end
   request(client, 'anchorage.memory.propose', nil, bufnr, function(answer)
-    local proposals = M.pending(answer)
+    -- Proposals made elsewhere (the CLI, an earlier session) are not in the
+    -- answer; the server published every pending one as a hint.
+    local proposals = M.merge_proposals(M.pending(answer), M.diagnostic_proposals())
     if #proposals == 0 then
       notify('no memory proposals are pending: record corrections with :AnchorageCorrect (three alike make a proposal)',
         levels.INFO)

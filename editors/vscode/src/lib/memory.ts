@@ -58,6 +58,8 @@ export interface Proposal {
   example_symbol?: string;
   duplicate_of?: number;
   contradicts?: number;
+  /** A pending proposal this one contradicts: the user approves one of them. */
+  contradicts_proposal?: number;
   conflict?: string;
   rule_id?: number;
   location?: { uri: string; range: Range } | null;
@@ -166,12 +168,13 @@ export interface ProposalItem {
 /**
  * QuickPick items of pending proposals: the rule, its scope and strength,
  * and what approving does to a rule it repeats or contradicts. Proposals
- * that conflict with a rule are not picked by default.
+ * that contradict a rule or another pending proposal are not picked by
+ * default.
  */
 export function proposalItems(proposals: Proposal[]): ProposalItem[] {
   return proposals.map((p) => {
     const where = p.example_symbol ? ` · example ${p.example_symbol}` : p.file ? ` · from ${p.file}` : '';
-    const details = [`confidence ${p.confidence.toFixed(2)}${where}`];
+    const details = [`${p.confidence > 0 ? `confidence ${p.confidence.toFixed(2)}` : 'from another session'}${where}`];
     if (p.conflict) {
       details.push(p.conflict);
     } else if (p.rationale) {
@@ -181,7 +184,7 @@ export function proposalItems(proposals: Proposal[]): ProposalItem[] {
       label: p.content,
       description: `${p.scope} · ${plural(p.frequency, 'correction')}`,
       detail: details.join(' — '),
-      picked: !p.contradicts,
+      picked: !p.contradicts && !p.contradicts_proposal,
       proposal: p,
     };
   });
@@ -265,6 +268,50 @@ export function proposalIdOf(d: { source?: string; code?: unknown; data?: unknow
   }
   const id = (d.data as { proposal?: unknown } | undefined)?.proposal;
   return typeof id === 'number' && id > 0 ? id : undefined;
+}
+
+/**
+ * A pending proposal as its hint diagnostic tells it ("Proposed rule: Wrap
+ * errors (project:app, from 3 corrections)", then the conflict, if any),
+ * for proposals that anchorage.memory.propose did not answer (made by the
+ * CLI or by another editor session). Undefined for another message.
+ */
+export function proposalFromDiagnostic(id: number, message: string): Proposal | undefined {
+  const [first, ...rest] = message.split('\n');
+  const m = /^Proposed rule: (.*) \(([^\s,()]+), from (\d+) corrections?\)$/.exec(first);
+  if (!m) {
+    return undefined;
+  }
+  const scope = m[2];
+  const p: Proposal = { id, status: 'pending', category: 'rule', scope, content: m[1], frequency: Number(m[3]), confidence: 0 };
+  const lang = /^language:(.+)$/.exec(scope);
+  if (lang) {
+    p.language = lang[1];
+  }
+  const proj = /^project:(.+)$/.exec(scope);
+  if (proj) {
+    p.project = proj[1];
+  }
+  if (rest.length > 0) {
+    p.conflict = rest.join(' ');
+  }
+  return p;
+}
+
+/**
+ * The proposals to offer: those of the propose answer (full), then those
+ * only the diagnostics show, by id, in the order given.
+ */
+export function mergeProposals(proposed: Proposal[], fromDiagnostics: Proposal[]): Proposal[] {
+  const seen = new Set(proposed.map((p) => p.id));
+  const out = [...proposed];
+  for (const p of fromDiagnostics) {
+    if (!seen.has(p.id)) {
+      seen.add(p.id);
+      out.push(p);
+    }
+  }
+  return out;
 }
 
 /**

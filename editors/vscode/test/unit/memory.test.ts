@@ -14,6 +14,8 @@ import {
   DEFAULT_INJECT_BUDGET,
   groupRulesByScope,
   Injection,
+  mergeProposals,
+  proposalFromDiagnostic,
   injectionSummary,
   MAX_CORRECTION_BYTES,
   pendingProposals,
@@ -94,12 +96,52 @@ describe('pendingProposals and proposalItems', () => {
     assert.match(item.detail, /from a\.go — contradicts rule 4/);
     assert.equal(item.description, 'project:app · 3 corrections');
     assert.equal(proposalItems([proposal({ frequency: 1 })])[0].description, 'project:app · 1 correction');
+    assert.equal(proposalItems([proposal({ contradicts_proposal: 5, conflict: 'contradicts pending proposal 5' })])[0].picked, false);
   });
   it('reads the second proposal with its example', () => {
     const [p] = pendingProposals(proposed2);
     assert.equal(p.id, 2);
     assert.equal(p.example_file, 'client/src/api.ts');
     assert.ok(p.location?.uri.endsWith('/client/src/api.ts'));
+  });
+});
+
+describe('proposals from hint diagnostics', () => {
+  it('reads the hint of a proposal made elsewhere', () => {
+    const p = proposalFromDiagnostic(2, 'Proposed rule: Always log HTTP requests with their duration (project:sampleapp, from 3 corrections)');
+    assert.deepEqual(p, {
+      id: 2,
+      status: 'pending',
+      category: 'rule',
+      scope: 'project:sampleapp',
+      content: 'Always log HTTP requests with their duration',
+      frequency: 3,
+      confidence: 0,
+      project: 'sampleapp',
+    });
+    assert.equal(proposalItems([p!])[0].detail, 'from another session');
+  });
+  it('keeps parentheses in the rule, the language and the conflict line', () => {
+    const p = proposalFromDiagnostic(
+      5,
+      'Proposed rule: Use errors.Is (not ==) to compare errors (language:go, from 1 correction)\nContradicts rule 4 "Never use errors.Is"',
+    );
+    assert.equal(p?.content, 'Use errors.Is (not ==) to compare errors');
+    assert.equal(p?.language, 'go');
+    assert.equal(p?.frequency, 1);
+    assert.equal(p?.conflict, 'Contradicts rule 4 "Never use errors.Is"');
+    assert.equal(proposalFromDiagnostic(1, 'something else'), undefined);
+  });
+  it('merges them after the proposed ones, once each', () => {
+    const merged = mergeProposals([proposal({ id: 3 }), proposal({ id: 1 })], [proposal({ id: 1, content: 'dup' }), proposal({ id: 2 })]);
+    assert.deepEqual(
+      merged.map((p) => [p.id, p.content]),
+      [
+        [3, 'Wrap errors'],
+        [1, 'Wrap errors'],
+        [2, 'Wrap errors'],
+      ],
+    );
   });
 });
 
