@@ -865,6 +865,10 @@ local function run()
     local hinted = memory.proposal_from_message(7,
       'Proposed rule: Use errors.Is (not ==) (language:go, from 1 correction)\nContradicts rule 4')
     local merged = memory.merge_proposals({ { id = 3 } }, { { id = 3 }, { id = 7 } })
+    local scratch_buf = vim.api.nvim_create_buf(false, true)
+    vim.api.nvim_buf_set_lines(scratch_buf, 0, -1, false, { 'a', 'h\195\169llo' }) -- héllo
+    local r16 = memory.lines_range(scratch_buf, 1, 2, 'utf-16')
+    local r8 = memory.lines_range(scratch_buf, 2, 2, 'utf-8')
     local want = {
       line == 'Wrap errors  [project:app, 3 corrections, confidence 0.93] — repeats rule 1',
       table.concat(scopes, ',') == 'proposed,universal,language',
@@ -876,6 +880,7 @@ local function run()
       hinted and hinted.content == 'Use errors.Is (not ==)' and hinted.language == 'go' and hinted.frequency == 1
         and hinted.conflict == 'Contradicts rule 4',
       memory.proposal_from_message(1, 'other') == nil,
+      r16.start.line == 0 and r16['end'].line == 1 and r16['end'].character == 5 and r8['end'].character == 6,
       #merged == 2 and merged[2].id == 7,
       memory.format_proposal({ content = 'X', scope = 'universal', frequency = 3, confidence = 0 })
         == 'X  [universal, 3 corrections, from another session]',

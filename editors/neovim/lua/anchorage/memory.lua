@@ -348,13 +348,17 @@ end
 
 --- The LSP range of lines line1..line2 (1-based, whole lines), in the
 --- client's position encoding.
-local function lines_range(bufnr, line1, line2, encoding)
+function M.lines_range(bufnr, line1, line2, encoding)
   local last = vim.api.nvim_buf_get_lines(bufnr, line2 - 1, line2, false)[1] or ''
   local chars = #last
-  if encoding ~= 'utf-8' then
-    local ok, n16 = pcall(vim.str_utfindex, last)
-    if ok and n16 then
-      chars = n16
+  if encoding == 'utf-16' or encoding == 'utf-32' or encoding == nil then
+    encoding = encoding or 'utf-16'
+    if compat.has('0.11') then
+      chars = vim.str_utfindex(last, encoding)
+    else
+      -- Before 0.11: the UTF-32 and UTF-16 lengths.
+      local n32, n16 = vim.str_utfindex(last)
+      chars = encoding == 'utf-32' and n32 or n16
     end
   end
   return { start = { line = line1 - 1, character = 0 }, ['end'] = { line = line2 - 1, character = chars } }
@@ -371,7 +375,7 @@ function M.correct(text, line1, line2)
   end
   local name = vim.api.nvim_buf_get_name(bufnr)
   local uri = name ~= '' and not name:match('^%a[%w+.-]*://') and vim.uri_from_bufnr(bufnr) or nil
-  local range = line1 and line2 and lines_range(bufnr, line1, line2, client.offset_encoding) or nil
+  local range = line1 and line2 and M.lines_range(bufnr, line1, line2, client.offset_encoding) or nil
   local function send(t)
     if t == nil then
       return
