@@ -44,10 +44,6 @@ local function plural(n, word)
 end
 M.plural = plural
 
-local function exec(...)
-  return require('anchorage.commands').exec(...)
-end
-
 local function client_or_warn(bufnr)
   local client, reason = anchorage.get_client(bufnr)
   if not client then
