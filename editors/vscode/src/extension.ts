@@ -162,6 +162,7 @@ export class Anchorage implements vscode.Disposable {
       this.setState('running');
       this.refreshIndexStatusSoon(0);
       this.memory?.tree.refresh();
+      this.memory?.refreshCountSoon(0);
     } catch (err) {
       this.lastError = errorMessage(err);
       this.setState('failed');

@@ -20,6 +20,7 @@ import {
   injectionSummary,
   MEMORY_COMMANDS,
   mergeProposals,
+  pendingFromStats,
   pendingProposals,
   PendingProposals,
   plural,
@@ -39,6 +40,7 @@ import {
   slotItems,
   SLOT_COMMANDS,
   SlotsStatus,
+  STATS_COMMAND,
 } from './lib/memory';
 
 /** Commands of the server whose success changes rules or proposals. */
@@ -54,6 +56,9 @@ export class Memory implements vscode.Disposable {
   readonly pending = new PendingProposals();
   readonly tree: MemoriesProvider;
   private readonly disposables: vscode.Disposable[] = [];
+  private countTimer: ReturnType<typeof setTimeout> | undefined;
+  /** False once the server said it has no anchorage.stats. */
+  private statsKnown = true;
 
   constructor(private readonly a: Anchorage) {
     this.tree = new MemoriesProvider(a);
@@ -106,6 +111,37 @@ export class Memory implements vscode.Disposable {
     if (this.pending.setDiagnostics(ids)) {
       this.a.setPending(this.pending.count);
       this.tree.refresh();
+      this.refreshCountSoon();
+    }
+  }
+
+  /** Asks the server how many proposals are pending (debounced). */
+  refreshCountSoon(ms = 300): void {
+    if (this.countTimer) {
+      clearTimeout(this.countTimer);
+    }
+    this.countTimer = setTimeout(() => {
+      this.countTimer = undefined;
+      void this.refreshCount();
+    }, ms);
+  }
+
+  private async refreshCount(): Promise<void> {
+    if (!this.statsKnown || !this.a.client || this.a.serverState !== 'running') {
+      return;
+    }
+    try {
+      const n = pendingFromStats(await this.a.execute(STATS_COMMAND, []));
+      if (this.pending.setCounted(n)) {
+        this.a.setPending(this.pending.count);
+        this.tree.refresh();
+      }
+    } catch (err) {
+      if (isUnknownCommand(err)) {
+        this.statsKnown = false; // an older server: count the hints
+      } else {
+        this.a.output.warn(`${STATS_COMMAND}: ${errorMessage(err)}`);
+      }
     }
   }
 
@@ -136,6 +172,7 @@ export class Memory implements vscode.Disposable {
     }
     this.a.setPending(this.pending.count);
     this.tree.refresh();
+    this.refreshCountSoon(0);
   }
 
   /** Runs a memory command of the server and lets afterServerCommand see it. */
@@ -443,6 +480,9 @@ export class Memory implements vscode.Disposable {
   }
 
   dispose(): void {
+    if (this.countTimer) {
+      clearTimeout(this.countTimer);
+    }
     for (const d of this.disposables) {
       d.dispose();
     }

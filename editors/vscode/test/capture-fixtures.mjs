@@ -81,6 +81,7 @@ try {
   }
   save('memory.propose2.json', await exec('anchorage.memory.propose'));
   save('memory.list.json', await exec('anchorage.memory.list'));
+  save('stats.json', await exec('anchorage.stats'));
   save('context.inject.json', await exec('anchorage.context.inject', { uri: uriOf('internal/db/db.go'), budget: 400 }));
   await conn.sendRequest('shutdown');
   await conn.sendNotification('exit');

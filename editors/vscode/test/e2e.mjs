@@ -356,10 +356,11 @@ try {
   await check('approving the pending proposal through its quick fix makes its lens appear', async () => {
     await openFile('api/handlers.go');
     const item = statusItem();
-    // The hint of proposal 2 is published when the document opens.
+    // The status bar counts the pending proposals (the server's count).
+    const wantBefore = statusWith(cli('memory', 'stats').proposals.pending);
     await page.waitForFunction(
-      () => [...document.querySelectorAll('[aria-label^="Anchorage language server"]')].some((e) => /1 proposal/.test(e.textContent ?? '')),
-      null,
+      (want) => [...document.querySelectorAll('[aria-label^="Anchorage language server"]')].some((e) => (e.textContent ?? '').trim() === want),
+      wantBefore,
       { timeout: 15000 },
     );
     const before = (await item.innerText()).trim();

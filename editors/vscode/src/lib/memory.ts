@@ -14,6 +14,22 @@ export const MEMORY_COMMANDS = {
   inject: 'anchorage.context.inject',
 } as const;
 
+/** The server's counts of rules, proposals and corrections, and of the memory graph. */
+export const STATS_COMMAND = 'anchorage.stats';
+
+/** The pending proposals of an anchorage.stats answer, or undefined when it has none. */
+export function pendingFromStats(stats: unknown): number | undefined {
+  const n = (stats as { memory?: { proposals?: { pending?: unknown } } | null } | null)?.memory?.proposals?.pending;
+  if (typeof n === 'number' && Number.isInteger(n) && n >= 0) {
+    return n;
+  }
+  // No memory yet: the server answers {"memory": null}.
+  if (stats && typeof stats === 'object' && (stats as { memory?: unknown }).memory === null) {
+    return 0;
+  }
+  return undefined;
+}
+
 export const SLOT_COMMANDS = {
   status: 'anchorage.anchors.status',
   set: 'anchorage.anchors.set',
@@ -315,13 +331,23 @@ export function mergeProposals(proposed: Proposal[], fromDiagnostics: Proposal[]
 }
 
 /**
- * The pending proposals the editor knows of: the ids of the server's
- * proposal hints across all documents, plus those of the last
+ * The pending proposals the editor knows of: the server's count
+ * (anchorage.stats) when it answers one; from an older server, the ids of
+ * its proposal hints across all documents, plus those of the last
  * anchorage.memory.propose answer that no later event decided.
  */
 export class PendingProposals {
   private fromDiagnostics = new Set<number>();
   private fromPropose = new Set<number>();
+  /** The server's own count (anchorage.stats), when it has one. */
+  private counted: number | undefined;
+
+  /** Sets the server's count; undefined falls back to the ids seen. */
+  setCounted(n: number | undefined): boolean {
+    const changed = n !== this.counted;
+    this.counted = n;
+    return changed;
+  }
 
   /** Sets the proposal ids seen in every document's diagnostics. */
   setDiagnostics(ids: Iterable<number>): boolean {
@@ -344,6 +370,9 @@ export class PendingProposals {
   }
 
   get count(): number {
+    if (this.counted !== undefined) {
+      return this.counted;
+    }
     return new Set([...this.fromDiagnostics, ...this.fromPropose]).size;
   }
 

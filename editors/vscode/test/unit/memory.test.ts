@@ -18,6 +18,7 @@ import {
   proposalFromDiagnostic,
   injectionSummary,
   MAX_CORRECTION_BYTES,
+  pendingFromStats,
   pendingProposals,
   PendingProposals,
   pendingSuffix,
@@ -216,6 +217,22 @@ describe('proposalIdOf and PendingProposals', () => {
     assert.equal(proposalIdOf({ source: 'anchorage', code: 'other', data: { proposal: 7 } }), undefined);
     assert.equal(proposalIdOf({ source: 'anchorage', code: 'proposal', data: { proposal: '7' } }), undefined);
     assert.equal(proposalIdOf({ source: 'anchorage', code: 'proposal' }), undefined);
+  });
+  it('reads the count of a real anchorage.stats answer', () => {
+    assert.equal(pendingFromStats(fixture('stats.json')), 1);
+    assert.equal(pendingFromStats({ memory: null, graph: null }), 0);
+    assert.equal(pendingFromStats({}), undefined);
+    assert.equal(pendingFromStats(null), undefined);
+    assert.equal(pendingFromStats({ memory: { proposals: { pending: -1 } } }), undefined);
+  });
+  it('prefers the server count to the ids seen', () => {
+    const p = new PendingProposals();
+    p.setDiagnostics([4]);
+    assert.equal(p.setCounted(3), true);
+    assert.equal(p.count, 3);
+    assert.equal(p.setCounted(3), false);
+    p.setCounted(undefined);
+    assert.equal(p.count, 1);
   });
   it('counts proposals seen in diagnostics and in propose answers once', () => {
     const p = new PendingProposals();
