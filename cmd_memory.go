@@ -120,11 +120,20 @@ func sessionOption(cmd *cobra.Command, session string) memory.Option {
 	return memory.WithSession(session)
 }
 
-// workspaceFile returns file relative to --root (with slashes) when it is
-// inside it, else as an absolute path.
+// workspaceFile returns file, named relative to the current directory or
+// to --root, relative to --root (with slashes) when it is inside it, else
+// as an absolute path.
 func (m *memoryFlags) workspaceFile(file string) string {
 	if file == "" {
 		return ""
+	}
+	if !filepath.IsAbs(file) {
+		// Relative to the current directory if it is there, else to --root.
+		if _, err := os.Stat(file); err != nil {
+			if _, err := os.Stat(filepath.Join(m.root, file)); err == nil {
+				return filepath.ToSlash(filepath.Clean(file))
+			}
+		}
 	}
 	abs, err := filepath.Abs(file)
 	if err != nil {
@@ -173,7 +182,7 @@ propose". The text may be at most %d bytes.`, memory.SessionEnv, memory.MaxCorre
 			return nil
 		},
 	}
-	cmd.Flags().StringVar(&file, "file", "", "the file the correction was about")
+	cmd.Flags().StringVar(&file, "file", "", "the file the correction was about (relative to the current directory or to --root)")
 	addSessionFlag(cmd, &session)
 	return cmd
 }

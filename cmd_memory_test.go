@@ -223,3 +223,29 @@ func TestMemoryCLI(t *testing.T) {
 		}
 	})
 }
+
+// TestMemoryCorrectFileRelativeToRoot checks that --file names a file
+// relative to the current directory, else to --root, and is stored
+// relative to the root either way.
+func TestMemoryCorrectFileRelativeToRoot(t *testing.T) {
+	data, root := t.TempDir(), t.TempDir()
+	if err := os.MkdirAll(filepath.Join(root, "api"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(root, "api", "handlers.go"), []byte("package api\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, file := range []string{"api/handlers.go", filepath.Join(root, "api", "handlers.go")} {
+		out, err := run(t, "--data-dir", data, "--root", root, "--json", "memory", "correct", "--file", file, "Log requests with their duration")
+		if err != nil {
+			t.Fatalf("correct --file %s: %v\n%s", file, err, out)
+		}
+		var c memory.Correction
+		if err := json.Unmarshal([]byte(out), &c); err != nil {
+			t.Fatalf("%v in %s", err, out)
+		}
+		if c.File != "api/handlers.go" {
+			t.Errorf("correct --file %s stored file %q, want api/handlers.go", file, c.File)
+		}
+	}
+}

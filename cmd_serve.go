@@ -19,7 +19,8 @@ func newServeCmd(g *globalFlags) *cobra.Command {
 		Use:   "serve",
 		Short: "Run the language server over stdio",
 		Long: `Runs the Language Server Protocol server on standard input and output, as
-editors start it. Logs go to standard error, or to --log-file.`,
+editors start it (--stdio, which some editors add, changes nothing). Logs
+go to standard error, or to --log-file.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			level := zap.NewAtomicLevel()
@@ -48,5 +49,9 @@ editors start it. Logs go to standard error, or to --log-file.`,
 	}
 	cmd.Flags().StringVar(&logFile, "log-file", "", "write the log to this file instead of standard error")
 	cmd.Flags().StringVar(&logLevel, "log-level", "info", "log level: debug, info, warn, error")
+	// Editors' client libraries add --stdio when told the server speaks
+	// over stdio (VS Code's TransportKind.stdio): it is the only way this
+	// server speaks, so the flag is accepted and changes nothing.
+	cmd.Flags().Bool("stdio", true, "serve over standard input and output (the default and only transport)")
 	return cmd
 }

@@ -147,7 +147,8 @@ func startProcIn(t *testing.T, dataDir string) *lspProc {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p.cmd = exec.Command(anchorageBin, "--data-dir", p.dataDir, "serve")
+	// --stdio as VS Code's and other editors' client libraries add it.
+	p.cmd = exec.Command(anchorageBin, "--data-dir", p.dataDir, "serve", "--stdio")
 	p.cmd.Stdin, p.cmd.Stdout, p.cmd.Stderr = inR, outW, p.stderr
 	p.cmd.Env = append(os.Environ(), "ANCHORAGE_HOME="+p.dataDir)
 	if err := p.cmd.Start(); err != nil {
