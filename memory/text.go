@@ -104,13 +104,17 @@ func wordSet(words ...string) map[string]bool {
 
 // splitProseWords returns the words of text as written: runs of letters,
 // digits, underscores and inner apostrophes.
-func splitProseWords(text string) []string {
+func splitProseWords(text string) []string { return splitWords(text, false) }
+
+// splitWords is splitProseWords, keeping hyphenated words ("not-found")
+// whole when hyphens is set.
+func splitWords(text string, hyphens bool) []string {
 	var words []string
 	start := -1
 	rs := []rune(text)
 	for i, r := range rs {
 		inWord := unicode.IsLetter(r) || unicode.IsDigit(r) || r == '_' ||
-			(r == '\'' || r == '’') && start >= 0 && i+1 < len(rs) && unicode.IsLetter(rs[i+1])
+			(r == '\'' || r == '’' || hyphens && r == '-') && start >= 0 && i+1 < len(rs) && unicode.IsLetter(rs[i+1])
 		switch {
 		case inWord && start < 0:
 			start = i
@@ -164,7 +168,7 @@ type proseItem struct {
 // classifyProse splits text into classified words.
 func classifyProse(text string) []proseItem {
 	var items []proseItem
-	for _, raw := range splitProseWords(text) {
+	for _, raw := range splitWords(text, true) {
 		raw = strings.ReplaceAll(raw, "’", "'")
 		lw := strings.ToLower(raw)
 		if strings.HasSuffix(lw, "n't") {
@@ -178,8 +182,19 @@ func classifyProse(text string) []proseItem {
 			}
 		}
 		raw = strings.ReplaceAll(raw, "'", "")
-		for _, part := range splitIdentParts(raw) {
-			items = append(items, classifyProseWord(strings.ToLower(part)))
+		// In a hyphenated word ("not-found", "non-nil", "no-op") a
+		// negation is part of a name, not of the sentence.
+		compound := strings.Contains(raw, "-")
+		var parts []string
+		for _, piece := range strings.Split(raw, "-") {
+			parts = append(parts, splitIdentParts(piece)...)
+		}
+		for _, part := range parts {
+			it := classifyProseWord(strings.ToLower(part))
+			if compound && it.class != proseContent && it.class != proseStop {
+				it = proseItem{token: strings.ToLower(part)}
+			}
+			items = append(items, it)
 		}
 	}
 	return items

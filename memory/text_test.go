@@ -31,6 +31,10 @@ func TestMemoryAnalyzeProse(t *testing.T) {
 		{"it's the repo's README", []string{"readm", "repository"}, false, false},
 		{"", nil, false, false},
 		{"no", nil, true, true},
+		// A negation inside a hyphenated name is not one of the sentence.
+		{"Return a typed not-found error from repositories", []string{"error", "found", "not", "repository", "return", "typ"}, false, false},
+		{"Always return a typed not-found error", []string{"error", "found", "not", "return", "typ"}, false, true},
+		{"Never return non-nil errors with a value", []string{"error", "nil", "non", "return", "valu"}, true, true},
 	}
 	for _, tt := range tests {
 		f := analyzeProse(tt.text)
