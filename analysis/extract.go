@@ -23,6 +23,11 @@ type Parser struct {
 	parser  *sitter.Parser
 	cursor  *sitter.QueryCursor
 	current *Language
+	// col holds the matches of the last query.
+	col collector
+	// noCollect makes queries read matches through go-tree-sitter alone
+	// (for tests).
+	noCollect bool
 	// spent adds up where Extract's time went, for Summary.Timings.
 	spent Timings
 }
@@ -141,7 +146,7 @@ func (p *Parser) ExtractTree(lang *Language, filePath string, src []byte, tree *
 // query runs the language's tags query over root, or only over the part of
 // it that within spans (a top-level node), and returns what it found.
 func (p *Parser) query(lang *Language, src []byte, root, within *sitter.Node) rawGraph {
-	text := textOf(src)
+	text := spanText(src)
 	var raw rawGraph
 	lo, hi := uint32(0), uint32(len(src))
 	if within != nil {
@@ -149,58 +154,62 @@ func (p *Parser) query(lang *Language, src []byte, root, within *sitter.Node) ra
 		p.cursor.SetPointRange(within.StartPoint(), within.EndPoint())
 		defer p.cursor.SetPointRange(sitter.Point{}, sitter.Point{Row: ^uint32(0), Column: ^uint32(0)})
 	}
+	col := &p.col
 	p.cursor.Exec(lang.tags, root)
-	for {
-		m, ok := p.cursor.NextMatch()
-		if !ok {
-			break
-		}
+	if p.noCollect || !canCollect || !col.collect(p.cursor, lang.keepNodes) {
+		p.cursor.Exec(lang.tags, root)
+		col.collectSlow(p.cursor, lang.keepNodes)
+	}
+	tree := treeOf(root)
+	for _, m := range col.matches {
+		captures := col.captures[m.start:m.end]
 		var (
-			main                            *sitter.Node
+			main                            *captured
 			role                            string
 			name, owner, qual, subject, doc string
-			nameNode                        *sitter.Node
+			nameSpan                        *captured
 		)
-		for _, c := range m.Captures {
-			capture := lang.captureNames[c.Index]
+		for i := range captures {
+			c := &captures[i]
+			capture := lang.captureNames[c.index]
 			switch capture {
 			case "comment":
-				if st := c.Node.StartByte(); st >= lo && st < hi {
-					raw.comments = append(raw.comments, span{st, c.Node.EndByte()})
+				if c.start >= lo && c.start < hi {
+					raw.comments = append(raw.comments, span{c.start, c.end})
 				}
 			case "name":
-				name, nameNode = text(c.Node), c.Node
+				name, nameSpan = text(c.start, c.end), c
 			case "owner":
-				owner = lastIdentifier(text(c.Node))
+				owner = lastIdentifier(text(c.start, c.end))
 			case "qualifier":
-				qual = lastIdentifier(text(c.Node))
+				qual = lastIdentifier(text(c.start, c.end))
 			case "subject":
-				subject = lastIdentifier(text(c.Node))
+				subject = lastIdentifier(text(c.start, c.end))
 			case "doc":
-				doc = text(c.Node)
+				doc = text(c.start, c.end)
 			default:
 				if strings.HasPrefix(capture, "definition.") || strings.HasPrefix(capture, "reference.") {
-					main, role = c.Node, capture
+					main, role = c, capture
 				}
 			}
 		}
-		if main == nil || name == "" || !lang.accepts(m, text) {
+		if main == nil || name == "" || !lang.accepts(m.pattern, captures, text) {
 			continue
 		}
-		if st := main.StartByte(); within != nil && (st < lo || st >= hi) {
+		if st := main.start; within != nil && (st < lo || st >= hi) {
 			continue // belongs to another top-level node
 		}
 		switch {
 		case role == "definition.module":
 			if raw.module == "" {
-				raw.module, raw.moduleAt = name, main.StartByte()
+				raw.module, raw.moduleAt = name, main.start
 			}
 		case strings.HasPrefix(role, "definition."):
 			raw.defs = append(raw.defs, definition{
 				kind:  Kind(strings.TrimPrefix(role, "definition.")),
-				start: main.StartByte(), end: main.EndByte(),
-				name: name, nameStart: nameNode.StartByte(), nameEnd: nameNode.EndByte(),
-				owner: owner, doc: doc, signature: signature(main, src),
+				start: main.start, end: main.end,
+				name: name, nameStart: nameSpan.start, nameEnd: nameSpan.end,
+				owner: owner, doc: doc, signature: signature(col.node(main.node, tree), src),
 			})
 		default:
 			kind := referenceKind(role)
@@ -208,14 +217,14 @@ func (p *Parser) query(lang *Language, src []byte, root, within *sitter.Node) ra
 				continue
 			}
 			at := main
-			if nameNode != nil && kind == EdgeCalls {
-				at = nameNode
+			if nameSpan != nil && kind == EdgeCalls {
+				at = nameSpan
 			}
 			if kind == EdgeImports {
 				name = cleanImport(name)
 			}
 			raw.refs = append(raw.refs, pendingRef{
-				at: main.StartByte(), start: at.StartByte(), end: at.EndByte(),
+				at: main.start, start: at.start, end: at.end,
 				ref: Ref{Kind: kind, Name: name, Qualifier: qual, Subject: subject},
 			})
 		}
@@ -248,11 +257,12 @@ func assemble(lang *Language, filePath string, src []byte, lines *lineIndex, roo
 	return g
 }
 
-// accepts reports whether a match satisfies its pattern's predicates.
-func (l *Language) accepts(m *sitter.QueryMatch, text func(*sitter.Node) string) bool {
-	for _, p := range l.predicates[m.PatternIndex] {
-		for _, c := range m.Captures {
-			if c.Index == p.capture && !p.holds(text(c.Node)) {
+// accepts reports whether a match of a pattern satisfies the pattern's
+// predicates.
+func (l *Language) accepts(pattern uint16, captures []captured, text func(start, end uint32) string) bool {
+	for _, p := range l.predicates[pattern] {
+		for _, c := range captures {
+			if c.index == p.capture && !p.holds(text(c.start, c.end)) {
 				return false
 			}
 		}
@@ -427,12 +437,11 @@ func moduleFromPath(p string) string {
 	return stem
 }
 
-// textOf returns a function giving the source text of a node, made valid
-// UTF-8 when the file is not.
-func textOf(src []byte) func(*sitter.Node) string {
+// spanText returns a function giving the source text of a byte span,
+// made valid UTF-8 when the file is not.
+func spanText(src []byte) func(start, end uint32) string {
 	valid := utf8.Valid(src)
-	return func(n *sitter.Node) string {
-		s, e := n.StartByte(), n.EndByte()
+	return func(s, e uint32) string {
 		if e > uint32(len(src)) || s > e {
 			return ""
 		}

@@ -55,6 +55,9 @@ type Language struct {
 	captureNames []string
 	// predicates holds the compiled predicates of each pattern of tags.
 	predicates [][]predicate
+	// keepNodes marks the captures of definitions, whose nodes a query
+	// keeps (to read their signatures).
+	keepNodes []uint8
 }
 
 // predicate is a compiled #eq?, #not-eq?, #match?, #not-match? or
@@ -167,7 +170,13 @@ func compileLanguage(spec languageSpec) (*Language, error) {
 	if err != nil {
 		return nil, fmt.Errorf("compile queries/%s/tags.scm: %w", spec.name, err)
 	}
-	return &Language{Name: spec.name, grammar: grammar, tags: q, captureNames: names, predicates: preds}, nil
+	keep := make([]uint8, len(names))
+	for i, name := range names {
+		if strings.HasPrefix(name, "definition.") {
+			keep[i] = 1
+		}
+	}
+	return &Language{Name: spec.name, grammar: grammar, tags: q, captureNames: names, predicates: preds, keepNodes: keep}, nil
 }
 
 // ForPath returns the language of a file by its extension, or nil if the
