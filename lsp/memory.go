@@ -31,13 +31,14 @@ const (
 	cmdMemoryApproveAll = "anchorage.memory.approveAll"
 	cmdMemoryReject     = "anchorage.memory.reject"
 	cmdMemoryList       = "anchorage.memory.list"
+	cmdMemoryProposals  = "anchorage.memory.proposals"
 	cmdMemoryReanchor   = "anchorage.memory.reanchor"
 )
 
 // memoryCommandNames lists the memory commands, for initialize.
 func memoryCommandNames() []string {
 	return []string{cmdMemoryRecord, cmdMemoryPropose, cmdMemoryApprove, cmdMemoryApproveAll,
-		cmdMemoryReject, cmdMemoryList, cmdMemoryReanchor}
+		cmdMemoryReject, cmdMemoryList, cmdMemoryProposals, cmdMemoryReanchor}
 }
 
 // memoryCommand runs a memory command; ok is false for a command that is
@@ -56,6 +57,8 @@ func (s *Server) memoryCommand(ctx context.Context, name string, args []any) (re
 		result, err = s.rejectProposal(ctx, args)
 	case cmdMemoryList:
 		result, err = s.listRules(ctx, args)
+	case cmdMemoryProposals:
+		result, err = s.listProposals(ctx)
 	case cmdMemoryReanchor:
 		result, err = s.reanchorRule(ctx, args)
 	default:
@@ -449,6 +452,36 @@ func (s *Server) proposeRules(ctx context.Context, args []any) (any, error) {
 		if loc, ok := locs[p.ID]; ok {
 			out[i].Location = &loc
 		}
+	}
+	return map[string]any{"proposals": out}, nil
+}
+
+// listProposals runs anchorage.memory.proposals: every pending
+// proposal, from any session (the CLI's, an earlier server's), with where
+// its hint is shown. It proposes nothing and creates no database.
+func (s *Server) listProposals(ctx context.Context) (any, error) {
+	out := []proposalView{}
+	st, err := s.memoryStore(ctx, false)
+	if err != nil {
+		return nil, s.memoryError(cmdMemoryProposals, err)
+	}
+	if st == nil {
+		return map[string]any{"proposals": out}, nil
+	}
+	ps, err := st.Proposals(ctx, memory.StatusPending)
+	if err != nil {
+		return nil, s.memoryError(cmdMemoryProposals, err)
+	}
+	locs, err := s.publishProposals(ctx, "")
+	if err != nil {
+		return nil, s.memoryError(cmdMemoryProposals, err)
+	}
+	for _, p := range ps {
+		v := proposalView{Proposal: p}
+		if loc, ok := locs[p.ID]; ok {
+			v.Location = &loc
+		}
+		out = append(out, v)
 	}
 	return map[string]any{"proposals": out}, nil
 }

@@ -23,6 +23,7 @@ import (
 	"go.lsp.dev/uri"
 
 	"github.com/anchorage-dev/anchorage/memory"
+	"github.com/anchorage-dev/anchorage/state"
 )
 
 // memInitResult is what the memory test reads of initialize's result.
@@ -302,6 +303,15 @@ func TestE2EMemory(t *testing.T) {
 	}
 	if _, err := memory.NormalizeScope(prop.Scope); err != nil {
 		t.Fatalf("propose: scope %q: %v", prop.Scope, err)
+	}
+	// The pending proposals, listed without proposing again.
+	var listed struct {
+		Proposals []memProposal `json:"proposals"`
+	}
+	c.memCommand(t, &listed, cmdMemoryProposals)
+	if len(listed.Proposals) != 1 || listed.Proposals[0].ID != prop.ID || listed.Proposals[0].Location == nil ||
+		*listed.Proposals[0].Location != *prop.Location {
+		t.Errorf("proposals: %+v, want proposal %d at %+v", listed.Proposals, prop.ID, prop.Location)
 	}
 	var diag protocol.Diagnostic
 	diagFrame := c.wait(t, from, eventTimeout, "the proposal's diagnostic", func(f frame) bool {
@@ -632,5 +642,27 @@ func TestE2EMemoryCorrupt(t *testing.T) {
 	c.open(t, u, "go", readFile(t, root, "users/repo.go"))
 	if got := c.memLenses(t, u); len(got) != 0 {
 		t.Errorf("code lenses: %+v", got)
+	}
+}
+
+// TestE2EMemoryProposalsNoDatabase checks that listing proposals before
+// any memory exists answers an empty list and creates no database.
+func TestE2EMemoryProposalsNoDatabase(t *testing.T) {
+	p := startProc(t)
+	c := connect(t, p)
+	c.memStart(t, t.TempDir())
+	var listed struct {
+		Proposals []memProposal `json:"proposals"`
+	}
+	c.memCommand(t, &listed, cmdMemoryProposals)
+	if listed.Proposals == nil || len(listed.Proposals) != 0 {
+		t.Errorf("proposals = %+v, want an empty list", listed.Proposals)
+	}
+	dirs, err := state.Resolve(p.dataDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(dirs.MemoryPath()); err == nil {
+		t.Errorf("listing proposals created %s", dirs.MemoryPath())
 	}
 }
