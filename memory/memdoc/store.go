@@ -62,10 +62,9 @@ func Match(globs []string, relPath string) bool {
 // memory; this package versions its own table, memdoc_documents, in
 // schema_versions). It is safe for concurrent use.
 type Store struct {
-	db    *sql.DB
-	path  string
-	owned bool
-	now   func() time.Time
+	db   *sql.DB
+	path string
+	now  func() time.Time
 }
 
 // Open opens the memory database at path, creating it and its directory
@@ -80,7 +79,7 @@ func Open(ctx context.Context, path string) (*Store, error) {
 	if err != nil {
 		return nil, fmt.Errorf("open memory documents %s: %w", path, err)
 	}
-	s := &Store{db: db, path: path, owned: true, now: time.Now}
+	s := &Store{db: db, path: path, now: time.Now}
 	if err := state.Migrate(ctx, db, Component, migrations()); err != nil {
 		db.Close()
 		return nil, fmt.Errorf("open memory documents %s: %w", path, err)
@@ -88,24 +87,10 @@ func Open(ctx context.Context, path string) (*Store, error) {
 	return s, nil
 }
 
-// OpenDB uses a database another component already opened (the same
-// memory database file); Close leaves it open.
-func OpenDB(ctx context.Context, db *sql.DB) (*Store, error) {
-	if err := state.Migrate(ctx, db, Component, migrations()); err != nil {
-		return nil, fmt.Errorf("open memory documents: %w", err)
-	}
-	return &Store{db: db, now: time.Now}, nil
-}
+// Close closes the database.
+func (s *Store) Close() error { return s.db.Close() }
 
-// Close closes the database if Open opened it.
-func (s *Store) Close() error {
-	if s.owned {
-		return s.db.Close()
-	}
-	return nil
-}
-
-// Path returns the database file's path ("" for OpenDB).
+// Path returns the database file's path.
 func (s *Store) Path() string { return s.path }
 
 func migrations() []string { return []string{schemaV1} }
