@@ -9,32 +9,10 @@ local notify = anchorage.notify
 
 local M = {}
 
--- JSON null arrives as vim.NIL.
-local function val(x)
-  if x == vim.NIL then
-    return nil
-  end
-  return x
-end
-
-local function nonempty(s)
-  s = val(s)
-  if type(s) == 'string' and s ~= '' then
-    return s
-  end
-  return nil
-end
+local val, nonempty, client_or_warn = anchorage.val, anchorage.nonempty, anchorage.client_or_warn
 
 local function current_buf()
   return vim.api.nvim_get_current_buf()
-end
-
-local function client_or_warn(bufnr)
-  local client, reason = anchorage.get_client(bufnr)
-  if not client then
-    notify(reason, levels.WARN)
-  end
-  return client
 end
 
 --- Runs a server command; on_result gets its result. Errors are shown.

@@ -366,6 +366,32 @@ function M.get_client(bufnr)
   return nil, 'no Anchorage server for this buffer' .. (reason and (': ' .. reason) or '')
 end
 
+--- The buffer's Anchorage client; without one, warns why and returns nil.
+function M.client_or_warn(bufnr)
+  local client, reason = M.get_client(bufnr)
+  if not client then
+    notify(reason, vim.log.levels.WARN)
+  end
+  return client
+end
+
+--- A value of a server's answer: JSON null (vim.NIL) is nil.
+function M.val(x)
+  if x == vim.NIL then
+    return nil
+  end
+  return x
+end
+
+--- s when it is a non-empty string, else nil.
+function M.nonempty(s)
+  s = M.val(s)
+  if type(s) == 'string' and s ~= '' then
+    return s
+  end
+  return nil
+end
+
 -- Starting ------------------------------------------------------------------
 
 local function has_lsp_attach()

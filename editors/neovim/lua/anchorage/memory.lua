@@ -8,6 +8,7 @@ local compat = require('anchorage.compat')
 
 local levels = vim.log.levels
 local notify = anchorage.notify
+local val, nonempty, client_or_warn = anchorage.val, anchorage.nonempty, anchorage.client_or_warn
 
 local M = {}
 
@@ -15,21 +16,6 @@ local M = {}
 M.max_correction_bytes = 10 * 1024
 --- The server's default budget of anchorage.context.inject.
 M.default_budget = 1500
-
-local function val(x)
-  if x == vim.NIL then
-    return nil
-  end
-  return x
-end
-
-local function nonempty(s)
-  s = val(s)
-  if type(s) == 'string' and s ~= '' then
-    return s
-  end
-  return nil
-end
 
 local function shorten(s, n)
   s = vim.trim(tostring(s or ''):gsub('%s+', ' '))
@@ -43,14 +29,6 @@ local function plural(n, word)
   return string.format('%d %s%s', n, word, n == 1 and '' or 's')
 end
 M.plural = plural
-
-local function client_or_warn(bufnr)
-  local client, reason = anchorage.get_client(bufnr)
-  if not client then
-    notify(reason, levels.WARN)
-  end
-  return client
-end
 
 local function is_unknown_command(err)
   local msg = type(err) == 'table' and err.message or tostring(err)
