@@ -13,7 +13,6 @@ import (
 	"go.lsp.dev/protocol"
 	"go.uber.org/zap"
 
-	"github.com/anchorage-dev/anchorage/analysis"
 	"github.com/anchorage-dev/anchorage/memory"
 	"github.com/anchorage-dev/anchorage/memory/memdoc"
 	"github.com/anchorage-dev/anchorage/memory/recall"
@@ -313,7 +312,7 @@ func (s *Server) focusRecall(u protocol.DocumentURI, pos protocol.Position) {
 		if err != nil {
 			return
 		}
-		input := focusInput(rel, syms, int(pos.Line))
+		input := recall.FocusText(rel, syms, int(pos.Line))
 		s.rec.focusMu.Lock()
 		defer s.rec.focusMu.Unlock()
 		if input == s.rec.lastFocus {
@@ -333,27 +332,6 @@ func (s *Server) focusRecall(u protocol.DocumentURI, pos protocol.Position) {
 	})
 }
 
-// focusInput is the slots' input for a position: the file's path and the
-// innermost symbol whose range holds line (0-based), with its signature
-// and doc.
-func focusInput(rel string, syms []analysis.SymbolInfo, line int) string {
-	var best *analysis.SymbolInfo
-	for i := range syms {
-		sym := &syms[i]
-		if sym.Kind == analysis.KindModule || line < sym.Range.Start.Line || line > sym.Range.End.Line {
-			continue
-		}
-		if best == nil || sym.Range.End.Line-sym.Range.Start.Line <= best.Range.End.Line-best.Range.Start.Line {
-			best = sym
-		}
-	}
-	parts := []string{strings.ReplaceAll(rel, "/", " ")}
-	if best != nil {
-		parts = append(parts, best.QualifiedName, best.Signature, best.Doc)
-	}
-	return strings.TrimSpace(strings.Join(parts, "\n"))
-}
-
 // recallRuleIDs is memory.InjectDeps.Recall: the rules a localized memory
 // search finds for text, near the slot closest to it, best first.
 func (s *Server) recallRuleIDs(ctx context.Context, text string) ([]int64, error) {
@@ -361,17 +339,7 @@ func (s *Server) recallRuleIDs(ctx context.Context, text string) ([]int64, error
 	if err != nil || g == nil {
 		return nil, err
 	}
-	resp, err := g.Search(ctx, recall.Query{Text: text, TopK: recall.MaxTopK})
-	if err != nil {
-		return nil, err
-	}
-	var ids []int64
-	for _, r := range resp.Results {
-		if id, ok := recall.ParseRuleID(r.ID); ok {
-			ids = append(ids, id)
-		}
-	}
-	return ids, nil
+	return g.RuleIDs(ctx, text)
 }
 
 // rulesChanged is memory.WithOnChange: after every write of rules, the

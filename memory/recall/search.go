@@ -278,6 +278,23 @@ func (s *Store) Search(ctx context.Context, q Query) (Response, error) {
 	return resp, nil
 }
 
+// RuleIDs returns the ids of the rules a localized memory search finds
+// for text (near the slot closest to it, with the fallback), best first:
+// what memory.InjectDeps.Recall asks for.
+func (s *Store) RuleIDs(ctx context.Context, text string) ([]int64, error) {
+	resp, err := s.Search(ctx, Query{Text: text, TopK: MaxTopK})
+	if err != nil {
+		return nil, err
+	}
+	var ids []int64
+	for _, r := range resp.Results {
+		if id, ok := ParseRuleID(r.ID); ok {
+			ids = append(ids, id)
+		}
+	}
+	return ids, nil
+}
+
 // Global is the plain memory search: every memory ranked against
 // q.Text, the slots neither used nor changed.
 func (s *Store) Global(ctx context.Context, q Query) (Response, error) {

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"time"
 	"unicode/utf8"
+
+	"github.com/anchorage-dev/anchorage/analysis"
 )
 
 // SlotNames are the working-memory slots.
@@ -225,6 +227,27 @@ type FocusResult struct {
 	NewTopic bool `json:"new_topic"`
 	// Anchor is the slot's anchor afterwards.
 	Anchor string `json:"anchor"`
+}
+
+// FocusText is Focus's input for a position in a file: the file's path
+// (rel, slash-separated) and the innermost symbol of syms whose range
+// holds line (0-based), with its signature and doc.
+func FocusText(rel string, syms []analysis.SymbolInfo, line int) string {
+	var best *analysis.SymbolInfo
+	for i := range syms {
+		sym := &syms[i]
+		if sym.Kind == analysis.KindModule || line < sym.Range.Start.Line || line > sym.Range.End.Line {
+			continue
+		}
+		if best == nil || sym.Range.End.Line-sym.Range.Start.Line <= best.Range.End.Line-best.Range.Start.Line {
+			best = sym
+		}
+	}
+	parts := []string{strings.ReplaceAll(rel, "/", " ")}
+	if best != nil {
+		parts = append(parts, best.QualifiedName, best.Signature, best.Doc)
+	}
+	return strings.TrimSpace(strings.Join(parts, "\n"))
 }
 
 // Focus feeds what the user works on (a file's path, the symbol at the
