@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"unicode"
 
@@ -126,6 +127,9 @@ type Store struct {
 	// generation counts the write transactions committed through this
 	// Store, so that caches see every change it makes.
 	generation atomic.Int64
+	// callers gathers the callers of chunks while bulk is set.
+	callersMu sync.Mutex
+	callers   *callerTable
 }
 
 // OpenStore opens (creating if needed) the index database at path and
@@ -279,6 +283,15 @@ func (s *Store) DropIndexes(ctx context.Context) error {
 		INSERT INTO chunk_fts(chunk_fts, rank) VALUES('hashsize', `+bulkHashSize+`);`); err != nil {
 		return fmt.Errorf("drop indexes: %w", err)
 	}
+	// Callers are gathered from the edges written from now on: edges
+	// already there make the table inexact.
+	var edges bool
+	if err := s.db.QueryRowContext(ctx, `SELECT EXISTS(SELECT 1 FROM edges)`).Scan(&edges); err != nil {
+		return fmt.Errorf("drop indexes: %w", err)
+	}
+	s.callersMu.Lock()
+	s.callers = &callerTable{inexact: edges}
+	s.callersMu.Unlock()
 	s.bulk.Store(true)
 	return nil
 }
@@ -304,18 +317,58 @@ func (s *Store) CreateIndexes(ctx context.Context) error {
 			s.bulk.Store(true)
 			return fmt.Errorf("index names: %w", err)
 		}
-		var chunks bool
-		if err := s.db.QueryRowContext(ctx, `SELECT EXISTS(SELECT 1 FROM chunks WHERE node_id IS NOT NULL)`).Scan(&chunks); err != nil {
+		s.callersMu.Lock()
+		callers := s.callers
+		s.callersMu.Unlock()
+		if err := s.nameChunkCallers(ctx, callers); err != nil {
 			s.bulk.Store(true)
-			return fmt.Errorf("index chunks: %w", err)
+			return err
 		}
-		if !chunks {
-			return nil // a graph without chunks names no callers
-		}
+		s.callersMu.Lock()
+		s.callers = nil
+		s.callersMu.Unlock()
+	}
+	return nil
+}
+
+// nameChunkCallers completes the context of every chunk with the callers
+// of its symbol, after a first build: from the callers gathered while the
+// files were stored, or from the edges when those no longer tell.
+func (s *Store) nameChunkCallers(ctx context.Context, callers *callerTable) error {
+	var chunks bool
+	if err := s.db.QueryRowContext(ctx, `SELECT EXISTS(SELECT 1 FROM chunks WHERE node_id IS NOT NULL)`).Scan(&chunks); err != nil {
+		return fmt.Errorf("index chunks: %w", err)
+	}
+	if !chunks {
+		return nil // a graph without chunks names no callers
+	}
+	if callers == nil || callers.inexact {
 		if _, err := s.db.ExecContext(ctx, bulkChunkIndex); err != nil {
-			s.bulk.Store(true)
 			return fmt.Errorf("index chunks: %w", err)
 		}
+		return nil
+	}
+	err := s.Write(ctx, func(w *Writer) error {
+		if err := w.conn.Exec(`CREATE TEMP TABLE IF NOT EXISTS chunk_callers(name TEXT PRIMARY KEY, list TEXT NOT NULL); DELETE FROM temp.chunk_callers;`); err != nil {
+			return err
+		}
+		ins, err := w.stmt(`INSERT INTO temp.chunk_callers(name, list) VALUES(?, ?)`)
+		if err != nil {
+			return err
+		}
+		for name, l := range callers.byName {
+			ins.BindText(1, name)
+			ins.BindText(2, l.text())
+			if err := ins.Exec(); err != nil {
+				return err
+			}
+		}
+		return w.conn.Exec(`UPDATE chunks SET callers = l.list
+				FROM temp.chunk_callers l WHERE chunks.node_id IS NOT NULL AND l.name = chunks.sym_name;
+			DROP TABLE temp.chunk_callers;`)
+	})
+	if err != nil {
+		return fmt.Errorf("index chunks: name callers: %w", err)
 	}
 	return nil
 }
@@ -355,6 +408,9 @@ func (s *Store) Write(ctx context.Context, fn func(w *Writer) error) error {
 			return fmt.Errorf("write index: %w", err)
 		}
 		w := &Writer{conn: raw, deferTrigrams: s.bulk.Load()}
+		if w.deferTrigrams {
+			w.callers = &callerTable{}
+		}
 		defer w.close()
 		if err := fn(w); err != nil {
 			tx.Rollback()
@@ -362,6 +418,13 @@ func (s *Store) Write(ctx context.Context, fn func(w *Writer) error) error {
 		}
 		if err := tx.Commit(); err != nil {
 			return fmt.Errorf("write index: commit: %w", err)
+		}
+		if w.callers != nil {
+			s.callersMu.Lock()
+			if s.callers != nil {
+				s.callers.merge(w.callers)
+			}
+			s.callersMu.Unlock()
 		}
 		s.generation.Add(1)
 		return nil
@@ -373,6 +436,9 @@ type Writer struct {
 	conn          *sqlite3.Conn
 	stmts         map[string]*sqlite3.Stmt
 	deferTrigrams bool
+	// callers gathers the callers of chunks during a first build (see
+	// callerTable), or is nil.
+	callers *callerTable
 }
 
 func (w *Writer) stmt(query string) (*sqlite3.Stmt, error) {
@@ -432,6 +498,9 @@ func (w *Writer) DeleteFile(path string) error {
 	if err != nil || !ok {
 		return err
 	}
+	if w.callers != nil {
+		w.callers.inexact = true
+	}
 	if err := w.clearFile(id); err != nil {
 		return fmt.Errorf("delete %s: %w", path, err)
 	}
@@ -489,6 +558,9 @@ func (w *Writer) ReplaceFile(st FileState, g *FileGraph) error {
 		return fmt.Errorf("replace %s: %w", g.Path, err)
 	}
 	if ok {
+		if w.callers != nil {
+			w.callers.inexact = true
+		}
 		if err := w.clearFile(id); err != nil {
 			return fmt.Errorf("replace %s: %w", g.Path, err)
 		}
@@ -541,6 +613,9 @@ func (w *Writer) ReplaceFile(st FileState, g *FileGraph) error {
 		return fmt.Errorf("replace %s: %w", g.Path, err)
 	}
 	for _, r := range g.Refs {
+		if w.callers != nil && r.Kind == EdgeCalls {
+			w.callers.add(r.Name, g.Symbols[r.Source].QualifiedName)
+		}
 		ins.BindInt64(1, ids[r.Source])
 		ins.BindText(2, string(r.Kind))
 		ins.BindText(3, r.Name)

@@ -1,0 +1,124 @@
+package analysis
+
+import (
+	"context"
+	"fmt"
+	"maps"
+	"testing"
+)
+
+func TestCallerList(t *testing.T) {
+	tests := []struct {
+		name  string
+		calls []string
+		want  string
+	}{
+		{"none", nil, ""},
+		{"one", []string{"p.F"}, "Called by p.F."},
+		{"repeated", []string{"p.F", "p.F", "p.F"}, "Called by p.F."},
+		{"sorted", []string{"p.C", "p.A", "p.B"}, "Called by p.A, p.B, p.C."},
+		{"first three", []string{"p.E", "p.D", "p.C", "p.B", "p.A", "p.B"}, "Called by p.A, p.B, p.C."},
+		{"byte order", []string{"b.x", "B.x", "é.x", "a.x"}, "Called by B.x, a.x, b.x."},
+		{"full then smaller", []string{"p.X", "p.Y", "p.Z", "p.A", "p.Z", "p.Y"}, "Called by p.A, p.X, p.Y."},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var tab callerTable
+			for _, q := range tt.calls {
+				tab.add("target", q)
+			}
+			if got := tab.byName["target"].text(); got != tt.want {
+				t.Errorf("text = %q, want %q", got, tt.want)
+			}
+			// Merging halves gives the same.
+			var a, b, merged callerTable
+			for i, q := range tt.calls {
+				if i%2 == 0 {
+					a.add("target", q)
+				} else {
+					b.add("target", q)
+				}
+			}
+			merged.merge(&a)
+			merged.merge(&b)
+			if got := merged.byName["target"].text(); got != tt.want {
+				t.Errorf("merged text = %q, want %q", got, tt.want)
+			}
+		})
+	}
+}
+
+// TestBulkCallersMatchEdges builds a first index large enough to be a bulk
+// load, whose chunk callers come from the callers gathered while storing,
+// and checks they are what the edges say (bulkChunkIndex).
+func TestBulkCallersMatchEdges(t *testing.T) {
+	if testing.Short() {
+		t.Skip("indexes more than 2000 files")
+	}
+	files := map[string]string{
+		"lib/target.go": "package lib\n\nfunc Target() {}\n\nfunc Other() {}\n\ntype T struct{}\n\nfunc (T) M() { Target() }\n",
+	}
+	for i := 0; len(files) <= bulkThreshold; i++ {
+		// Many callers per name, repeated calls, methods and module-level
+		// calls, names that sort in byte order.
+		files[fmt.Sprintf("p%04d/f.go", i)] = fmt.Sprintf(`package p%d
+
+var v = lib.Target()
+
+func Func%d() {
+	lib.Target()
+	lib.Target()
+	Ünicode%d()
+}
+
+type S%d struct{}
+
+func (S%d) M() { lib.Other(); x.M() }
+
+func Ünicode%d() { lib.Other() }
+`, i%37, i, i%5, i, i, i%5)
+	}
+	root := t.TempDir()
+	writeWorkspace(t, root, files)
+	ix := openTestIndex(t, root, nil)
+	mustUpdate(t, ix)
+	ctx := context.Background()
+	read := func() map[int64]string {
+		rows, err := ix.DB().QueryContext(ctx, `SELECT id, callers FROM chunks`)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer rows.Close()
+		out := map[int64]string{}
+		for rows.Next() {
+			var id int64
+			var c string
+			if err := rows.Scan(&id, &c); err != nil {
+				t.Fatal(err)
+			}
+			out[id] = c
+		}
+		return out
+	}
+	gathered := read()
+	named := 0
+	for _, c := range gathered {
+		if c != "" {
+			named++
+		}
+	}
+	if named == 0 {
+		t.Fatal("no chunk names callers")
+	}
+	if _, err := ix.DB().ExecContext(ctx, `UPDATE chunks SET callers = '';`+bulkChunkIndex); err != nil {
+		t.Fatal(err)
+	}
+	fromEdges := read()
+	if !maps.Equal(gathered, fromEdges) {
+		for id, c := range fromEdges {
+			if gathered[id] != c {
+				t.Errorf("chunk %d: gathered callers %q, edges say %q", id, gathered[id], c)
+			}
+		}
+	}
+}
