@@ -2,7 +2,6 @@ package lsp
 
 import (
 	"context"
-	"fmt"
 	"os"
 	"strings"
 	"sync"
@@ -246,14 +245,13 @@ func (s *Server) scanMemoryDocuments(ctx context.Context, f *folder) {
 // syncMemoryDocuments brings the memory database's documents of a folder
 // up to date with the files on disk.
 func (s *Server) syncMemoryDocuments(ctx context.Context, f *folder) {
-	st, err := s.openMemoryDocuments(ctx)
+	st, err := s.memoryDocumentStore(ctx)
 	if err != nil {
 		if ctx.Err() == nil {
 			s.warn("memory documents of %s not stored: %v", f.root(), err)
 		}
 		return
 	}
-	defer st.Close()
 	sum, err := st.Sync(ctx, f.root(), s.memoryDocumentGlobs())
 	if err != nil {
 		if ctx.Err() == nil {
@@ -268,16 +266,6 @@ func (s *Server) syncMemoryDocuments(ctx context.Context, f *folder) {
 		s.log.Info("memory documents synced", zap.String("folder", f.root()),
 			zap.Int("added", len(sum.Added)), zap.Int("updated", len(sum.Updated)), zap.Int("removed", len(sum.Removed)))
 	}
-}
-
-// openMemoryDocuments opens the memory documents' store in the memory
-// database, creating the database if needed. The caller closes it.
-func (s *Server) openMemoryDocuments(ctx context.Context) (*memdoc.Store, error) {
-	path, err := s.memoryPath()
-	if err != nil {
-		return nil, fmt.Errorf("memory documents: %w", err)
-	}
-	return memdoc.Open(ctx, path)
 }
 
 // publishMerged publishes the diagnostics of u: the proposal diagnostics

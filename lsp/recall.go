@@ -53,7 +53,8 @@ type recallState struct {
 	lastFocus string
 }
 
-// closeRecall closes the memory graph, if it was opened.
+// closeRecall closes the memory graph and the memory documents' store,
+// if they were opened.
 func (s *Server) closeRecall() {
 	s.rec.mu.Lock()
 	defer s.rec.mu.Unlock()
@@ -65,6 +66,33 @@ func (s *Server) closeRecall() {
 		s.rec.docs.Close()
 		s.rec.docs = nil
 	}
+}
+
+// memoryDocumentStore returns the memory documents' store in the memory
+// database, opened (and the database created) on first use. It stays open
+// until the server stops, shared by the syncs of memory documents and the
+// memory graph.
+func (s *Server) memoryDocumentStore(ctx context.Context) (*memdoc.Store, error) {
+	s.rec.mu.Lock()
+	defer s.rec.mu.Unlock()
+	return s.memoryDocumentStoreLocked(ctx)
+}
+
+// memoryDocumentStoreLocked is memoryDocumentStore with s.rec.mu held.
+func (s *Server) memoryDocumentStoreLocked(ctx context.Context) (*memdoc.Store, error) {
+	if s.rec.docs != nil {
+		return s.rec.docs, nil
+	}
+	path, err := s.memoryPath()
+	if err != nil {
+		return nil, fmt.Errorf("memory documents: %w", err)
+	}
+	docs, err := memdoc.Open(ctx, path)
+	if err != nil {
+		return nil, err
+	}
+	s.rec.docs = docs
+	return docs, nil
 }
 
 // recallStore returns the memory graph over the user's rules and the
@@ -83,7 +111,7 @@ func (s *Server) recallStore(ctx context.Context, sync bool) (*recall.Store, err
 		if err != nil {
 			return nil, fmt.Errorf("memory graph: %w", err)
 		}
-		docs, err := memdoc.Open(ctx, path)
+		docs, err := s.memoryDocumentStoreLocked(ctx)
 		if err != nil {
 			return nil, fmt.Errorf("memory graph: %w", err)
 		}
@@ -93,10 +121,9 @@ func (s *Server) recallStore(ctx context.Context, sync bool) (*recall.Store, err
 		}
 		g, err := recall.Open(ctx, path, recall.WithSources(recall.Rules{Store: mem}, recall.Documents{Store: docs, Roots: roots}))
 		if err != nil {
-			docs.Close()
 			return nil, fmt.Errorf("memory graph: %w", err)
 		}
-		s.rec.graph, s.rec.docs = g, docs
+		s.rec.graph = g
 		sync = true
 	}
 	if sync || time.Since(s.rec.lastSync) > recallSyncEvery {
