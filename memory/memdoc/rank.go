@@ -40,8 +40,15 @@ func MatchTriggers(phrases []string, query string) []string {
 // query: TierBoost of its importance tier times one plus TriggerBoost for
 // each trigger phrase found in the query (at most MaxTriggerBoost).
 func (d *Document) Boost(query string) float64 {
-	t := TriggerBoost * float64(len(d.MatchedTriggers(query)))
-	return TierBoost(d.ImportanceTier) * (1 + min(t, MaxTriggerBoost))
+	return TierBoost(d.ImportanceTier) * TriggerFactor(d.TriggerPhrases, query)
+}
+
+// TriggerFactor is the part of Boost that trigger phrases give: one plus
+// TriggerBoost for each of phrases found in query (MatchTriggers), at
+// most MaxTriggerBoost.
+func TriggerFactor(phrases []string, query string) float64 {
+	t := TriggerBoost * float64(len(MatchTriggers(phrases, query)))
+	return 1 + min(t, MaxTriggerBoost)
 }
 
 // words splits s into lower-case runs of letters and digits.

@@ -414,17 +414,15 @@ func newScorer(p Params, q Vec, text string) scorer {
 
 // score is a memory's relevance: its similarity to the query times its
 // boost (a document's importance tier, memdoc.TierBoost) and, as memory
-// documents rank (memdoc.Document.Boost), one plus memdoc.TriggerBoost
-// for each of its trigger phrases the query holds, at most
-// memdoc.MaxTriggerBoost.
+// documents rank (memdoc.Document.Boost), the factor of its trigger
+// phrases the query holds (memdoc.TriggerFactor).
 func (s scorer) score(n *node) float64 {
 	sc := Similarity(s.q, n.vec)
 	if n.Boost > 0 {
 		sc *= n.Boost
 	}
 	if len(n.lowerTriggers) > 0 && s.lower != "" && anyWordIn(n.lowerTriggers, s.lower) {
-		t := memdoc.TriggerBoost * float64(len(memdoc.MatchTriggers(n.Triggers, s.lower)))
-		sc *= 1 + min(t, memdoc.MaxTriggerBoost)
+		sc *= memdoc.TriggerFactor(n.Triggers, s.lower)
 	}
 	return sc
 }
