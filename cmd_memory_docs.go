@@ -84,8 +84,8 @@ stays 0.`,
 				for _, d := range docs {
 					out.Documents = append(out.Documents, docsDocument{
 						ID: d.ID, Path: d.Path, Title: d.Title, Description: d.Description,
-						TriggerPhrases: nonNilStrings(d.TriggerPhrases), ImportanceTier: d.ImportanceTier, ContextType: d.ContextType,
-						Sections: nonNilSlice(d.Sections), Warnings: nonNilSlice(d.Warnings),
+						TriggerPhrases: nonNil(d.TriggerPhrases), ImportanceTier: d.ImportanceTier, ContextType: d.ContextType,
+						Sections: nonNil(d.Sections), Warnings: nonNil(d.Warnings),
 					})
 				}
 			} else {
@@ -104,21 +104,12 @@ stays 0.`,
 	return cmd
 }
 
-func nonNilStrings(s []string) []string { return nonNilSlice(s) }
-
 // countOf returns "1 word" or "n words".
 func countOf(n int, word string) string {
 	if n == 1 {
 		return "1 " + word
 	}
 	return fmt.Sprintf("%d %ss", n, word)
-}
-
-func nonNilSlice[T any](s []T) []T {
-	if s == nil {
-		return []T{}
-	}
-	return s
 }
 
 // printDocs prints the documents for a person.
