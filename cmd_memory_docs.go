@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -92,9 +91,7 @@ stays 0.`,
 				out.Sync.Skipped = badGlobs
 			}
 			if m.json {
-				enc := json.NewEncoder(cmd.OutOrStdout())
-				enc.SetIndent("", "  ")
-				return enc.Encode(out)
+				return writeJSON(cmd.OutOrStdout(), out)
 			}
 			printDocs(cmd.OutOrStdout(), out)
 			return nil
