@@ -214,22 +214,8 @@ func (s *Service) calls(ctx context.Context, op string, a SymbolArgs) (CallsOutp
 	out := CallsOutput{Symbol: a.Symbol, Definitions: []CallsDefinition{}, IndexState: s.indexState()}
 	for _, d := range ans.Definitions {
 		sites, _ := d.Result.([]analysis.CallSite)
-		cd := CallsDefinition{Definition: symbolOf(d.Definition), Calls: []Call{}}
-		for i, c := range sites {
-			if i == maxListed {
-				cd.More = len(sites) - i
-				break
-			}
-			call := c.Name
-			if c.Qualifier != "" {
-				call = c.Qualifier + "." + c.Name
-			}
-			v := Call{Path: c.Path, Line: c.Line, Column: c.Column, Call: call, Caller: symbolOf(c.Caller), Ambiguous: c.Ambiguous}
-			if c.Callee != nil {
-				v.Callee = ptr(symbolOf(*c.Callee))
-			}
-			cd.Calls = append(cd.Calls, v)
-		}
+		cd := CallsDefinition{Definition: symbolOf(d.Definition)}
+		cd.Calls, cd.More = listed(sites, callOf)
 		out.Definitions = append(out.Definitions, cd)
 	}
 	return out, nil
@@ -257,21 +243,42 @@ func (s *Service) blastRadius(ctx context.Context, a BlastRadiusArgs) (BlastRadi
 	out := BlastRadiusOutput{Symbol: a.Symbol, Depth: depth, Definitions: []BlastRadiusDefinition{}, IndexState: s.indexState()}
 	for _, d := range ans.Definitions {
 		rels, _ := d.Result.([]analysis.Relation)
-		bd := BlastRadiusDefinition{Definition: symbolOf(d.Definition), Affected: []Related{}}
-		for i, r := range rels {
-			if i == maxListed {
-				bd.More = len(rels) - i
-				break
-			}
-			v := Related{Via: string(r.Via), From: r.From, Depth: r.Depth, Line: r.Line, Name: r.Name}
-			if r.Symbol.Name != "" {
-				v.Symbol = ptr(symbolOf(r.Symbol))
-			}
-			bd.Affected = append(bd.Affected, v)
-		}
+		bd := BlastRadiusDefinition{Definition: symbolOf(d.Definition)}
+		bd.Affected, bd.More = listed(rels, relatedOf)
 		out.Definitions = append(out.Definitions, bd)
 	}
 	return out, nil
+}
+
+// listed converts the first maxListed items with conv; more counts the
+// rest. The list is never nil.
+func listed[T, V any](items []T, conv func(T) V) (list []V, more int) {
+	n := min(len(items), maxListed)
+	list = make([]V, n)
+	for i, x := range items[:n] {
+		list[i] = conv(x)
+	}
+	return list, len(items) - n
+}
+
+func callOf(c analysis.CallSite) Call {
+	call := c.Name
+	if c.Qualifier != "" {
+		call = c.Qualifier + "." + c.Name
+	}
+	v := Call{Path: c.Path, Line: c.Line, Column: c.Column, Call: call, Caller: symbolOf(c.Caller), Ambiguous: c.Ambiguous}
+	if c.Callee != nil {
+		v.Callee = ptr(symbolOf(*c.Callee))
+	}
+	return v
+}
+
+func relatedOf(r analysis.Relation) Related {
+	v := Related{Via: string(r.Via), From: r.From, Depth: r.Depth, Line: r.Line, Name: r.Name}
+	if r.Symbol.Name != "" {
+		v.Symbol = ptr(symbolOf(r.Symbol))
+	}
+	return v
 }
 
 // ask asks the code graph a question about a symbol, saying so when a
