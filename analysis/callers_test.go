@@ -122,3 +122,53 @@ func Ünicode%d() { lib.Other() }
 		}
 	}
 }
+
+// TestBulkEmbedsWithCallers builds a first index large enough to be a bulk
+// load with an embedder: chunks are embedded while the indexes are built,
+// each once, from their text with the callers named at the end of the load.
+func TestBulkEmbedsWithCallers(t *testing.T) {
+	if testing.Short() {
+		t.Skip("indexes more than 2000 files")
+	}
+	files := map[string]string{
+		"lib/target.go": "package lib\n\n// Target is called from many places.\nfunc Target() {}\n",
+	}
+	for i := 0; len(files) <= bulkThreshold; i++ {
+		files[fmt.Sprintf("p%04d/f.go", i)] = fmt.Sprintf("package p%d\n\nfunc Func%d() { lib.Target() }\n", i, i)
+	}
+	root := t.TempDir()
+	writeWorkspace(t, root, files)
+	e := newCountingEmbedder("model-1")
+	ix := openTestIndex(t, root, func(o *Options) { o.Embedder = e; o.Workers = 2 })
+	sum := mustUpdate(t, ix)
+	if len(sum.Problems) > 0 {
+		t.Fatalf("problems: %+v", sum.Problems)
+	}
+	chunks := map[int64]ChunkInfo{}
+	for p := range files {
+		for _, c := range storedChunks(t, ix.Store, p) {
+			chunks[c.ID] = c
+		}
+	}
+	vectors := storedVectors(t, ix.Store)
+	if len(chunks) != len(files) || len(vectors) != len(chunks) {
+		t.Fatalf("%d vectors for %d chunks of %d files", len(vectors), len(chunks), len(files))
+	}
+	calls := e.take()
+	withCallers := 0
+	for id, c := range chunks {
+		text := ChunkEmbeddingText(c.Context, c.Callers, c.Text)
+		if c.Callers != "" {
+			withCallers++
+		}
+		if calls[text] != 1 {
+			t.Errorf("chunk %d (%s) embedded %d times, want once", id, c.Name, calls[text])
+		}
+		if want := fakeVector("model-1", text); string(vectors[id]) != string(want) {
+			t.Errorf("chunk %d (%s) has vector %x, want %x", id, c.Name, vectors[id], want)
+		}
+	}
+	if withCallers != 1 {
+		t.Errorf("%d chunks name callers, want 1 (lib.Target)", withCallers)
+	}
+}

@@ -39,8 +39,27 @@ const embedBatch = 2048
 // names another model, every vector is computed again. It does nothing
 // without an embedder.
 func (ix *Index) EmbedChunks(ctx context.Context) error {
+	return ix.embedChunks(ctx, nil)
+}
+
+// embedJob is one chunk to embed: its text, then its vector.
+type embedJob struct {
+	id   int64
+	text string
+	vec  []byte
+}
+
+// embedChunks is EmbedChunks, reading and embedding the chunks while the
+// vectors already computed are written. When meanwhile is not nil, it runs
+// on this goroutine while the first chunks are embedded (work of a first
+// build on the write connection, which needs no vectors), and vectors are
+// written once it returns; they wait in memory, up to embedBuffer bytes.
+func (ix *Index) embedChunks(ctx context.Context, meanwhile func() error) error {
 	e := ix.opts.Embedder
 	if e == nil {
+		if meanwhile != nil {
+			return meanwhile()
+		}
 		return nil
 	}
 	ix.embedMu.Lock()
@@ -59,21 +78,79 @@ func (ix *Index) EmbedChunks(ctx context.Context) error {
 			return fmt.Errorf("embed chunks: %w", err)
 		}
 	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	budget := newByteBudget(embedBuffer)
+	batches := make(chan []embedJob, 1024) // bounded by budget
+	produced := make(chan error, 1)
+	go func() {
+		defer close(batches)
+		produced <- ix.embedBatches(ctx, e, budget, batches)
+	}()
+	fail := func(err error) error {
+		cancel()
+		budget.close()
+		for range batches {
+		}
+		<-produced
+		return err
+	}
+	if meanwhile != nil {
+		if err := meanwhile(); err != nil {
+			return fail(err)
+		}
+	}
+	for jobs := range batches {
+		err := ix.Store.Write(ctx, func(w *Writer) error {
+			st, err := w.stmt(`UPDATE chunks SET vector = ? WHERE id = ?`)
+			if err != nil {
+				return err
+			}
+			for _, j := range jobs {
+				st.BindBlob(1, j.vec)
+				st.BindInt64(2, j.id)
+				if err := st.Exec(); err != nil {
+					return fmt.Errorf("store vector: %w", err)
+				}
+			}
+			return nil
+		})
+		budget.release(vectorBytes(jobs))
+		if err != nil {
+			return fail(fmt.Errorf("embed chunks: %w", err))
+		}
+	}
+	if err := <-produced; err != nil {
+		return err
+	}
+	return ctx.Err()
+}
+
+// embedBuffer bounds the bytes of vectors computed and not yet written.
+const embedBuffer = 64 << 20
+
+// vectorBytes is what a batch's vectors take in memory.
+func vectorBytes(jobs []embedJob) int64 {
+	n := int64(0)
+	for _, j := range jobs {
+		n += int64(len(j.vec)) + 64
+	}
+	return n
+}
+
+// embedBatches reads the chunks that have no vector, a batch at a time,
+// embeds them and sends them to out, each once budget grants its bytes.
+func (ix *Index) embedBatches(ctx context.Context, e Embedder, budget *byteBudget, out chan<- []embedJob) error {
 	after := int64(0)
 	for {
-		type job struct {
-			id   int64
-			text string
-			vec  []byte
-		}
 		rows, err := ix.db.QueryContext(ctx, `SELECT id, context, callers, text FROM chunks
 			WHERE vector IS NULL AND id > ? ORDER BY id LIMIT ?`, after, embedBatch)
 		if err != nil {
 			return fmt.Errorf("embed chunks: %w", err)
 		}
-		var jobs []job
+		var jobs []embedJob
 		for rows.Next() {
-			var j job
+			var j embedJob
 			var context, callers, text string
 			if err := rows.Scan(&j.id, &context, &callers, &text); err != nil {
 				rows.Close()
@@ -123,25 +200,57 @@ func (ix *Index) EmbedChunks(ctx context.Context) error {
 			}
 			wg.Wait()
 		}
-		err = ix.Store.Write(ctx, func(w *Writer) error {
-			st, err := w.stmt(`UPDATE chunks SET vector = ? WHERE id = ?`)
-			if err != nil {
-				return err
-			}
-			for _, j := range jobs {
-				st.BindBlob(1, j.vec)
-				st.BindInt64(2, j.id)
-				if err := st.Exec(); err != nil {
-					return fmt.Errorf("store vector: %w", err)
-				}
-			}
-			return nil
-		})
-		if err != nil {
-			return fmt.Errorf("embed chunks: %w", err)
+		for i := range jobs {
+			jobs[i].text = ""
 		}
-		if err := ctx.Err(); err != nil {
-			return err
+		if !budget.acquire(vectorBytes(jobs)) {
+			return ctx.Err()
+		}
+		select {
+		case out <- jobs:
+		case <-ctx.Done():
+			return ctx.Err()
 		}
 	}
+}
+
+// byteBudget lets a producer hold at most a number of bytes at once.
+type byteBudget struct {
+	mu     sync.Mutex
+	cond   *sync.Cond
+	size   int64
+	free   int64
+	closed bool
+}
+
+func newByteBudget(n int64) *byteBudget {
+	b := &byteBudget{size: n, free: n}
+	b.cond = sync.NewCond(&b.mu)
+	return b
+}
+
+// acquire waits until n bytes are free, or all are when n is more than the
+// budget, and takes them; it returns false once the budget is closed.
+func (b *byteBudget) acquire(n int64) bool {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	for !b.closed && b.free < n && b.free < b.size {
+		b.cond.Wait()
+	}
+	b.free -= n
+	return !b.closed
+}
+
+func (b *byteBudget) release(n int64) {
+	b.mu.Lock()
+	b.free += n
+	b.mu.Unlock()
+	b.cond.Broadcast()
+}
+
+func (b *byteBudget) close() {
+	b.mu.Lock()
+	b.closed = true
+	b.mu.Unlock()
+	b.cond.Broadcast()
 }

@@ -168,9 +168,11 @@ type Timings struct {
 	// Store writes files' graphs and chunks, while workers parse.
 	Store float64 `json:"store"`
 	// Finish builds, after a first build, the indexes, name trigrams and
-	// chunk callers deferred until every file was stored.
+	// chunk callers deferred until every file was stored. The first
+	// chunks are embedded meanwhile.
 	Finish float64 `json:"finish"`
-	// Vectors embeds the chunks that have no vector.
+	// Vectors embeds the chunks that have no vector: the time it adds
+	// after Finish.
 	Vectors float64 `json:"vectors"`
 }
 
@@ -281,16 +283,30 @@ func (ix *Index) UpdateExcept(ctx context.Context, keep func(rel string) bool, p
 	if err := ix.parseAll(ctx, todo, known, keep, maxSize, bulk, sum, progress); err != nil {
 		return nil, err
 	}
+	// A first build finishes its indexes while the chunks are embedded:
+	// the one is SQLite's writer alone, the other the workers'. Chunk
+	// callers come first, as they are embedded.
+	finish := time.Now()
+	var finishErr error
 	if bulk {
-		finish := time.Now()
-		if err := ix.Store.CreateIndexes(ctx); err != nil {
-			return nil, err
-		}
-		sum.Timings.Finish = time.Since(finish).Seconds()
+		finishErr = ix.Store.nameBulkCallers(ctx)
 	}
-	embed := time.Now()
-	err = ix.EmbedChunks(ctx)
-	sum.Timings.Vectors = time.Since(embed).Seconds()
+	if finishErr != nil {
+		return nil, finishErr
+	}
+	var createIndexes func() error
+	if bulk {
+		createIndexes = func() error {
+			finishErr = ix.Store.createIndexes(ctx)
+			sum.Timings.Finish = time.Since(finish).Seconds()
+			return finishErr
+		}
+	}
+	err = ix.embedChunks(ctx, createIndexes)
+	sum.Timings.Vectors = time.Since(finish).Seconds() - sum.Timings.Finish
+	if finishErr != nil {
+		return nil, finishErr
+	}
 	if err != nil {
 		if ctx.Err() != nil {
 			return nil, err

@@ -297,8 +297,36 @@ func (s *Store) DropIndexes(ctx context.Context) error {
 }
 
 // CreateIndexes creates the secondary indexes that are missing, and the
-// name trigrams deferred since DropIndexes.
+// name trigrams and chunk callers deferred since DropIndexes.
 func (s *Store) CreateIndexes(ctx context.Context) error {
+	if err := s.nameBulkCallers(ctx); err != nil {
+		return err
+	}
+	return s.createIndexes(ctx)
+}
+
+// nameBulkCallers names the callers of every chunk after DropIndexes.
+func (s *Store) nameBulkCallers(ctx context.Context) error {
+	if !s.bulk.Load() {
+		return nil
+	}
+	s.callersMu.Lock()
+	callers := s.callers
+	s.callersMu.Unlock()
+	if callers == nil {
+		return nil // named already
+	}
+	if err := s.nameChunkCallers(ctx, callers); err != nil {
+		return err
+	}
+	s.callersMu.Lock()
+	s.callers = nil
+	s.callersMu.Unlock()
+	return nil
+}
+
+// createIndexes is CreateIndexes once chunk callers are named.
+func (s *Store) createIndexes(ctx context.Context) error {
 	if _, err := s.db.ExecContext(ctx, secondaryIndexes+`
 		INSERT INTO chunk_fts(chunk_fts, rank) VALUES('hashsize', `+defaultHashSize+`);`); err != nil {
 		return fmt.Errorf("create indexes: %w", err)
@@ -317,16 +345,6 @@ func (s *Store) CreateIndexes(ctx context.Context) error {
 			s.bulk.Store(true)
 			return fmt.Errorf("index names: %w", err)
 		}
-		s.callersMu.Lock()
-		callers := s.callers
-		s.callersMu.Unlock()
-		if err := s.nameChunkCallers(ctx, callers); err != nil {
-			s.bulk.Store(true)
-			return err
-		}
-		s.callersMu.Lock()
-		s.callers = nil
-		s.callersMu.Unlock()
 	}
 	return nil
 }
@@ -342,7 +360,7 @@ func (s *Store) nameChunkCallers(ctx context.Context, callers *callerTable) erro
 	if !chunks {
 		return nil // a graph without chunks names no callers
 	}
-	if callers == nil || callers.inexact {
+	if callers.inexact {
 		if _, err := s.db.ExecContext(ctx, bulkChunkIndex); err != nil {
 			return fmt.Errorf("index chunks: %w", err)
 		}
