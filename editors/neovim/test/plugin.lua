@@ -560,6 +560,39 @@ local function run()
     end
   end
 
+  -- A command's error: the user commands show invalid arguments as a
+  -- warning with the server's message; other callers say the command
+  -- failed, as an error. (The notes are dropped afterwards: no-errors
+  -- counts the unexpected ones.)
+  do
+    local since = #notes + 1
+    local answered = 0
+    commands.exec(client, 'anchorage.noSuchCommand', nil, buf, function()
+      answered = answered + 1
+    end)
+    anchorage.exec_command(client, 'anchorage.noSuchCommand', nil, buf, function()
+      answered = answered + 1
+    end)
+    wait_for(COMMAND_MS, function()
+      return #notes_matching('noSuchCommand', since) >= 2
+    end)
+    local got = {}
+    for i = since, #notes do
+      table.insert(got, notes[i])
+    end
+    local warn, err = got[1], got[2]
+    if answered > 0 or #got ~= 2 or warn.level ~= vim.log.levels.WARN or warn.msg:find('failed', 1, true)
+      or not warn.msg:find('unknown command', 1, true) or err.level ~= vim.log.levels.ERROR
+      or not err.msg:find('anchorage.noSuchCommand failed: ', 1, true) then
+      fail('command-errors', encode(got))
+    else
+      ok('command-errors', warn.msg .. ' / ' .. err.msg)
+    end
+    for i = #notes, since, -1 do
+      table.remove(notes, i)
+    end
+  end
+
   ---------------------------------------------------------------------------
   -- Memory, seeded by run.sh: rule 1 "Wrap errors with context ..."
   -- anchored on db.Open in internal/db/db.go, proposal 2 "... log HTTP

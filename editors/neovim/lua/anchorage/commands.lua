@@ -15,21 +15,16 @@ local function current_buf()
   return vim.api.nvim_get_current_buf()
 end
 
---- Runs a server command; on_result gets its result. Errors are shown.
+--- Runs a server command; on_result gets its result. Errors are shown,
+--- invalid arguments (InvalidParams) as a warning with the server's message.
 local function exec(client, command, args, bufnr, on_result)
-  local params = { command = command, arguments = args ~= nil and { args } or {} }
-  local sent = compat.request(client, 'workspace/executeCommand', params, function(err, result)
-    if err then
-      local invalid = type(err) == 'table' and err.code == -32602
-      local msg = type(err) == 'table' and err.message or tostring(err)
-      notify(invalid and msg or (command .. ' failed: ' .. msg), invalid and levels.WARN or levels.ERROR)
-      return
+  anchorage.exec_command(client, command, args, bufnr, on_result, function(err)
+    if type(err) == 'table' and err.code == -32602 then
+      notify(err.message or tostring(err), levels.WARN)
+      return true
     end
-    on_result(val(result))
-  end, bufnr)
-  if not sent then
-    notify(command .. ': the language server is not running (:AnchorageStatus)', levels.ERROR)
-  end
+    return false
+  end)
 end
 M.exec = exec
 

@@ -375,6 +375,27 @@ function M.client_or_warn(bufnr)
   return client
 end
 
+--- Runs a server command through workspace/executeCommand; on_result gets
+--- its result. An error goes to on_error first, if given: when on_error
+--- returns true it was handled, otherwise it is shown.
+function M.exec_command(client, command, args, bufnr, on_result, on_error)
+  local params = { command = command, arguments = args ~= nil and { args } or {} }
+  local sent = compat.request(client, 'workspace/executeCommand', params, function(err, result)
+    if err then
+      if on_error and on_error(err) then
+        return
+      end
+      local msg = type(err) == 'table' and err.message or tostring(err)
+      notify(command .. ' failed: ' .. tostring(msg), vim.log.levels.ERROR)
+      return
+    end
+    on_result(M.val(result))
+  end, bufnr)
+  if not sent then
+    notify(command .. ': the language server is not running (:AnchorageStatus)', vim.log.levels.ERROR)
+  end
+end
+
 --- A value of a server's answer: JSON null (vim.NIL) is nil.
 function M.val(x)
   if x == vim.NIL then

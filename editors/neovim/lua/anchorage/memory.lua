@@ -36,22 +36,7 @@ local function is_unknown_command(err)
 end
 
 --- Runs a server command, handing errors to on_error (default: shown).
-local function request(client, command, args, bufnr, on_result, on_error)
-  local params = { command = command, arguments = args ~= nil and { args } or {} }
-  local sent = compat.request(client, 'workspace/executeCommand', params, function(err, result)
-    if err then
-      if on_error and on_error(err) then
-        return
-      end
-      notify(command .. ' failed: ' .. (type(err) == 'table' and tostring(err.message) or tostring(err)), levels.ERROR)
-      return
-    end
-    on_result(val(result))
-  end, bufnr)
-  if not sent then
-    notify(command .. ': the language server is not running (:AnchorageStatus)', levels.ERROR)
-  end
-end
+local request = anchorage.exec_command
 
 --- Refreshes the code lenses of the visible buffers (the server's
 --- workspace/codeLens/refresh is not supported by every Neovim).
