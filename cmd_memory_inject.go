@@ -59,9 +59,22 @@ never read.`, memory.MaxExampleLines, memory.InjectRulesPercent),
 				return err
 			}
 			defer ix.Close()
+			deps := memory.InjectDeps{Store: st, Index: ix}
+			if st != nil {
+				// The rules near the working memory's slots come first, as
+				// in the editor.
+				rs, err := openRecall(ctx, m, false, true)
+				if err != nil {
+					return err
+				}
+				if rs != nil {
+					defer rs.Close()
+					deps.Recall = rs.graph.RuleIDs
+				}
+			}
 			inj, err := memory.Inject(ctx, memory.InjectRequest{
 				File: file, Language: req.Language, Project: m.projectName(), Query: req.Query, Budget: req.Budget,
-			}, memory.InjectDeps{Store: st, Index: ix})
+			}, deps)
 			if err != nil {
 				return err
 			}

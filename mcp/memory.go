@@ -406,7 +406,17 @@ func (s *Service) injectContext(ctx context.Context, a InjectContextArgs) (Injec
 	if err != nil {
 		return out, err
 	}
-	inj, err := memory.Inject(ctx, req, memory.InjectDeps{Store: st, Index: s.ix})
+	deps := memory.InjectDeps{Store: st, Index: s.ix}
+	if st != nil {
+		// The rules near the working memory's slots come first, as in the
+		// editor.
+		g, err := s.recallGraph(ctx)
+		if err != nil {
+			return out, err
+		}
+		deps.Recall = g.RuleIDs
+	}
+	inj, err := memory.Inject(ctx, req, deps)
 	if err != nil {
 		return out, err
 	}
