@@ -293,14 +293,11 @@ func TestAnchorBadRules(t *testing.T) {
 	if res.Anchor != nil || res.Reason == "" {
 		t.Errorf("stop words only: anchor %v, reason %q", res.Anchor, res.Reason)
 	}
-	// The longest rule accepted is searched (its first terms), quickly.
+	// The longest rule accepted is searched (its first terms; its speed is
+	// BenchmarkAnchorStdlib's business).
 	long := strings.Repeat("Evict the least recently used entry. ", MaxRuleBytes/40)
-	start := time.Now()
 	if _, err := a.FindAnchor(ctx, long, AnchorOptions{}); err != nil {
 		t.Fatalf("%d-byte rule: %v", len(long), err)
-	}
-	if d := time.Since(start); d > 5*time.Second {
-		t.Errorf("%d-byte rule took %v", len(long), d)
 	}
 	if _, err := (&Anchorer{}).FindAnchor(ctx, "Wrap errors", AnchorOptions{}); err == nil {
 		t.Error("an Anchorer without an index: no error")

@@ -365,13 +365,9 @@ func TestTimeoutAndCancel(t *testing.T) {
 		f, srv := startFake(t, KindOllama)
 		f.respond = block
 		p := newProvider(t, Config{Kind: KindOllama, URL: srv.URL, Model: "m", Timeout: 50 * time.Millisecond})
-		start := time.Now()
 		_, err := p.Embed(context.Background(), []string{"x"})
 		if !errors.Is(err, context.DeadlineExceeded) {
 			t.Errorf("error = %v, want a deadline exceeded", err)
-		}
-		if d := time.Since(start); d > 2*time.Second {
-			t.Errorf("took %v", d)
 		}
 	})
 	t.Run("cancel", func(t *testing.T) {
