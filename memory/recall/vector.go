@@ -143,7 +143,7 @@ func (e *Embedder) Embed(text string) Vec {
 	for i, id := range v.Terms {
 		v.Weights[i] = 1 + float32(math.Log(float64(tf[id])))
 	}
-	normalizeWeights(v.Weights)
+	wordvec.Normalize(v.Weights)
 	return v
 }
 
@@ -152,21 +152,6 @@ func termID(t string) uint32 {
 	h := fnv.New32a()
 	h.Write([]byte(t))
 	return h.Sum32()
-}
-
-func normalizeWeights(w []float32) {
-	var ss float64
-	for _, x := range w {
-		ss += float64(x) * float64(x)
-	}
-	if ss == 0 || math.IsNaN(ss) || math.IsInf(ss, 0) {
-		clear(w)
-		return
-	}
-	inv := float32(1 / math.Sqrt(ss))
-	for i := range w {
-		w[i] *= inv
-	}
 }
 
 // Blend moves a toward b by rate (0 keeps a, 1 gives b): the exponential
@@ -192,7 +177,7 @@ func Blend(a, b Vec, rate float64) Vec {
 		}
 		out.Dense[i] = (1-r)*x + r*y
 	}
-	normalizeWeights(out.Dense)
+	wordvec.Normalize(out.Dense)
 	w := map[uint32]float32{}
 	for i, t := range a.Terms {
 		w[t] += (1 - r) * a.Weights[i]
@@ -222,7 +207,7 @@ func Blend(a, b Vec, rate float64) Vec {
 		out.Terms = append(out.Terms, x.t)
 		out.Weights = append(out.Weights, x.w)
 	}
-	normalizeWeights(out.Weights)
+	wordvec.Normalize(out.Weights)
 	return out
 }
 

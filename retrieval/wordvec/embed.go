@@ -35,7 +35,7 @@ func (m *Model) Embed(text string) []float32 {
 	eachWord(text, func(w string, parts []int) {
 		m.addWord(acc, buf[:0], w, parts, 1)
 	})
-	normalize(acc)
+	Normalize(acc)
 	return acc
 }
 
@@ -53,7 +53,7 @@ func (m *Model) EmbedTerms(terms []Term) []float32 {
 			m.addWord(acc, buf[:0], w, parts, t.Weight)
 		})
 	}
-	normalize(acc)
+	Normalize(acc)
 	return acc
 }
 
@@ -103,8 +103,9 @@ func (m *Model) weight(i int) float32 {
 	return nw * x / (x + 1)
 }
 
-// normalize scales v to unit length in place; a zero vector stays zero.
-func normalize(v []float32) {
+// Normalize scales v to unit length in place; a zero vector (or one with
+// a NaN or an infinity) becomes zero.
+func Normalize(v []float32) {
 	var ss float64
 	for _, x := range v {
 		ss += float64(x) * float64(x)

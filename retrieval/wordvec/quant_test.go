@@ -33,7 +33,7 @@ func TestQuantizeRoundTrip(t *testing.T) {
 		{"empty", []float32{}},
 		{"zero", make([]float32, 100)},
 		{"one", []float32{-3.5}},
-		{"unit", func() []float32 { v := randomVector(r, 100, 1); normalize(v); return v }()},
+		{"unit", func() []float32 { v := randomVector(r, 100, 1); Normalize(v); return v }()},
 		{"large", randomVector(r, 384, 1e6)},
 		{"tiny", randomVector(r, 768, 1e-30)},
 		{"extremes", []float32{math.MaxFloat32, -math.MaxFloat32, 0, 1}},
@@ -87,8 +87,8 @@ func TestDotQuantized(t *testing.T) {
 		n := 1 + r.IntN(800)
 		a, b := randomVector(r, n, 1), randomVector(r, n, 0.1)
 		if i%2 == 0 {
-			normalize(a)
-			normalize(b)
+			Normalize(a)
+			Normalize(b)
 		}
 		var exact, bound float64
 		ea, eb := maxAbs(a)/254, maxAbs(b)/254
