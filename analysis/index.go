@@ -335,8 +335,8 @@ const bulkThreshold = 2000
 const (
 	batchFiles     = 512
 	batchDelay     = 250 * time.Millisecond
-	bulkBatchFiles = 4096
-	bulkBatchDelay = 2 * time.Second
+	bulkBatchFiles = 1024
+	bulkBatchDelay = time.Second
 )
 
 // parseAll reads and parses files on all workers and writes their graphs in

@@ -113,4 +113,13 @@ func benchColdIndex(b *testing.B, opts analysis.Options) {
 		b.ReportMetric(t.Vectors, "vector-s")
 	}
 	reportCPU(b, cpu)
+	reportRSS(b)
+}
+
+// reportRSS reports the process's peak resident set size so far.
+func reportRSS(b *testing.B) {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err == nil {
+		b.ReportMetric(float64(ru.Maxrss)/1024, "peak-rss-MB")
+	}
 }

@@ -395,7 +395,7 @@ func (s *Store) nameChunkCallers(ctx context.Context, callers *callerTable) erro
 // first build indexes every name in one statement; defaultHashSize is
 // FTS5's default, restored after.
 const (
-	bulkHashSize    = "67108864"
+	bulkHashSize    = "16777216"
 	defaultHashSize = "1048576"
 )
 
