@@ -5,7 +5,6 @@ import (
 	"os"
 	"strings"
 	"sync"
-	"unicode/utf8"
 
 	"go.lsp.dev/protocol"
 	"go.uber.org/zap"
@@ -81,7 +80,7 @@ func readMemoryDocument(path string) (string, bool) {
 		return "", false
 	}
 	data, err := os.ReadFile(path)
-	if err != nil || len(data) > memdoc.MaxFileSize || !utf8.Valid(data) {
+	if err != nil || memdoc.CheckText(data) != nil {
 		return "", false
 	}
 	return string(data), true

@@ -201,12 +201,8 @@ func (s *Store) Sync(ctx context.Context, root string, globs []string) (SyncSumm
 			sum.Skipped = append(sum.Skipped, Skip{Path: rel, Reason: err.Error()})
 			continue
 		}
-		if len(data) > MaxFileSize {
-			sum.Skipped = append(sum.Skipped, Skip{Path: rel, Reason: fmt.Sprintf("larger than %d bytes (%d)", MaxFileSize, len(data))})
-			continue
-		}
-		if !utf8.Valid(data) || slices.Contains(data, 0) {
-			sum.Skipped = append(sum.Skipped, Skip{Path: rel, Reason: "not UTF-8 text"})
+		if err := CheckText(data); err != nil {
+			sum.Skipped = append(sum.Skipped, Skip{Path: rel, Reason: err.Error()})
 			continue
 		}
 		keep[rel] = true
@@ -458,4 +454,17 @@ func discover(ctx context.Context, root string, globs []string) ([]string, []Ski
 	}
 	slices.Sort(files)
 	return files, skipped, nil
+}
+
+// CheckText says why data cannot be a memory document: larger than
+// MaxFileSize, or not UTF-8 text (invalid UTF-8, or a NUL byte). It
+// returns nil for text that can be.
+func CheckText(data []byte) error {
+	if len(data) > MaxFileSize {
+		return fmt.Errorf("larger than %d bytes (%d)", MaxFileSize, len(data))
+	}
+	if !utf8.Valid(data) || slices.Contains(data, 0) {
+		return errors.New("not UTF-8 text")
+	}
+	return nil
 }

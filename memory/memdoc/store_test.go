@@ -1,6 +1,7 @@
 package memdoc
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"os"
@@ -250,5 +251,26 @@ func TestMatch(t *testing.T) {
 		if got := Match(tt.globs, tt.path); got != tt.want {
 			t.Errorf("Match(%q, %q) = %v, want %v", tt.globs, tt.path, got, tt.want)
 		}
+	}
+}
+
+func TestCheckText(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		data []byte
+		want string // "" for text that can be a document
+	}{
+		{"text", []byte("# Notes\n<!-- ANCHOR:a -->x<!-- /ANCHOR:a -->\n"), ""},
+		{"empty", nil, ""},
+		{"NUL byte", []byte("a\x00b"), "not UTF-8 text"},
+		{"invalid UTF-8", []byte{0xff, 0xfe, 'a'}, "not UTF-8 text"},
+		{"too large", bytes.Repeat([]byte("a"), MaxFileSize+1), "larger than"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			err := CheckText(tc.data)
+			if tc.want == "" && err != nil || tc.want != "" && (err == nil || !strings.Contains(err.Error(), tc.want)) {
+				t.Errorf("CheckText = %v, want %q", err, tc.want)
+			}
+		})
 	}
 }
