@@ -19,7 +19,7 @@ import {
   Injection,
   injectionSummary,
   MEMORY_COMMANDS,
-  mergeProposals,
+  listPendingProposals,
   pendingFromStats,
   pendingProposals,
   PendingProposals,
@@ -82,7 +82,7 @@ export class Memory implements vscode.Disposable {
     reg('anchorage.reanchorRule', (node: unknown) => this.reanchor(node as RuleNode));
   }
 
-  /** The pending proposals the server's hints show, across documents. */
+  /** The pending proposals the server's hints show, across documents (an older server's fallback). */
   private diagnosticProposals(): Proposal[] {
     const out: Proposal[] = [];
     for (const [, diags] of vscode.languages.getDiagnostics()) {
@@ -213,8 +213,8 @@ export class Memory implements vscode.Disposable {
         () => this.run<{ proposals: Proposal[] }>(MEMORY_COMMANDS.propose, []),
       );
       // Proposals made elsewhere (the CLI, an earlier session) are not in
-      // the answer; the server published every pending one as a hint.
-      proposals = mergeProposals(pendingProposals(answer), this.diagnosticProposals());
+      // the answer: list every pending one.
+      proposals = await listPendingProposals((c, args) => this.a.execute(c, args), answer, () => this.diagnosticProposals());
     } catch (err) {
       void vscode.window.showErrorMessage(`Anchorage: ${errorMessage(err)}`);
       return;

@@ -6,9 +6,12 @@
 // It copies testdata/sampleapp to a temporary folder (as "sampleapp"), uses
 // a fresh data directory, records three alike corrections, proposes,
 // approves (the rule is anchored), records three more, proposes again, and
-// writes each answer. Temporary paths in the answers are replaced by
+// writes each answer. Then the CLI (another session) records three more and
+// proposes, and the server lists every pending proposal
+// (memory.proposals.json); last, the error of a command the server does not
+// know (unknownCommand.json). Temporary paths in the answers are replaced by
 // /work/sampleapp so the fixtures do not change from run to run.
-import { spawn } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -83,6 +86,20 @@ try {
   save('memory.list.json', await exec('anchorage.memory.list'));
   save('stats.json', await exec('anchorage.stats'));
   save('context.inject.json', await exec('anchorage.context.inject', { uri: uriOf('internal/db/db.go'), budget: 400 }));
+  // A proposal of another session: the CLI's, in the same data directory.
+  const mem = (...args) => execFileSync(bin, ['--data-dir', join(tmp, 'data'), '--root', root, 'memory', ...args], { stdio: 'ignore' });
+  for (const t of ['Use logging instead of print in workers', 'Use the logging module instead of print in workers', 'Always use logging instead of print in workers']) {
+    mem('correct', t, '--file', 'worker/runner.py');
+  }
+  mem('propose');
+  save('memory.proposals.json', await exec('anchorage.memory.proposals'));
+  const unknown = await exec('anchorage.memory.nosuch').then(
+    () => {
+      throw new Error('anchorage.memory.nosuch succeeded');
+    },
+    (err) => ({ code: err.code, message: err.message }),
+  );
+  save('unknownCommand.json', unknown);
   await conn.sendRequest('shutdown');
   await conn.sendNotification('exit');
 } finally {

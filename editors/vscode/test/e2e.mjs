@@ -467,11 +467,12 @@ try {
     await runCommand('Anchorage: Approve Memory Proposals');
     const title = page.locator(`${quickInput} .quick-input-title`);
     // The three corrections make one proposal (or two when the clustering
-    // splits them); the CLI's worker proposal is listed too, from its hint.
+    // splits them); the CLI's worker proposal is listed too, whole, by
+    // anchorage.memory.proposals (its confidence, not "from another session").
     await title.filter({ hasText: /approve memory proposals \(\d pending\)/ }).waitFor({ state: 'visible', timeout: 15000 });
     const texts = await rowTexts();
     const ours = texts.filter((t) => /empty (user )?id before saving/.test(t) && /project:sampleapp · \d corrections?/.test(t));
-    const cliMade = texts.filter((t) => /instead of print in workers/.test(t) && /from another session/.test(t));
+    const cliMade = texts.filter((t) => /instead of print in workers/.test(t) && /confidence 0\.\d\d/.test(t));
     if (ours.length === 0 || cliMade.length === 0 || ours.length + cliMade.length !== texts.length) {
       throw new Error(`want the proposals of the 3 corrections and the CLI's: ${JSON.stringify(texts)}`);
     }

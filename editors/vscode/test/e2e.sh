@@ -191,7 +191,8 @@ done
 mem propose | grep -E '^\[|Rule:' | tee "$ARTIFACTS/seed-propose.txt"
 grep -q 'proposal 2' "$ARTIFACTS/seed-propose.txt" || { echo "seeding: no pending proposal 2" >&2; exit 1; }
 # And proposal 3, left pending for Approve Memory Proposals (the CLI's
-# session is not the server's: the editor finds it through its hint).
+# session is not the server's: the editor lists it with
+# anchorage.memory.proposals).
 for text in "Use logging instead of print in workers" \
   "Use the logging module instead of print in workers" \
   "Always use logging instead of print in workers"; do

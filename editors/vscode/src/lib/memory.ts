@@ -2,6 +2,7 @@
 // server's anchorage.memory.*, anchorage.context.inject and
 // anchorage.anchors.* commands. Free of any `vscode` import, so it is unit
 // tested with plain node.
+import { isUnknownCommand } from './errors';
 
 export const MEMORY_COMMANDS = {
   record: 'anchorage.memory.recordCorrection',
@@ -10,6 +11,8 @@ export const MEMORY_COMMANDS = {
   approveAll: 'anchorage.memory.approveAll',
   reject: 'anchorage.memory.reject',
   list: 'anchorage.memory.list',
+  /** Every pending proposal of any session (read-only); newer servers only. */
+  proposals: 'anchorage.memory.proposals',
   reanchor: 'anchorage.memory.reanchor',
   inject: 'anchorage.context.inject',
 } as const;
@@ -162,10 +165,34 @@ export interface SlotsStatus {
 
 // ---- proposals ------------------------------------------------------------
 
-/** The pending proposals of an anchorage.memory.propose answer, strongest first. */
+/**
+ * The pending proposals of an anchorage.memory.propose or
+ * anchorage.memory.proposals answer, strongest first.
+ */
 export function pendingProposals(answer: { proposals?: Proposal[] | null } | undefined | null): Proposal[] {
   const ps = (answer?.proposals ?? []).filter((p) => p && p.status === 'pending');
   return ps.sort((a, b) => (a.priority ?? 0) - (b.priority ?? 0) || a.id - b.id);
+}
+
+/**
+ * Every pending proposal of any session, strongest first: the answer of
+ * anchorage.memory.proposals. From an older server that does not know that
+ * command, the pending proposals of the propose answer, then those only the
+ * hint diagnostics show (fromDiagnostics). Other errors are thrown.
+ */
+export async function listPendingProposals(
+  execute: (command: string, args: unknown[]) => Promise<unknown>,
+  proposed: { proposals?: Proposal[] | null } | undefined | null,
+  fromDiagnostics: () => Proposal[],
+): Promise<Proposal[]> {
+  try {
+    return pendingProposals((await execute(MEMORY_COMMANDS.proposals, [])) as { proposals?: Proposal[] | null } | null);
+  } catch (err) {
+    if (!isUnknownCommand(err)) {
+      throw err;
+    }
+  }
+  return mergeProposals(pendingProposals(proposed), fromDiagnostics());
 }
 
 /** "3 corrections", "1 correction". */
@@ -290,7 +317,8 @@ export function proposalIdOf(d: { source?: string; code?: unknown; data?: unknow
  * A pending proposal as its hint diagnostic tells it ("Proposed rule: Wrap
  * errors (project:app, from 3 corrections)", then the conflict, if any),
  * for proposals that anchorage.memory.propose did not answer (made by the
- * CLI or by another editor session). Undefined for another message.
+ * CLI or by another editor session), from an older server that has no
+ * anchorage.memory.proposals. Undefined for another message.
  */
 export function proposalFromDiagnostic(id: number, message: string): Proposal | undefined {
   const [first, ...rest] = message.split('\n');

@@ -14,6 +14,8 @@ import {
   DEFAULT_INJECT_BUDGET,
   groupRulesByScope,
   Injection,
+  listPendingProposals,
+  MEMORY_COMMANDS,
   mergeProposals,
   proposalFromDiagnostic,
   injectionSummary,
@@ -45,6 +47,10 @@ const approved = fixture<ApprovalView>('memory.approve.json');
 const listed = fixture<{ rules: RuleView[] }>('memory.list.json');
 const injected = fixture<Injection>('context.inject.json');
 const recorded = fixture<CorrectionResult>('memory.recordCorrection.json');
+// anchorage.memory.proposals after the CLI proposed too, and the server's
+// error for a command it does not know (an older server's for that one).
+const listedProposals = fixture<{ proposals: Proposal[] }>('memory.proposals.json');
+const unknownCommand = fixture<{ code: number; message: string }>('unknownCommand.json');
 
 const rule = (over: Partial<RuleView>): RuleView => ({
   id: 1,
@@ -107,7 +113,75 @@ describe('pendingProposals and proposalItems', () => {
   });
 });
 
-describe('proposals from hint diagnostics', () => {
+describe('listPendingProposals', () => {
+  /** An execute that answers anchorage.memory.proposals (or fails with err), and the calls it saw. */
+  const server = (answer: unknown, err?: unknown) => {
+    const calls: [string, unknown[]][] = [];
+    const execute = async (command: string, args: unknown[]) => {
+      calls.push([command, args]);
+      if (err) {
+        throw err;
+      }
+      return answer;
+    };
+    return { calls, execute };
+  };
+  const hint = proposal({ id: 9, content: 'from a hint', confidence: 0 });
+
+  it('lists every pending proposal of the server, also those of another session, without the hints', async () => {
+    const s = server(listedProposals);
+    let hintsRead = 0;
+    const ps = await listPendingProposals(s.execute, proposed2, () => {
+      hintsRead++;
+      return [hint];
+    });
+    assert.deepEqual(s.calls, [[MEMORY_COMMANDS.proposals, []]]);
+    assert.equal(hintsRead, 0);
+    assert.deepEqual(
+      ps.map((p) => [p.id, p.content]),
+      [
+        [3, 'Use the logging module instead of print in workers'],
+        [2, 'Always log HTTP requests with their duration'],
+      ],
+    );
+    // The CLI's proposal comes whole: its strength, language and example.
+    const cli = ps[0];
+    assert.ok(cli.confidence > 0);
+    assert.equal(cli.language, 'python');
+    assert.ok(cli.location?.uri.startsWith('file:///work/sampleapp/'));
+    const [item] = proposalItems(ps);
+    assert.match(item.detail, /^confidence 0\.92 · /);
+    assert.deepEqual(
+      scopeChoices(ps).map((c) => c.scope),
+      [undefined, 'universal', 'language'],
+    );
+  });
+  it('survives an empty or null answer', async () => {
+    assert.deepEqual(await listPendingProposals(server({ proposals: [] }).execute, proposed2, () => [hint]), []);
+    assert.deepEqual(await listPendingProposals(server({ proposals: null }).execute, proposed2, () => [hint]), []);
+    assert.deepEqual(await listPendingProposals(server(null).execute, proposed2, () => [hint]), []);
+  });
+  it("falls back to the propose answer and the hints when the server does not know the command", async () => {
+    assert.match(unknownCommand.message, /unknown command/);
+    const ps = await listPendingProposals(server(undefined, unknownCommand).execute, proposed2, () => [proposal({ id: 2, content: 'dup' }), hint]);
+    assert.deepEqual(
+      ps.map((p) => [p.id, p.content]),
+      [
+        [2, 'Always log HTTP requests with their duration'],
+        [9, 'from a hint'],
+      ],
+    );
+  });
+  it('throws any other error', async () => {
+    const err = { code: -32603, message: 'anchorage.memory.proposals: memory store: database is locked' };
+    await assert.rejects(
+      listPendingProposals(server(undefined, err).execute, proposed2, () => [hint]),
+      (e) => e === err,
+    );
+  });
+});
+
+describe('proposals from hint diagnostics (older servers)', () => {
   it('reads the hint of a proposal made elsewhere', () => {
     const p = proposalFromDiagnostic(2, 'Proposed rule: Always log HTTP requests with their duration (project:sampleapp, from 3 corrections)');
     assert.deepEqual(p, {
