@@ -778,6 +778,59 @@ local function run()
     end
   end
 
+  -- memory.list_pending lists the CLI's proposal whole
+  -- (anchorage.memory.proposals); from a server that does not know that
+  -- command (this one, with the command renamed on the way) it falls back
+  -- to the propose answer and the hint diagnostics.
+  do
+    local older = setmetatable({}, { __index = client })
+    older.request = function(...)
+      local args = { ... }
+      if compat.has('0.11') then
+        table.remove(args, 1)
+      end
+      local method, params, handler, bufnr = args[1], args[2], args[3], args[4]
+      if method == 'workspace/executeCommand' and params.command == 'anchorage.memory.proposals' then
+        params = vim.tbl_extend('force', params, { command = 'anchorage.memory.proposals-unknown' })
+      end
+      return compat.request(client, method, params, handler, bufnr)
+    end
+    local listed, fallback
+    local since = #notes + 1
+    local cur = vim.api.nvim_get_current_buf()
+    memory.list_pending(client, cur, nil, function(ps)
+      listed = ps
+    end)
+    memory.list_pending(older, cur, { proposals = { { id = 99, status = 'pending', content = 'proposed here',
+      scope = 'universal', frequency = 3, confidence = 0.9 } } }, function(ps)
+      fallback = ps
+    end)
+    wait_for(COMMAND_MS, function()
+      return listed ~= nil and fallback ~= nil
+    end)
+    local function worker(ps)
+      for _, p in ipairs(ps or {}) do
+        if type(p.content) == 'string' and p.content:find('instead of print in workers', 1, true) then
+          return p
+        end
+      end
+    end
+    local whole, hinted = worker(listed), worker(fallback)
+    local errors = notes_matching('failed', since)
+    if not whole or (tonumber(whole.confidence) or 0) <= 0 or whole.language ~= 'python'
+      or type(whole.location) ~= 'table' then
+      fail('list-pending', 'anchorage.memory.proposals: ' .. encode(listed))
+    elseif not fallback or not fallback[1] or fallback[1].id ~= 99 or not hinted or hinted.confidence ~= 0
+      or hinted.id ~= whole.id then
+      fail('list-pending', 'fallback: ' .. encode(fallback))
+    elseif #errors > 0 then
+      fail('list-pending', 'errors shown: ' .. encode(errors))
+    else
+      ok('list-pending', string.format('%d listed, "%s"; fallback %d: %s', #listed, memory.format_proposal(whole),
+        #fallback, memory.format_proposal(hinted)))
+    end
+  end
+
   -- :AnchorageApprove: proposes from the three corrections, then the
   -- proposal and its scope are chosen.
   do
@@ -808,7 +861,7 @@ local function run()
     local note = notes_matching('approved as rule', since)[1]
     local cli_made = false
     for _, line in ipairs(chooser[1] or {}) do
-      if line:find('instead of print in workers', 1, true) and line:find('from another session', 1, true) then
+      if line:find('instead of print in workers', 1, true) and line:find('confidence 0.', 1, true) then
         cli_made = true
       end
     end

@@ -97,8 +97,8 @@ for text in "Log every HTTP request with its duration" \
   mem correct "$text" --file api/handlers.go
 done
 mem propose
-# Proposal 3 stays pending: :AnchorageApprove finds it through its hint (the
-# CLI's session is not the server's).
+# Proposal 3 stays pending: :AnchorageApprove lists it with
+# anchorage.memory.proposals (the CLI's session is not the server's).
 for text in "Use logging instead of print in workers" \
   "Use the logging module instead of print in workers" \
   "Always use logging instead of print in workers"; do
@@ -136,7 +136,7 @@ if [ -f "$presult" ] && grep -q '^FAIL' "$presult"; then
 fi
 for check in root-markers setup-validate missing-binary attach indexed status callers blast-radius callees \
   search search-open search-used search-input search-format command-errors hover codelens approve-code-action approve-lens \
-  correct correct-range approve-command inject slots memory-format reuse-root codelens-guard reindex help \
+  correct correct-range list-pending approve-command inject slots memory-format reuse-root codelens-guard reindex help \
   lsp-config-file no-errors no-globals; do
   if ! { [ -f "$presult" ] && grep -qx "ok $check" "$presult"; }; then
     echo "missing: ok $check" >&2

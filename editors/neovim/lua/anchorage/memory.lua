@@ -52,7 +52,8 @@ end
 
 -- Proposals --------------------------------------------------------------
 
---- The pending proposals of an anchorage.memory.propose answer, strongest first.
+--- The pending proposals of an anchorage.memory.propose or
+--- anchorage.memory.proposals answer, strongest first.
 function M.pending(answer)
   local out = {}
   for _, p in ipairs(val(answer and answer.proposals) or {}) do
@@ -73,7 +74,8 @@ end
 --- A pending proposal as its hint diagnostic tells it ("Proposed rule: X
 --- (scope, from 3 corrections)", then the conflict), for proposals that
 --- anchorage.memory.propose did not answer (made by the CLI or another
---- session). nil for another message.
+--- session), from an older server without anchorage.memory.proposals. nil
+--- for another message.
 function M.proposal_from_message(id, message)
   local first, rest = message:match('^([^\n]*)\n?(.*)$')
   local content, scope, n = first:match('^Proposed rule: (.*) %(([^%s,()]+), from (%d+) corrections?%)$')
@@ -117,6 +119,22 @@ function M.merge_proposals(proposed, from_diagnostics)
     end
   end
   return out
+end
+
+--- Every pending proposal of any session, strongest first, to on_list:
+--- the answer of anchorage.memory.proposals. From an older server that does
+--- not know that command, the pending proposals of the propose answer
+--- (proposed), then those only the hint diagnostics show.
+function M.list_pending(client, bufnr, proposed, on_list)
+  request(client, 'anchorage.memory.proposals', nil, bufnr, function(answer)
+    on_list(M.pending(answer))
+  end, function(err)
+    if is_unknown_command(err) then
+      on_list(M.merge_proposals(M.pending(proposed), M.diagnostic_proposals()))
+      return true
+    end
+    return false
+  end)
 end
 
 --- One proposal as a line of the picker.
@@ -216,53 +234,54 @@ function M.approve()
   end
   request(client, 'anchorage.memory.propose', nil, bufnr, function(answer)
     -- Proposals made elsewhere (the CLI, an earlier session) are not in the
-    -- answer; the server published every pending one as a hint.
-    local proposals = M.merge_proposals(M.pending(answer), M.diagnostic_proposals())
-    if #proposals == 0 then
-      notify('no memory proposals are pending: record corrections with :AnchorageCorrect (three alike make a proposal)',
-        levels.INFO)
-      return
-    end
-    local items = vim.list_extend({}, proposals)
-    if #proposals > 1 then
-      table.insert(items, 1, { all = proposals })
-    end
-    vim.ui.select(items, {
-      prompt = string.format('Approve which rule? (%s pending) ', #proposals),
-      format_item = M.format_proposal,
-      kind = 'anchorage.proposal',
-    }, function(choice)
-      if not choice then
+    -- answer: list every pending one.
+    M.list_pending(client, bufnr, answer, function(proposals)
+      if #proposals == 0 then
+        notify('no memory proposals are pending: record corrections with :AnchorageCorrect (three alike make a proposal)',
+          levels.INFO)
         return
       end
-      local chosen = choice.all or { choice }
-      local scopes = M.scope_choices(chosen)
-      local function approve(scope)
-        if choice.all then
-          request(client, 'anchorage.memory.approveAll', scope and { scope = scope } or vim.empty_dict(), bufnr,
-            function(res)
-            announce(val(res and res.approvals) or {})
-          end)
-        else
-          request(client, 'anchorage.memory.approve', { id = choice.id, scope = scope }, bufnr, function(res)
-            announce({ res })
-          end)
-        end
+      local items = vim.list_extend({}, proposals)
+      if #proposals > 1 then
+        table.insert(items, 1, { all = proposals })
       end
-      if #scopes == 1 then
-        approve(nil)
-        return
-      end
-      vim.ui.select(scopes, {
-        prompt = 'Scope of the approved rule: ',
-        format_item = function(c)
-          return c.label
-        end,
-        kind = 'anchorage.scope',
-      }, function(sc)
-        if sc then
-          approve(sc.scope)
+      vim.ui.select(items, {
+        prompt = string.format('Approve which rule? (%s pending) ', #proposals),
+        format_item = M.format_proposal,
+        kind = 'anchorage.proposal',
+      }, function(choice)
+        if not choice then
+          return
         end
+        local chosen = choice.all or { choice }
+        local scopes = M.scope_choices(chosen)
+        local function approve(scope)
+          if choice.all then
+            request(client, 'anchorage.memory.approveAll', scope and { scope = scope } or vim.empty_dict(), bufnr,
+              function(res)
+              announce(val(res and res.approvals) or {})
+            end)
+          else
+            request(client, 'anchorage.memory.approve', { id = choice.id, scope = scope }, bufnr, function(res)
+              announce({ res })
+            end)
+          end
+        end
+        if #scopes == 1 then
+          approve(nil)
+          return
+        end
+        vim.ui.select(scopes, {
+          prompt = 'Scope of the approved rule: ',
+          format_item = function(c)
+            return c.label
+          end,
+          kind = 'anchorage.scope',
+        }, function(sc)
+          if sc then
+            approve(sc.scope)
+          end
+        end)
       end)
     end)
   end)
