@@ -97,3 +97,15 @@ func BenchmarkDocumentEdit(b *testing.B) {
 	b.ReportMetric(float64(durations[len(durations)*99/100].Microseconds())/1000, "p99-ms/edit")
 	b.ReportMetric(float64(durations[len(durations)/2].Microseconds())/1000, "p50-ms/edit")
 }
+
+// BenchmarkAppendTerms measures the search terms of net/http/server.go,
+// which every chunk's text goes through.
+func BenchmarkAppendTerms(b *testing.B) {
+	_, src := loadBenchFile(b)
+	text := string(src)
+	b.SetBytes(int64(len(text)))
+	var buf []byte
+	for b.Loop() {
+		buf = AppendTerms(buf[:0], text)
+	}
+}
