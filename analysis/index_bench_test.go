@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"syscall"
 	"testing"
@@ -50,12 +51,13 @@ func reportCPU(b *testing.B, start time.Duration) {
 }
 
 // BenchmarkBareParse is the baseline of the cold index benchmarks: every
-// file parsed by tree-sitter alone, on one worker per CPU.
+// file parsed by tree-sitter alone, on one worker per CPU as the index
+// uses.
 func BenchmarkBareParse(b *testing.B) {
 	root := coldRoot(b)
 	cpu := cpuTime()
 	for b.Loop() {
-		if _, _, _, err := analysis.ParseBaseline(context.Background(), root, 0); err != nil {
+		if _, _, _, err := analysis.ParseBaseline(context.Background(), root, runtime.NumCPU()); err != nil {
 			b.Fatal(err)
 		}
 	}
