@@ -3,14 +3,19 @@ package analysis
 import (
 	"context"
 	"os"
+	"runtime"
 	"sync"
 	"time"
 )
 
 // ParseBaseline parses every file an index of root would parse, with the
 // same number of workers and one reused parser each, and extracts nothing:
-// the bare tree-sitter cost that indexing is measured against.
+// the bare tree-sitter cost that indexing is measured against. Workers
+// ≤ 0 means one per CPU, as for an index (Options.Workers).
 func ParseBaseline(ctx context.Context, root string, workers int) (files int, bytes int64, d time.Duration, err error) {
+	if workers <= 0 {
+		workers = runtime.NumCPU()
+	}
 	ix := &Index{root: root, opts: Options{Exclude: DefaultExclude(), MaxFileSize: DefaultMaxFileSize, Workers: workers}, langs: NewLanguages()}
 	w := &walker{root: root, exclude: ix.opts.Exclude, maxSize: ix.opts.MaxFileSize, langs: ix.langs}
 	found, err := w.walk(ctx)
@@ -21,7 +26,7 @@ func ParseBaseline(ctx context.Context, root string, workers int) (files int, by
 	jobs := make(chan candidate)
 	var wg sync.WaitGroup
 	var mu sync.Mutex
-	for range max(workers, 1) {
+	for range workers {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
