@@ -54,32 +54,24 @@ func (s *Server) hover(ctx context.Context, p *protocol.HoverParams) (*protocol.
 // maxRelated is how many related memories a hover shows.
 const maxRelated = 3
 
-// nearbyMemories looks, in the working memory around the closest slot's
-// anchor only (no ranking of every memory: a hover shows what is near
-// the user's current topic), for the memories related to a symbol's rules
-// other than those rules.
+// nearbyMemories returns the memories near the current slot's anchor
+// related to a symbol's rules, other than those rules.
 func (s *Server) nearbyMemories(ctx context.Context, sym analysis.SymbolInfo, hit []documentRule) []recall.Result {
 	g, err := s.recallStore(ctx, false)
 	if err != nil || g == nil {
 		return nil
 	}
-	parts := []string{sym.QualifiedName}
-	shown := map[string]bool{}
+	text := []string{sym.QualifiedName}
+	var shown []string
 	for _, dr := range hit {
-		parts = append(parts, dr.rule.Content)
-		shown[recall.RuleID(dr.rule.ID)] = true
+		text = append(text, dr.rule.Content)
+		shown = append(shown, recall.RuleID(dr.rule.ID))
 	}
-	resp, err := g.Search(ctx, recall.Query{Text: strings.Join(parts, "\n"), NoFallback: true, TopK: maxRelated + len(hit)})
+	related, err := g.Nearby(ctx, strings.Join(text, "\n"), shown, maxRelated)
 	if err != nil {
 		return nil
 	}
-	var out []recall.Result
-	for _, r := range resp.Results {
-		if r.Via == recall.ViaSlot && !shown[r.ID] && len(out) < maxRelated {
-			out = append(out, r)
-		}
-	}
-	return out
+	return related
 }
 
 // relatedHover writes the related memories under a hover's rules.

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 
 	"github.com/anchorage-dev/anchorage/memory/memdoc"
@@ -293,6 +294,24 @@ func (s *Store) RuleIDs(ctx context.Context, text string) ([]int64, error) {
 		}
 	}
 	return ids, nil
+}
+
+// Nearby returns at most n memories a localized search finds for text
+// near the closest slot's anchor, leaving out the ids in exclude: only
+// local hits, never the ranking of every memory, so that what is shown
+// follows the user's current topic.
+func (s *Store) Nearby(ctx context.Context, text string, exclude []string, n int) ([]Result, error) {
+	resp, err := s.Search(ctx, Query{Text: text, NoFallback: true, TopK: n + len(exclude)})
+	if err != nil {
+		return nil, err
+	}
+	var out []Result
+	for _, r := range resp.Results {
+		if r.Via == ViaSlot && !slices.Contains(exclude, r.ID) && len(out) < n {
+			out = append(out, r)
+		}
+	}
+	return out, nil
 }
 
 // Global is the plain memory search: every memory ranked against
