@@ -7,6 +7,7 @@ package analysis
 // The few declarations of tree-sitter's api.h (as built into
 // github.com/smacker/go-tree-sitter) that collect needs.
 typedef struct TSTree TSTree;
+typedef struct TSQuery TSQuery;
 typedef struct TSQueryCursor TSQueryCursor;
 typedef struct TSNode {
 	uint32_t context[4];
@@ -23,17 +24,60 @@ typedef struct TSQueryMatch {
 	uint16_t capture_count;
 	const TSQueryCapture *captures;
 } TSQueryMatch;
+// TSTreeCursor is returned by value: spare leaves room should a later
+// tree-sitter grow the struct (it is 32 bytes in the pinned version).
+typedef struct TSTreeCursor {
+	const void *tree;
+	const void *id;
+	uint32_t context[3];
+	uint32_t spare[13];
+} TSTreeCursor;
 bool ts_query_cursor_next_match(TSQueryCursor *self, TSQueryMatch *match);
+void ts_query_cursor_exec(TSQueryCursor *self, const TSQuery *query, TSNode node);
+void ts_query_cursor_set_max_start_depth(TSQueryCursor *self, uint32_t max_start_depth);
+uint32_t ts_query_pattern_count(const TSQuery *self);
+uint32_t ts_query_start_byte_for_pattern(const TSQuery *self, uint32_t pattern_index);
+bool ts_query_is_pattern_rooted(const TSQuery *self, uint32_t pattern_index);
 uint32_t ts_node_start_byte(TSNode self);
 uint32_t ts_node_end_byte(TSNode self);
+uint16_t ts_node_symbol(TSNode self);
+TSTreeCursor ts_tree_cursor_new(TSNode node);
+void ts_tree_cursor_delete(TSTreeCursor *self);
+bool ts_tree_cursor_goto_first_child(TSTreeCursor *self);
+bool ts_tree_cursor_goto_next_sibling(TSTreeCursor *self);
+bool ts_tree_cursor_goto_parent(TSTreeCursor *self);
+TSNode ts_tree_cursor_current_node(const TSTreeCursor *self);
 
-// anchorage_collect moves the cursor's next matches into out, as long as
-// a match of max_captures captures fits: for each match its pattern index
-// and capture count, then for each capture its index, start byte, end byte
-// and the slot in nodes that holds its node (those whose capture index is
-// set in keep), or UINT32_MAX. It returns the number of words written, or
-// -1 when a match has more than max_captures captures (the match is then
-// lost). *done is set when the cursor has no more matches.
+// anchorage_put writes a match at out[*used]: its pattern index and
+// capture count, then for each capture its index, start byte, end byte and
+// the slot in nodes that holds its node (those whose capture index is set
+// in keep), or UINT32_MAX. The caller checked that it fits.
+static inline void anchorage_put(const TSQueryMatch *m, uint32_t *out, int *used,
+		const uint8_t *keep, int keep_len, TSNode *nodes, int *node_used) {
+	int u = *used;
+	out[u++] = m->pattern_index;
+	out[u++] = m->capture_count;
+	for (uint16_t i = 0; i < m->capture_count; i++) {
+		const TSQueryCapture *c = &m->captures[i];
+		out[u++] = c->index;
+		out[u++] = ts_node_start_byte(c->node);
+		out[u++] = ts_node_end_byte(c->node);
+		if (c->index < (uint32_t)keep_len && keep[c->index]) {
+			nodes[*node_used] = c->node;
+			out[u++] = (uint32_t)(*node_used);
+			(*node_used)++;
+		} else {
+			out[u++] = UINT32_MAX;
+		}
+	}
+	*used = u;
+}
+
+// anchorage_collect moves the cursor's next matches into out (see
+// anchorage_put), as long as a match of max_captures captures fits. It
+// returns the number of words written, or -1 when a match has more than
+// max_captures captures (the match is then lost). *done is set when the
+// cursor has no more matches.
 static int anchorage_collect(TSQueryCursor *cursor, uint32_t *out, int cap, int max_captures,
 		const uint8_t *keep, int keep_len, TSNode *nodes, int node_cap, int *node_used, int *done) {
 	int used = 0;
@@ -47,23 +91,54 @@ static int anchorage_collect(TSQueryCursor *cursor, uint32_t *out, int cap, int 
 		if (m.capture_count > max_captures) {
 			return -1;
 		}
-		out[used++] = m.pattern_index;
-		out[used++] = m.capture_count;
-		for (uint16_t i = 0; i < m.capture_count; i++) {
-			const TSQueryCapture *c = &m.captures[i];
-			out[used++] = c->index;
-			out[used++] = ts_node_start_byte(c->node);
-			out[used++] = ts_node_end_byte(c->node);
-			if (c->index < (uint32_t)keep_len && keep[c->index]) {
-				nodes[*node_used] = c->node;
-				out[used++] = (uint32_t)(*node_used);
-				(*node_used)++;
-			} else {
-				out[used++] = UINT32_MAX;
+		anchorage_put(&m, out, &used, keep, keep_len, nodes, node_used);
+	}
+	return used;
+}
+
+// anchorage_collect_rooted walks the tree under root and runs the query on
+// each node whose symbol is set in roots, with patterns allowed to start
+// at that node only, writing every match into out (see anchorage_put). It
+// returns the number of words written, -1 when a match has more than
+// max_captures captures, or -2 when out or nodes is too small (nothing
+// is then complete: call again with larger ones).
+static int anchorage_collect_rooted(TSNode root, TSQueryCursor *cursor, const TSQuery *query,
+		const uint8_t *roots, int roots_len, uint32_t *out, int cap, int max_captures,
+		const uint8_t *keep, int keep_len, TSNode *nodes, int node_cap, int *node_used) {
+	int used = 0, rc = 0;
+	ts_query_cursor_set_max_start_depth(cursor, 0);
+	TSTreeCursor walk = ts_tree_cursor_new(root);
+	for (;;) {
+		TSNode node = ts_tree_cursor_current_node(&walk);
+		uint16_t symbol = ts_node_symbol(node);
+		if (symbol < roots_len && roots[symbol]) {
+			ts_query_cursor_exec(cursor, query, node);
+			TSQueryMatch m;
+			while (ts_query_cursor_next_match(cursor, &m)) {
+				if (m.capture_count > max_captures) {
+					rc = -1;
+					goto out;
+				}
+				if (used + 2 + 4 * m.capture_count > cap || *node_used + m.capture_count > node_cap) {
+					rc = -2;
+					goto out;
+				}
+				anchorage_put(&m, out, &used, keep, keep_len, nodes, node_used);
+			}
+		}
+		if (ts_tree_cursor_goto_first_child(&walk)) {
+			continue;
+		}
+		while (!ts_tree_cursor_goto_next_sibling(&walk)) {
+			if (!ts_tree_cursor_goto_parent(&walk)) {
+				goto out;
 			}
 		}
 	}
-	return used;
+out:
+	ts_tree_cursor_delete(&walk);
+	ts_query_cursor_set_max_start_depth(cursor, UINT32_MAX);
+	return rc < 0 ? rc : used;
 }
 */
 import "C"
@@ -115,11 +190,15 @@ type collector struct {
 	slowNodes []*sitter.Node
 }
 
-// canCollect reports whether go-tree-sitter's QueryCursor and Node have
-// the layout collect relies on.
+// canCollect reports whether go-tree-sitter's QueryCursor, Query and Node
+// have the layout collect relies on.
 var canCollect = func() bool {
 	qc := reflect.TypeOf(sitter.QueryCursor{})
 	if qc.NumField() < 1 || qc.Field(0).Name != "c" || qc.Field(0).Offset != 0 || qc.Field(0).Type.Kind() != reflect.Pointer {
+		return false
+	}
+	q := reflect.TypeOf(sitter.Query{})
+	if q.NumField() < 1 || q.Field(0).Name != "c" || q.Field(0).Offset != 0 || q.Field(0).Type.Kind() != reflect.Pointer {
 		return false
 	}
 	n := reflect.TypeOf(sitter.Node{})
@@ -163,26 +242,121 @@ func (col *collector) collect(cursor *sitter.QueryCursor, keep []uint8) bool {
 			return false
 		}
 		col.cnodes = nodes[:used]
-		w := col.words[:n]
-		for i := 0; i < len(w); {
-			m := capturedMatch{pattern: uint16(w[i]), start: len(col.captures)}
-			count := int(w[i+1])
-			i += 2
-			for range count {
-				c := captured{index: uint32(w[i]), start: uint32(w[i+1]), end: uint32(w[i+2]), node: -1}
-				if w[i+3] != C.uint32_t(^uint32(0)) {
-					c.node = int(w[i+3])
-				}
-				col.captures = append(col.captures, c)
-				i += 4
-			}
-			m.end = len(col.captures)
-			col.matches = append(col.matches, m)
-		}
+		col.read(col.words[:n])
 		if done != 0 {
 			return true
 		}
 	}
+}
+
+// collectRooted collects every match of lang's tags query in the tree
+// under root, running the query only on nodes of the patterns' root
+// types (lang.roots), each as the only place patterns may start. The
+// query cursor then visits only what a pattern can match below such a
+// node, where running it on the whole tree walks every node through
+// tree-sitter's general matcher: on Go source that halves the time of a
+// query. Matches come in the order of their root nodes in the tree. It
+// returns false when the matches could not be collected (a match with
+// more than collectMaxCaptures captures).
+func (col *collector) collectRooted(cursor *sitter.QueryCursor, lang *Language, root *sitter.Node) bool {
+	if col.words == nil {
+		col.words = make([]C.uint32_t, 1<<14)
+		col.cnodes = make([]C.TSNode, 0, 1024)
+	}
+	ccursor := *(**C.TSQueryCursor)(unsafe.Pointer(cursor))
+	cquery := *(**C.TSQuery)(unsafe.Pointer(lang.tags))
+	croot := *(*C.TSNode)(unsafe.Pointer(root))
+	keep := lang.keepNodes
+	var keepPtr *C.uint8_t
+	if len(keep) > 0 {
+		keepPtr = (*C.uint8_t)(unsafe.Pointer(&keep[0]))
+	}
+	for {
+		col.matches, col.captures, col.slow = col.matches[:0], col.captures[:0], false
+		nodes := col.cnodes[:cap(col.cnodes)]
+		var used C.int
+		n := C.anchorage_collect_rooted(croot, ccursor, cquery,
+			(*C.uint8_t)(unsafe.Pointer(&lang.roots[0])), C.int(len(lang.roots)),
+			&col.words[0], C.int(len(col.words)), collectMaxCaptures,
+			keepPtr, C.int(len(keep)), &nodes[0], C.int(len(nodes)), &used)
+		switch {
+		case n == -2:
+			// The buffers grow to what the largest file needs, once.
+			col.words = make([]C.uint32_t, 2*len(col.words))
+			col.cnodes = make([]C.TSNode, 0, 2*cap(col.cnodes))
+			continue
+		case n < 0:
+			return false
+		}
+		col.cnodes = nodes[:used]
+		col.read(col.words[:n])
+		return true
+	}
+}
+
+// read appends the matches that the C functions wrote in w.
+func (col *collector) read(w []C.uint32_t) {
+	for i := 0; i < len(w); {
+		m := capturedMatch{pattern: uint16(w[i]), start: len(col.captures)}
+		count := int(w[i+1])
+		i += 2
+		for range count {
+			c := captured{index: uint32(w[i]), start: uint32(w[i+1]), end: uint32(w[i+2]), node: -1}
+			if w[i+3] != C.uint32_t(^uint32(0)) {
+				c.node = int(w[i+3])
+			}
+			col.captures = append(col.captures, c)
+			i += 4
+		}
+		m.end = len(col.captures)
+		col.matches = append(col.matches, m)
+	}
+}
+
+// patternRoots returns, indexed by grammar symbol, which node types the
+// patterns of q (compiled from src) start at, or nil when some pattern
+// does not start at a named node type (a wildcard, an alternation, an
+// anonymous node, several sibling nodes): the query must then run on the
+// whole tree.
+func patternRoots(q *sitter.Query, src []byte, grammar *sitter.Language) []uint8 {
+	if !canCollect {
+		return nil
+	}
+	cq := *(**C.TSQuery)(unsafe.Pointer(q))
+	names := map[string]bool{}
+	for i := range uint32(C.ts_query_pattern_count(cq)) {
+		if !C.ts_query_is_pattern_rooted(cq, C.uint32_t(i)) {
+			return nil
+		}
+		at := int(C.ts_query_start_byte_for_pattern(cq, C.uint32_t(i)))
+		// A pattern is "(type ...)", or a group "((type ...) (#pred ...))".
+		for at < len(src) && (src[at] == '(' || src[at] == ' ' || src[at] == '\t' || src[at] == '\n' || src[at] == '\r') {
+			at++
+		}
+		end := at
+		for end < len(src) && (src[end] == '_' || src[end] == '.' || 'a' <= src[end] && src[end] <= 'z' ||
+			'A' <= src[end] && src[end] <= 'Z' || '0' <= src[end] && src[end] <= '9') {
+			end++
+		}
+		name := string(src[at:end])
+		if at == 0 || src[at-1] != '(' || name == "" || name == "_" {
+			return nil
+		}
+		names[name] = true
+	}
+	roots := make([]uint8, grammar.SymbolCount())
+	found := map[string]bool{}
+	for s := range roots {
+		sym := sitter.Symbol(s)
+		if grammar.SymbolType(sym) == sitter.SymbolTypeRegular && names[grammar.SymbolName(sym)] {
+			roots[s] = 1
+			found[grammar.SymbolName(sym)] = true
+		}
+	}
+	if len(found) != len(names) || len(roots) == 0 {
+		return nil
+	}
+	return roots
 }
 
 // collectSlow is collect through sitter.QueryCursor.NextMatch.

@@ -1,9 +1,11 @@
 package analysis
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"path"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -28,6 +30,9 @@ type Parser struct {
 	// noCollect makes queries read matches through go-tree-sitter alone
 	// (for tests).
 	noCollect bool
+	// noRooted makes queries run on the whole tree rather than on the
+	// patterns' root nodes (for tests).
+	noRooted bool
 	// spent adds up where Extract's time went, for Summary.Timings.
 	spent Timings
 }
@@ -155,8 +160,15 @@ func (p *Parser) query(lang *Language, src []byte, root, within *sitter.Node) ra
 		defer p.cursor.SetPointRange(sitter.Point{}, sitter.Point{Row: ^uint32(0), Column: ^uint32(0)})
 	}
 	col := &p.col
-	p.cursor.Exec(lang.tags, root)
-	if p.noCollect || !canCollect || !col.collect(p.cursor, lang.keepNodes) {
+	collected := false
+	if within == nil && lang.roots != nil && !p.noCollect && !p.noRooted {
+		collected = col.collectRooted(p.cursor, lang, root)
+	}
+	if !collected && !p.noCollect && canCollect {
+		p.cursor.Exec(lang.tags, root)
+		collected = col.collect(p.cursor, lang.keepNodes)
+	}
+	if !collected {
 		p.cursor.Exec(lang.tags, root)
 		col.collectSlow(p.cursor, lang.keepNodes)
 	}
@@ -361,7 +373,14 @@ func ownerIndex(defs []definition, owner string) int {
 // for references with a subject (impl Trait for Type), the subject's symbol
 // when the file defines it. Symbols are sorted by start, outer before inner.
 func attachRefs(symbols []Symbol, refs []pendingRef, lines *lineIndex) []Ref {
-	sort.SliceStable(refs, func(i, j int) bool { return refs[i].at < refs[j].at })
+	// In source order, whatever order the query found them in: a call
+	// nested in another's receiver (f().g()) starts where it does, and
+	// comes first by its name.
+	slices.SortFunc(refs, func(a, b pendingRef) int {
+		return cmp.Or(cmp.Compare(a.at, b.at), cmp.Compare(a.start, b.start), cmp.Compare(a.end, b.end),
+			cmp.Compare(a.ref.Kind, b.ref.Kind), cmp.Compare(a.ref.Name, b.ref.Name),
+			cmp.Compare(a.ref.Qualifier, b.ref.Qualifier), cmp.Compare(a.ref.Subject, b.ref.Subject))
+	})
 	out := make([]Ref, 0, len(refs))
 	var stack []int // open symbols, innermost last
 	next := 1

@@ -58,6 +58,9 @@ type Language struct {
 	// keepNodes marks the captures of definitions, whose nodes a query
 	// keeps (to read their signatures).
 	keepNodes []uint8
+	// roots marks, by grammar symbol, the node types tags patterns start
+	// at; nil when they cannot be listed (see patternRoots).
+	roots []uint8
 }
 
 // predicate is a compiled #eq?, #not-eq?, #match?, #not-match? or
@@ -176,7 +179,8 @@ func compileLanguage(spec languageSpec) (*Language, error) {
 			keep[i] = 1
 		}
 	}
-	return &Language{Name: spec.name, grammar: grammar, tags: q, captureNames: names, predicates: preds, keepNodes: keep}, nil
+	return &Language{Name: spec.name, grammar: grammar, tags: q, captureNames: names, predicates: preds, keepNodes: keep,
+		roots: patternRoots(q, src, grammar)}, nil
 }
 
 // ForPath returns the language of a file by its extension, or nil if the
