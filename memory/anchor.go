@@ -603,7 +603,7 @@ func anchorPreferShipped(defs []analysis.SymbolInfo, aboutTests bool) []analysis
 	}
 	var out []analysis.SymbolInfo
 	for _, d := range defs {
-		if !retrieval.IsTestPath(d.Path) && !anchorTestdataPath(d.Path) {
+		if !retrieval.IsTestPath(d.Path) && !retrieval.IsFixturePath(d.Path) {
 			out = append(out, d)
 		}
 	}
@@ -611,12 +611,6 @@ func anchorPreferShipped(defs []analysis.SymbolInfo, aboutTests bool) []analysis
 		return defs
 	}
 	return out
-}
-
-// anchorTestdataPath reports whether a path is under a testdata directory:
-// fixtures, not the project's code.
-func anchorTestdataPath(p string) bool {
-	return strings.HasPrefix(p, "testdata/") || strings.Contains(p, "/testdata/")
 }
 
 // anchorLanguageMatches reports whether a file of language fileLang (as the

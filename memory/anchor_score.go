@@ -516,7 +516,7 @@ func (rq *anchorQuery) features(c *anchorCand, text string) anchorFeatures {
 		}
 		f.Literal = float64(found) / float64(len(rq.literals))
 	}
-	if !rq.aboutTests && (retrieval.IsTestPath(sym.Path) || anchorTestdataPath(sym.Path)) {
+	if !rq.aboutTests && (retrieval.IsTestPath(sym.Path) || retrieval.IsFixturePath(sym.Path)) {
 		f.Test = 1
 	}
 	return f

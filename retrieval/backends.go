@@ -4,9 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"os"
 	"path"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 
@@ -206,11 +208,12 @@ func (s *Searcher) semantic(ctx context.Context, query string, topK int) ([]Resu
 	}
 	ranked := fuse(lists, weights)
 	for i := range ranked {
-		if c, ok := chunks[ranked[i].id]; ok && IsTestPath(c.Path) {
+		if c, ok := chunks[ranked[i].id]; ok && (IsTestPath(c.Path) || IsFixturePath(c.Path)) {
 			ranked[i].score *= testPenalty
 		}
 	}
 	sort.SliceStable(ranked, func(i, j int) bool { return ranked[i].score > ranked[j].score })
+	ranked = diversify(ranked, func(id int64) string { return chunks[id].Path }, fileDecay)
 	var out []Result
 	seen := map[string]bool{}
 	for _, f := range ranked {
@@ -241,9 +244,51 @@ func (s *Searcher) semantic(ctx context.Context, query string, topK int) ([]Resu
 	return out, nil
 }
 
-// testPenalty scales the score of code in test files: a question about how
-// something works is answered by its implementation first.
+// fileDecay scales the score of each further result from a file already
+// ranked above it: the answer to a question is more often in another file
+// than in a third function of the first one.
+const fileDecay = 0.6
+
+// diversify reorders ranked, best first, by scores scaled by decay^n where
+// n is the number of items from the same file placed before each, and
+// returns them with these scores (which never increase down the list).
+func diversify(ranked []fused, file func(int64) string, decay float64) []fused {
+	if decay >= 1 || len(ranked) < 2 {
+		return ranked
+	}
+	out := make([]fused, 0, len(ranked))
+	placed := map[string]int{}
+	rest := slices.Clone(ranked)
+	for len(rest) > 0 {
+		best, bestScore := 0, -1.0
+		for i, f := range rest {
+			sc := f.score * math.Pow(decay, float64(placed[file(f.id)]))
+			if sc > bestScore {
+				best, bestScore = i, sc
+			}
+			if f.score <= bestScore {
+				break // sorted: no later item can beat it
+			}
+		}
+		f := rest[best]
+		rest = slices.Delete(rest, best, best+1)
+		placed[file(f.id)]++
+		out = append(out, fused{f.id, bestScore})
+	}
+	return out
+}
+
+// testPenalty scales the score of code in test files and test fixtures: a
+// question about how something works is answered by its implementation
+// first.
 const testPenalty = 0.5
+
+// IsFixturePath reports whether a root-relative path is under a testdata
+// directory, where Go (and many projects in other languages) keep the
+// inputs of tests.
+func IsFixturePath(p string) bool {
+	return strings.HasPrefix(p, "testdata/") || strings.Contains(p, "/testdata/")
+}
 
 // IsTestPath reports whether a root-relative path names a test file in
 // one of the conventions of the languages indexed.

@@ -1159,3 +1159,36 @@ func TestSearchFeedbackUnavailable(t *testing.T) {
 		t.Errorf("%d results, feedback id %d: want the answer, unrecorded", len(resp.Results), resp.FeedbackID)
 	}
 }
+
+func TestDiversify(t *testing.T) {
+	files := map[int64]string{1: "a.go", 2: "a.go", 3: "a.go", 4: "b.go", 5: "c.go"}
+	file := func(id int64) string { return files[id] }
+	tests := []struct {
+		name   string
+		ranked []fused
+		decay  float64
+		want   []int64
+	}{
+		{"third of a file yields to another file", []fused{{1, 1.0}, {2, 0.9}, {3, 0.8}, {4, 0.5}, {5, 0.1}}, 0.6, []int64{1, 2, 4, 3, 5}},
+		{"a clear lead stays", []fused{{1, 1.0}, {2, 0.95}, {4, 0.2}}, 0.6, []int64{1, 2, 4}},
+		{"no decay keeps the order", []fused{{1, 1.0}, {2, 0.9}, {3, 0.8}, {4, 0.5}}, 1, []int64{1, 2, 3, 4}},
+		{"empty", nil, 0.6, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := diversify(tt.ranked, file, tt.decay)
+			var ids []int64
+			for _, f := range got {
+				ids = append(ids, f.id)
+			}
+			if !slices.Equal(ids, tt.want) {
+				t.Errorf("diversify = %v, want %v", ids, tt.want)
+			}
+			for i := 1; i < len(got); i++ {
+				if got[i].score > got[i-1].score {
+					t.Errorf("score %d (%v) above the previous one: %v", i, got[i].score, got)
+				}
+			}
+		})
+	}
+}
