@@ -145,6 +145,24 @@ func (s *Store) dropCommonTerms(ctx context.Context, terms []string) ([]string, 
 	return rare, nil
 }
 
+// TermChunks returns how many chunks hold each of terms (search terms, as
+// AppendTerms makes them); terms no chunk holds are left out.
+func (s *Store) TermChunks(ctx context.Context, terms []string) (map[string]int, error) {
+	out := map[string]int{}
+	for _, t := range terms {
+		var docs int
+		err := s.db.QueryRowContext(ctx, `SELECT doc FROM chunk_vocab WHERE term = ?`, t).Scan(&docs)
+		if err == sql.ErrNoRows {
+			continue
+		}
+		if err != nil {
+			return nil, fmt.Errorf("term %q: %w", t, err)
+		}
+		out[t] = docs
+	}
+	return out, nil
+}
+
 // Chunks returns the chunks with the given ids, in that order; ids that
 // no longer exist are left out.
 func (s *Store) Chunks(ctx context.Context, ids []int64) ([]ChunkInfo, error) {

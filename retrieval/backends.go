@@ -26,6 +26,7 @@ const rrfK = 60
 const (
 	semanticCandidates = 100
 	vectorWeight       = 0.5
+	expansionWeight    = 0.5
 	popularityWeight   = 0.3
 )
 
@@ -196,6 +197,23 @@ func (s *Searcher) semantic(ctx context.Context, query string, topK int) ([]Resu
 		lists = append(lists, byVector)
 		weights = append(weights, vectorWeight)
 	}
+	if e, ok := s.Vectors.(Expander); ok {
+		// Words near the query's in vector space find what BM25 misses
+		// for want of the exact word ("hostname" → host, addr).
+		expanded, err := s.expandedSearch(ctx, e, query, max(semanticCandidates, topK))
+		if err != nil {
+			return nil, err
+		}
+		for _, h := range expanded {
+			if _, ok := chunks[h.ID]; !ok {
+				chunks[h.ID] = h.ChunkInfo
+			}
+		}
+		if len(expanded) > 0 {
+			lists = append(lists, ids(expanded))
+			weights = append(weights, expansionWeight)
+		}
+	}
 	if !s.noPopularity {
 		// Functions the rest of the code calls often are the likelier
 		// answer to "how do I …": a light vote for them.
@@ -242,6 +260,53 @@ func (s *Searcher) semantic(ctx context.Context, query string, topK int) ([]Resu
 		}
 	}
 	return out, nil
+}
+
+// Expander proposes words related to the words of a query, for a second
+// BM25 search. The built-in word vectors are one.
+type Expander interface {
+	Expand(query string) []string
+}
+
+// expansionMinChunks is how many chunks must hold a proposed word for it
+// to be searched: the vectors know English words the code never uses.
+const expansionMinChunks = 3
+
+// expandedSearch searches the chunks for the query's words and the words e
+// proposes that the code uses and the query does not already have. It
+// returns nil when there are none.
+func (s *Searcher) expandedSearch(ctx context.Context, e Expander, query string, limit int) ([]analysis.ChunkHit, error) {
+	proposed := e.Expand(query)
+	if len(proposed) == 0 {
+		return nil, nil
+	}
+	terms := QueryTerms(query)
+	have := map[string]bool{}
+	for _, t := range terms {
+		have[t] = true
+	}
+	var candidates []string
+	for _, w := range proposed {
+		if ts := QueryTerms(w); len(ts) == 1 && !have[ts[0]] {
+			candidates = append(candidates, ts[0])
+		}
+	}
+	docs, err := s.Index.TermChunks(ctx, candidates)
+	if err != nil {
+		return nil, err
+	}
+	added := false
+	for _, t := range candidates {
+		if !have[t] && docs[t] >= expansionMinChunks {
+			terms = append(terms, t)
+			have[t] = true
+			added = true
+		}
+	}
+	if !added {
+		return nil, nil
+	}
+	return s.Index.SearchChunks(ctx, aliases.expand(terms), limit)
 }
 
 // fileDecay scales the score of each further result from a file already

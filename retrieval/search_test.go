@@ -1192,3 +1192,70 @@ func TestDiversify(t *testing.T) {
 		})
 	}
 }
+
+// fixedExpander is the built-in word vectors proposing fixed words.
+type fixedExpander struct {
+	*WordVectors
+	words []string
+}
+
+func (e fixedExpander) Expand(string) []string { return e.words }
+
+func TestSearchSemanticExpansion(t *testing.T) {
+	var extra = map[string]string{}
+	for i, name := range []string{"inflate", "gunzip", "unpack"} {
+		extra[fmt.Sprintf("codec/%s.go", name)] = fmt.Sprintf(`package codec
+
+// Decompress%d reads a decompressed zebrafish stream from r.
+func Decompress%d(r io.Reader) ([]byte, error) { return io.ReadAll(r) }
+`, i, i)
+	}
+	extra["codec/rare.go"] = "package codec\n\n// Okapi is rare.\nfunc Okapi() {}\n"
+	fx := newSearchFixture(t, extra)
+	inCodec := func(resp *Response) int {
+		n := 0
+		for _, r := range resp.Results {
+			if strings.HasPrefix(r.File, "codec/") {
+				n++
+			}
+		}
+		return n
+	}
+	tests := []struct {
+		name     string
+		query    string
+		expander Vectorizer
+		want     int // results in codec/
+	}{
+		{"word vectors find decompress for compress", "compress the payload", fx.s.Vectors, 3},
+		{"no vectors, no expansion", "compress the payload", nil, 0},
+		{"a proposed word the code uses", "quagga", fixedExpander{fx.s.Vectors.(*WordVectors), []string{"zebrafish"}}, 3},
+		{"a proposed word fewer than three chunks use", "quagga", fixedExpander{fx.s.Vectors.(*WordVectors), []string{"okapi"}}, 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s := *fx.s
+			s.Vectors = tt.expander
+			resp, err := s.Search(context.Background(), Request{Query: tt.query, Strategy: Semantic, TopK: 10})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := inCodec(resp); got != tt.want {
+				t.Errorf("%d results in codec/, want %d: %+v", got, tt.want, resp.Results)
+			}
+		})
+	}
+}
+
+func TestWordVectorsExpand(t *testing.T) {
+	w, err := NewWordVectors()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := w.Expand("how does the"); len(got) != 0 {
+		t.Errorf("stop words proposed %v", got)
+	}
+	if got := w.Expand("resolve a hostname"); !slices.Contains(got, "host") {
+		t.Errorf("Expand(resolve a hostname) = %v, want host among them", got)
+	}
+}

@@ -58,6 +58,35 @@ func (w *WordVectors) Similarity(a, b []byte) float64 {
 	return float64(d)
 }
 
+// Expansion of a query by the word vectors: each word of the query that
+// says something (expandMinWeight, see wordvec.Model.Weight) proposes its
+// expandNeighbors nearest words at a cosine similarity of at least
+// expandMinCos.
+const (
+	expandMinWeight = 0.5
+	expandNeighbors = 3
+	expandMinCos    = 0.65
+)
+
+// Expand proposes the words nearest in vector space to the informative
+// words of query (retrieval.Expander).
+func (w *WordVectors) Expand(query string) []string {
+	var out []string
+	seen := map[string]bool{}
+	for _, word := range wordvec.SplitWords(query) {
+		if seen[word] || w.m.Weight(word) < expandMinWeight {
+			continue
+		}
+		seen[word] = true
+		for _, n := range w.m.Neighbors(word, expandNeighbors) {
+			if n.Cos >= expandMinCos {
+				out = append(out, n.Word)
+			}
+		}
+	}
+	return out
+}
+
 // ProviderVectors is the vector signal of an embedding server (see package
 // embedding): chunk vectors computed in batches and stamped with the
 // server's model, the query embedded at search time. It is opt-in: it

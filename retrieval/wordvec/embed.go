@@ -119,3 +119,14 @@ func Normalize(v []float32) {
 		v[i] *= inv
 	}
 }
+
+// Weight returns how much a word (matched lower-cased) counts in a
+// sentence vector, in [0, 1): its SIF weight by frequency times its noise
+// weight. Stop words and unknown words weigh 0; frequent words little.
+func (m *Model) Weight(word string) float32 {
+	row := m.Row(lower(word))
+	if row < 0 {
+		return 0
+	}
+	return m.weight(row)
+}

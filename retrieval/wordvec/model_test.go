@@ -378,3 +378,26 @@ func TestConcurrentUse(t *testing.T) {
 		}
 	}
 }
+
+func TestWeight(t *testing.T) {
+	m := load(t)
+	tests := []struct {
+		word     string
+		min, max float32
+	}{
+		{"the", 0, 0},
+		{"How", 0, 0},
+		{"func", 0, 0},
+		{"qqqzzzunknown", 0, 0},
+		{"gzip", 0.9, 1},
+		{"Server", 0.9, 1},
+		{"first", 0.1, 0.6},
+	}
+	for _, tt := range tests {
+		t.Run(tt.word, func(t *testing.T) {
+			if w := m.Weight(tt.word); w < tt.min || w > tt.max {
+				t.Errorf("Weight(%q) = %v, want in [%v, %v]", tt.word, w, tt.min, tt.max)
+			}
+		})
+	}
+}
