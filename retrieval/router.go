@@ -335,7 +335,8 @@ func (r *Router) keyword(q string) (Route, bool) {
 		rt.KeywordRegex = r.regexish.MatchString(term)
 		return rt, true
 	}
-	if m := r.quoted.FindStringSubmatch(q); m != nil {
+	if loc := r.quoted.FindStringSubmatchIndex(q); loc != nil && !quotesExample(q[:loc[0]]) {
+		m := r.quoted.FindStringSubmatch(q)
 		return kw(m[1]+m[2], 0.9, "quoted text: exact search")
 	}
 	if m := r.markers.FindStringSubmatch(q); m != nil && (isUpper(m[1]) || strings.Contains(strings.ToLower(q), "comment")) {
@@ -490,6 +491,28 @@ func isFragment(q string) bool {
 	}
 	if i := strings.Index(q, "("); i > 0 && !strings.Contains(q[:i], " ") && strings.Index(q, ")") > i+1 {
 		return true // f(args): a call as written
+	}
+	return false
+}
+
+// quotesExample reports whether the text before a quotation introduces it
+// as an example of what a sentence asks about ("parse a duration like
+// "1h30m""), not as the text to find.
+func quotesExample(before string) bool {
+	// A quotation glued to a word (json:"name") is part of that example.
+	if before != "" && before[len(before)-1] != ' ' {
+		before = before[:strings.LastIndex(before, " ")+1]
+	}
+	words := strings.Fields(strings.ToLower(before))
+	if len(words) < 3 {
+		return false // "like" alone, or "find like": too short to be a question
+	}
+	last := strings.TrimRight(words[len(words)-1], ",:")
+	switch {
+	case last == "like", last == "e.g.", last == "eg", last == "say":
+		return true
+	case len(words) >= 2 && (words[len(words)-2] == "such" && last == "as" || words[len(words)-2] == "for" && last == "example"):
+		return true
 	}
 	return false
 }
