@@ -11,6 +11,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/anchorage-dev/anchorage/analysis"
 	"github.com/anchorage-dev/anchorage/retrieval/keyword"
@@ -176,9 +177,26 @@ func symbolResult(sym analysis.SymbolInfo, score float64, strategy Strategy) Res
 // signal when there is one, and returns one result per symbol.
 func (s *Searcher) semantic(ctx context.Context, query string, topK int) ([]Result, error) {
 	terms := aliases.expand(QueryTerms(query))
+	// The search for the words near the query's runs beside the main one:
+	// finding the words takes as long as a search.
+	var (
+		expanded    []analysis.ChunkHit
+		expandedErr error
+		wg          sync.WaitGroup
+	)
+	e, expand := s.Vectors.(Expander)
+	if expand {
+		wg.Go(func() {
+			expanded, expandedErr = s.expandedSearch(ctx, e, query, max(semanticCandidates, topK))
+		})
+	}
 	bm, err := s.Index.SearchChunks(ctx, terms, max(semanticCandidates, topK))
+	wg.Wait()
 	if err != nil {
 		return nil, err
+	}
+	if expandedErr != nil {
+		return nil, expandedErr
 	}
 	lists := [][]int64{ids(bm)}
 	weights := []float64{1}
@@ -197,13 +215,9 @@ func (s *Searcher) semantic(ctx context.Context, query string, topK int) ([]Resu
 		lists = append(lists, byVector)
 		weights = append(weights, vectorWeight)
 	}
-	if e, ok := s.Vectors.(Expander); ok {
+	if expand {
 		// Words near the query's in vector space find what BM25 misses
 		// for want of the exact word ("hostname" → host, addr).
-		expanded, err := s.expandedSearch(ctx, e, query, max(semanticCandidates, topK))
-		if err != nil {
-			return nil, err
-		}
 		for _, h := range expanded {
 			if _, ok := chunks[h.ID]; !ok {
 				chunks[h.ID] = h.ChunkInfo
