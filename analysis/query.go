@@ -11,6 +11,8 @@ import (
 	"sort"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/ncruces/go-sqlite3"
 )
 
 // SymbolInfo is a stored symbol with the file that defines it.
@@ -290,35 +292,73 @@ type edgeRow struct {
 
 func (s *Store) queryEdges(ctx context.Context, where string, args ...any) ([]edgeRow, error) {
 	// The source's signature and doc are left out: edge queries can return
-	// thousands of rows and their callers do not show them.
-	rows, err := s.db.QueryContext(ctx, `SELECT n.id, coalesce(n.parent, 0), n.kind, n.name, n.qualified_name, n.module, f.path, f.language,
+	// thousands of rows and their callers do not show them. The rows are
+	// read through SQLite's own statement rather than database/sql, whose
+	// Scan costs more than the query for a common name.
+	query := `SELECT n.id, coalesce(n.parent, 0), n.kind, n.name, n.qualified_name, n.module, f.path, f.language,
 		n.start_line, n.start_col, n.start_byte, n.end_line, n.end_col, n.end_byte,
 		n.name_line, n.name_col, n.name_end_line, n.name_end_col, e.kind, e.dst_name, e.qualifier, e.subject, e.line, e.col
-		FROM edges e JOIN nodes n ON n.id = e.src JOIN files f ON f.id = n.file_id WHERE `+where, args...)
+		FROM edges e JOIN nodes n ON n.id = e.src JOIN files f ON f.id = n.file_id WHERE ` + where
+	conn, err := s.db.Conn(ctx)
 	if err != nil {
 		return nil, err
 	}
-	defer rows.Close()
+	defer conn.Close()
 	var out []edgeRow
-	for rows.Next() {
-		var e edgeRow
-		var kind string
-		var s SymbolInfo
-		err := rows.Scan(&s.ID, &s.Parent, &kind, &s.Name, &s.QualifiedName, &s.Module, &s.Path, &s.Language,
-			&s.Range.Start.Line, &s.Range.Start.Column, &s.Range.Start.Offset,
-			&s.Range.End.Line, &s.Range.End.Column, &s.Range.End.Offset,
-			&s.NameRange.Start.Line, &s.NameRange.Start.Column, &s.NameRange.End.Line, &s.NameRange.End.Column,
-			&e.kind, &e.name, &e.qualifier, &e.subject, &e.line, &e.col)
+	err = conn.Raw(func(dc any) error {
+		raw := dc.(interface{ Raw() *sqlite3.Conn }).Raw()
+		defer raw.SetInterrupt(raw.SetInterrupt(ctx))
+		stmt, _, err := raw.Prepare(query)
 		if err != nil {
-			return nil, err
+			return err
 		}
-		s.Kind = Kind(kind)
-		e.source = s
-		e.line++ // stored 0-based, reported 1-based
-		e.col++
-		out = append(out, e)
+		defer stmt.Close()
+		for i, a := range args {
+			switch v := a.(type) {
+			case string:
+				err = stmt.BindText(i+1, v)
+			case int64:
+				err = stmt.BindInt64(i+1, v)
+			case int:
+				err = stmt.BindInt64(i+1, int64(v))
+			default:
+				err = fmt.Errorf("query edges: argument %d of type %T", i+1, a)
+			}
+			if err != nil {
+				return err
+			}
+		}
+		// Paths and languages repeat from row to row: one string each.
+		paths := map[string]string{}
+		text := func(col int) string {
+			b := stmt.ColumnRawText(col)
+			if p, ok := paths[string(b)]; ok {
+				return p
+			}
+			p := string(b)
+			paths[p] = p
+			return p
+		}
+		for stmt.Step() {
+			var e edgeRow
+			src := &e.source
+			src.ID, src.Parent, src.Kind = stmt.ColumnInt64(0), stmt.ColumnInt64(1), Kind(text(2))
+			src.Name, src.QualifiedName, src.Module = stmt.ColumnText(3), stmt.ColumnText(4), text(5)
+			src.Path, src.Language = text(6), text(7)
+			src.Range.Start = Position{Line: stmt.ColumnInt(8), Column: stmt.ColumnInt(9), Offset: stmt.ColumnInt(10)}
+			src.Range.End = Position{Line: stmt.ColumnInt(11), Column: stmt.ColumnInt(12), Offset: stmt.ColumnInt(13)}
+			src.NameRange.Start = Position{Line: stmt.ColumnInt(14), Column: stmt.ColumnInt(15)}
+			src.NameRange.End = Position{Line: stmt.ColumnInt(16), Column: stmt.ColumnInt(17)}
+			e.kind, e.name, e.qualifier, e.subject = EdgeKind(text(18)), text(19), text(20), text(21)
+			e.line, e.col = stmt.ColumnInt(22)+1, stmt.ColumnInt(23)+1 // stored 0-based, reported 1-based
+			out = append(out, e)
+		}
+		return stmt.Err()
+	})
+	if err != nil {
+		return nil, err
 	}
-	return out, rows.Err()
+	return out, nil
 }
 
 // definitionsNamed returns the definitions with exactly the given name.
@@ -350,15 +390,12 @@ func (s *Store) Callers(ctx context.Context, def SymbolInfo) ([]CallSite, error)
 	res := newResolver(cands)
 	var out []CallSite
 	for _, e := range edges {
-		best := res.resolve(e)
-		for _, b := range best {
-			if b.ID == def.ID {
-				callee := def
-				out = append(out, CallSite{
-					Caller: e.source, Callee: &callee, Name: e.name, Qualifier: e.qualifier,
-					Path: e.source.Path, Line: e.line, Column: e.col, Ambiguous: len(best) > 1,
-				})
-			}
+		if ok, fits := res.reaches(e, def.ID); ok {
+			callee := def
+			out = append(out, CallSite{
+				Caller: e.source, Callee: &callee, Name: e.name, Qualifier: e.qualifier,
+				Path: e.source.Path, Line: e.line, Column: e.col, Ambiguous: fits > 1,
+			})
 		}
 	}
 	// Sorted here rather than in SQL: most rows of a common name are
@@ -567,7 +604,7 @@ func (s *Store) derivedTypes(ctx context.Context, sym SymbolInfo) ([]Relation, e
 	res := newResolver(cands)
 	var out []Relation
 	for _, e := range edges {
-		if !containsID(res.resolve(e), sym.ID) {
+		if ok, _ := res.reaches(e, sym.ID); !ok {
 			continue
 		}
 		if e.subject == "" {
@@ -682,15 +719,6 @@ func (s *Store) goImplementers(ctx context.Context, iface SymbolInfo) ([]SymbolI
 func containsRelation(rels []Relation, id int64) bool {
 	for _, r := range rels {
 		if r.Symbol.ID == id {
-			return true
-		}
-	}
-	return false
-}
-
-func containsID(syms []SymbolInfo, id int64) bool {
-	for _, s := range syms {
-		if s.ID == id {
 			return true
 		}
 	}

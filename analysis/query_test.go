@@ -849,3 +849,20 @@ func TestBulkBuildFindsSubstrings(t *testing.T) {
 		}
 	}
 }
+
+func TestCallersCancelled(t *testing.T) {
+	ix := indexSample(t)
+	syms, err := ix.Lookup(context.Background(), "FindByID")
+	if err != nil || len(syms) == 0 {
+		t.Fatalf("Lookup(FindByID) = %v, %v", syms, err)
+	}
+	calls, err := ix.Callers(context.Background(), syms[0])
+	if err != nil || len(calls) == 0 {
+		t.Fatalf("Callers(%s) = %v, %v; want some", syms[0].QualifiedName, calls, err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if calls, err := ix.Callers(ctx, syms[0]); err == nil {
+		t.Errorf("Callers with a cancelled context = %v, want an error", calls)
+	}
+}

@@ -45,7 +45,9 @@ func familyLanguages(lang string) string {
 // call sites of a common name (String, Close) stays linear.
 type resolver struct {
 	cands []resolvable
-	memo  map[resolveKey][]SymbolInfo
+	// memo holds the best fits of each key, as indexes into cands: a
+	// common name has hundreds of definitions, too many to copy per key.
+	memo map[resolveKey][]int32
 }
 
 // resolvable is a candidate definition with what resolution compares.
@@ -63,7 +65,7 @@ type resolveKey struct {
 }
 
 func newResolver(cands []SymbolInfo) *resolver {
-	r := &resolver{memo: map[resolveKey][]SymbolInfo{}}
+	r := &resolver{memo: map[resolveKey][]int32{}}
 	for _, c := range cands {
 		r.cands = append(r.cands, resolvable{
 			sym: c, family: languageFamily(c.Language),
@@ -76,6 +78,29 @@ func newResolver(cands []SymbolInfo) *resolver {
 // resolve returns the definitions e most likely reaches, or none when its
 // name is defined nowhere in its language family.
 func (r *resolver) resolve(e edgeRow) []SymbolInfo {
+	best := r.fits(e)
+	out := make([]SymbolInfo, len(best))
+	for i, c := range best {
+		out[i] = r.cands[c].sym
+	}
+	return out
+}
+
+// reaches reports whether e most likely reaches the definition id, and
+// among how many definitions that fit as well.
+func (r *resolver) reaches(e edgeRow, id int64) (bool, int) {
+	best := r.fits(e)
+	for _, c := range best {
+		if r.cands[c].sym.ID == id {
+			return true, len(best)
+		}
+	}
+	return false, len(best)
+}
+
+// fits returns the indexes in r.cands of the definitions e most likely
+// reaches.
+func (r *resolver) fits(e edgeRow) []int32 {
 	key := resolveKey{
 		family:    languageFamily(e.source.Language),
 		qualifier: e.qualifier,
@@ -95,12 +120,13 @@ func (r *resolver) resolve(e edgeRow) []SymbolInfo {
 	return best
 }
 
-func (r *resolver) pick(k resolveKey) []SymbolInfo {
-	var best []SymbolInfo
+func (r *resolver) pick(k resolveKey) []int32 {
+	var best []int32
 	bestScore := 0
 	q := strings.ToLower(k.qualifier)
 	dir := path.Dir(k.path)
-	for _, c := range r.cands {
+	for i := range r.cands {
+		c := &r.cands[i]
 		if c.family != k.family {
 			continue
 		}
@@ -132,9 +158,9 @@ func (r *resolver) pick(k resolveKey) []SymbolInfo {
 		}
 		switch {
 		case score > bestScore:
-			best, bestScore = []SymbolInfo{c.sym}, score
+			best, bestScore = append(best[:0], int32(i)), score
 		case score == bestScore:
-			best = append(best, c.sym)
+			best = append(best, int32(i))
 		}
 	}
 	return best
