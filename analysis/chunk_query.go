@@ -31,7 +31,12 @@ type ChunkInfo struct {
 }
 
 const chunkColumns = `c.id, coalesce(c.node_id, 0), f.path, f.language, c.kind, c.name, c.sym_name, c.part, c.parts,
-	c.start_line, c.end_line, c.context, c.callers, c.text`
+	c.start_line, c.end_line, c.context, ` + chunkCallers + `, c.text`
+
+// chunkCallers is the callers sentence of chunk c: its own (chunks written
+// before chunk_callers existed) or that of its symbol's name.
+const chunkCallers = `coalesce(nullif(c.callers, ''),
+	(SELECT l.list FROM chunk_callers l WHERE l.name = c.sym_name AND c.node_id IS NOT NULL), '')`
 
 func scanChunk(rows interface{ Scan(...any) error }) (ChunkInfo, error) {
 	var c ChunkInfo

@@ -143,8 +143,8 @@ func vectorBytes(jobs []embedJob) int64 {
 func (ix *Index) embedBatches(ctx context.Context, e Embedder, budget *byteBudget, out chan<- []embedJob) error {
 	after := int64(0)
 	for {
-		rows, err := ix.db.QueryContext(ctx, `SELECT id, context, callers, text FROM chunks
-			WHERE vector IS NULL AND id > ? ORDER BY id LIMIT ?`, after, embedBatch)
+		rows, err := ix.db.QueryContext(ctx, `SELECT c.id, c.context, `+chunkCallers+`, c.text FROM chunks c
+			WHERE c.vector IS NULL AND c.id > ? ORDER BY c.id LIMIT ?`, after, embedBatch)
 		if err != nil {
 			return fmt.Errorf("embed chunks: %w", err)
 		}

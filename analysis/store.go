@@ -5,8 +5,10 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -89,6 +91,11 @@ var migrations = []string{
 	CREATE VIRTUAL TABLE chunk_fts USING fts5(name, context, body, content='', contentless_delete=1, tokenize='unicode61 remove_diacritics 0');`,
 	// How many chunks hold each term, for queries to skip the commonest.
 	`CREATE VIRTUAL TABLE chunk_vocab USING fts5vocab(chunk_fts, 'row');`,
+	// The callers of each called name, for the context of the chunks of
+	// symbols of that name (see chunkCallers): a first build fills it once
+	// rather than rewriting every chunk. Rows of chunks written before
+	// keep their own list in chunks.callers.
+	`CREATE TABLE chunk_callers(name TEXT PRIMARY KEY, list TEXT NOT NULL) WITHOUT ROWID;`,
 }
 
 // secondaryIndexes are the indexes of the graph tables. A first build of
@@ -367,23 +374,25 @@ func (s *Store) nameChunkCallers(ctx context.Context, callers *callerTable) erro
 		return nil
 	}
 	err := s.Write(ctx, func(w *Writer) error {
-		if err := w.conn.Exec(`CREATE TEMP TABLE IF NOT EXISTS chunk_callers(name TEXT PRIMARY KEY, list TEXT NOT NULL); DELETE FROM temp.chunk_callers;`); err != nil {
+		if err := w.conn.Exec(`DELETE FROM chunk_callers`); err != nil {
 			return err
 		}
-		ins, err := w.stmt(`INSERT INTO temp.chunk_callers(name, list) VALUES(?, ?)`)
+		ins, err := w.stmt(`INSERT INTO chunk_callers(name, list) VALUES(?, ?)`)
 		if err != nil {
 			return err
 		}
 		for name, l := range callers.byName {
+			text := l.text()
+			if text == "" {
+				continue
+			}
 			ins.BindText(1, name)
-			ins.BindText(2, l.text())
+			ins.BindText(2, text)
 			if err := ins.Exec(); err != nil {
 				return err
 			}
 		}
-		return w.conn.Exec(`UPDATE chunks SET callers = l.list
-				FROM temp.chunk_callers l WHERE chunks.node_id IS NOT NULL AND l.name = chunks.sym_name;
-			DROP TABLE temp.chunk_callers;`)
+		return nil
 	})
 	if err != nil {
 		return fmt.Errorf("index chunks: name callers: %w", err)
@@ -402,15 +411,11 @@ const (
 // bulkChunkIndex names up to three callers of each chunk's symbol, by
 // name as calls are stored, and indexes the text of every chunk.
 const bulkChunkIndex = `
-	CREATE TEMP TABLE IF NOT EXISTS chunk_callers(name TEXT PRIMARY KEY, list TEXT NOT NULL);
-	DELETE FROM temp.chunk_callers;
+	DELETE FROM chunk_callers;
 	WITH c AS (SELECT DISTINCT e.dst_name AS name, n.qualified_name AS q
 			FROM edges e JOIN nodes n ON n.id = e.src WHERE e.kind = 'calls'),
 		r AS (SELECT name, q, row_number() OVER (PARTITION BY name ORDER BY q) AS k FROM c)
-	INSERT INTO temp.chunk_callers SELECT name, group_concat(q, ', ') FROM r WHERE k <= 3 GROUP BY name;
-	UPDATE chunks SET callers = 'Called by ' || l.list || '.'
-		FROM temp.chunk_callers l WHERE chunks.node_id IS NOT NULL AND l.name = chunks.sym_name;
-	DROP TABLE temp.chunk_callers;`
+	INSERT INTO chunk_callers SELECT name, 'Called by ' || group_concat(q, ', ') || '.' FROM r WHERE k <= 3 GROUP BY name;`
 
 // Write runs fn in one write transaction, committed when fn returns nil.
 func (s *Store) Write(ctx context.Context, fn func(w *Writer) error) error {
@@ -428,9 +433,15 @@ func (s *Store) Write(ctx context.Context, fn func(w *Writer) error) error {
 		w := &Writer{conn: raw, deferTrigrams: s.bulk.Load()}
 		if w.deferTrigrams {
 			w.callers = &callerTable{}
+		} else {
+			w.touched = map[string]bool{}
 		}
 		defer w.close()
-		if err := fn(w); err != nil {
+		err = fn(w)
+		if err == nil {
+			err = w.nameTouchedCallers()
+		}
+		if err != nil {
 			tx.Rollback()
 			return err
 		}
@@ -457,6 +468,10 @@ type Writer struct {
 	// callers gathers the callers of chunks during a first build (see
 	// callerTable), or is nil.
 	callers *callerTable
+	// touched holds, outside a first build, the names whose callers or
+	// definitions the transaction changed: their chunk_callers rows are
+	// named again before it commits.
+	touched map[string]bool
 }
 
 func (w *Writer) stmt(query string) (*sqlite3.Stmt, error) {
@@ -553,6 +568,23 @@ func (w *Writer) fileID(path string) (int64, bool, error) {
 }
 
 func (w *Writer) clearFile(id int64) error {
+	if w.touched != nil {
+		// The names this file called lose callers.
+		st, err := w.stmt(`SELECT DISTINCT dst_name FROM edges
+			WHERE kind = 'calls' AND src IN (SELECT id FROM nodes WHERE file_id = ?)`)
+		if err != nil {
+			return err
+		}
+		st.BindInt64(1, id)
+		for st.Step() {
+			w.touched[st.ColumnText(0)] = true
+		}
+		err = st.Err()
+		st.Reset()
+		if err != nil {
+			return err
+		}
+	}
 	if err := w.exec(`DELETE FROM edges WHERE src IN (SELECT id FROM nodes WHERE file_id = ?)`, id); err != nil {
 		return err
 	}
@@ -631,8 +663,12 @@ func (w *Writer) ReplaceFile(st FileState, g *FileGraph) error {
 		return fmt.Errorf("replace %s: %w", g.Path, err)
 	}
 	for _, r := range g.Refs {
-		if w.callers != nil && r.Kind == EdgeCalls {
-			w.callers.add(r.Name, g.Symbols[r.Source].QualifiedName)
+		if r.Kind == EdgeCalls {
+			if w.callers != nil {
+				w.callers.add(r.Name, g.Symbols[r.Source].QualifiedName)
+			} else {
+				w.touched[r.Name] = true
+			}
 		}
 		ins.BindInt64(1, ids[r.Source])
 		ins.BindText(2, string(r.Kind))
@@ -654,8 +690,9 @@ func (w *Writer) ReplaceFile(st FileState, g *FileGraph) error {
 }
 
 // insertChunk stores one chunk of a file and indexes its terms. The
-// callers of its symbol that the index knows now complete its context;
-// a bulk load names them at the end, when every call is known. Callers
+// callers of its symbol complete its context (in chunk_callers): named
+// when the transaction commits, or at the end of a bulk load, when every
+// call is known. Callers
 // are shown and embedded but not indexed as text: a caller's name says
 // little about what the chunk does.
 func (w *Writer) insertChunk(fileID int64, ids []int64, g *FileGraph, c *Chunk) error {
@@ -665,12 +702,8 @@ func (w *Writer) insertChunk(fileID int64, ids []int64, g *FileGraph, c *Chunk) 
 		node = ids[c.Symbol]
 		symName = g.Symbols[c.Symbol].Name
 	}
-	callers := ""
-	if symName != "" && !w.deferTrigrams && c.Kind != KindModule {
-		var err error
-		if callers, err = w.callersOf(symName); err != nil {
-			return err
-		}
+	if symName != "" && w.touched != nil && c.Kind != KindModule {
+		w.touched[symName] = true
 	}
 	st, err := w.stmt(`INSERT INTO chunks(file_id, node_id, kind, name, sym_name, part, parts,
 		start_line, end_line, start_byte, end_byte, context, callers, text, vector)
@@ -694,7 +727,7 @@ func (w *Writer) insertChunk(fileID int64, ids []int64, g *FileGraph, c *Chunk) 
 	st.BindInt(10, c.Range.Start.Offset)
 	st.BindInt(11, c.Range.End.Offset)
 	st.BindText(12, c.Context)
-	st.BindText(13, callers)
+	st.BindText(13, "") // see chunk_callers
 	st.BindText(14, c.Text)
 	if c.Vector != nil {
 		st.BindBlob(15, c.Vector)
@@ -706,6 +739,33 @@ func (w *Writer) insertChunk(fileID int64, ids []int64, g *FileGraph, c *Chunk) 
 	}
 	return w.exec(`INSERT INTO chunk_fts(rowid, name, context, body) VALUES(?, ?, ?, ?)`,
 		w.conn.LastInsertRowID(), c.terms.name, c.terms.context, c.terms.body)
+}
+
+// nameTouchedCallers names again the callers of the names the
+// transaction touched (see Writer.touched).
+func (w *Writer) nameTouchedCallers() error {
+	names := slices.Sorted(maps.Keys(w.touched))
+	for _, name := range names {
+		if err := w.nameCallers(name); err != nil {
+			return fmt.Errorf("name callers of %s: %w", name, err)
+		}
+	}
+	clear(w.touched)
+	return nil
+}
+
+// nameCallers records in chunk_callers the callers of the symbols called
+// name, as the index knows them now, for every chunk of such a symbol.
+func (w *Writer) nameCallers(name string) error {
+	list, err := w.callersOf(name)
+	if err != nil {
+		return err
+	}
+	if list == "" {
+		return w.exec(`DELETE FROM chunk_callers WHERE name = ?`, name)
+	}
+	return w.exec(`INSERT INTO chunk_callers(name, list) VALUES(?, ?)
+		ON CONFLICT(name) DO UPDATE SET list = excluded.list`, name, list)
 }
 
 // callersOf names up to three callers of the symbols called name, as the
