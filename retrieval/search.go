@@ -21,7 +21,8 @@ type Searcher struct {
 	// Router classifies queries; nil uses NewRouter's.
 	Router *Router
 	// Vectors, if set, adds a vector signal to the semantic backend. It
-	// must be the model whose vectors the index stores.
+	// must be the model whose vectors the index stores. If it is also an
+	// Expander (the built-in word vectors are), it expands queries too.
 	Vectors Vectorizer
 	// Overlay gives the text of files open in an editor, by root-relative
 	// path, for the keyword backend; nil reads every file from disk.
