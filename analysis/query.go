@@ -313,20 +313,8 @@ func (s *Store) queryEdges(ctx context.Context, where string, args ...any) ([]ed
 			return err
 		}
 		defer stmt.Close()
-		for i, a := range args {
-			switch v := a.(type) {
-			case string:
-				err = stmt.BindText(i+1, v)
-			case int64:
-				err = stmt.BindInt64(i+1, v)
-			case int:
-				err = stmt.BindInt64(i+1, int64(v))
-			default:
-				err = fmt.Errorf("query edges: argument %d of type %T", i+1, a)
-			}
-			if err != nil {
-				return err
-			}
+		if err := bindArgs(stmt, args); err != nil {
+			return err
 		}
 		// Paths and languages repeat from row to row: one string each.
 		paths := map[string]string{}

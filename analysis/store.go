@@ -502,7 +502,20 @@ func (w *Writer) exec(query string, args ...any) error {
 	if err != nil {
 		return err
 	}
+	if err := bindArgs(st, args); err != nil {
+		return err
+	}
+	if err := st.Exec(); err != nil {
+		return fmt.Errorf("%s: %w", strings.Fields(query)[0], err)
+	}
+	return nil
+}
+
+// bindArgs binds arguments of type string, int, int64 or nil to st's
+// parameters, in order.
+func bindArgs(st *sqlite3.Stmt, args []any) error {
 	for i, a := range args {
+		var err error
 		switch v := a.(type) {
 		case string:
 			err = st.BindText(i+1, v)
@@ -518,9 +531,6 @@ func (w *Writer) exec(query string, args ...any) error {
 		if err != nil {
 			return err
 		}
-	}
-	if err := st.Exec(); err != nil {
-		return fmt.Errorf("%s: %w", strings.Fields(query)[0], err)
 	}
 	return nil
 }
