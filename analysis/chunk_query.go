@@ -133,14 +133,13 @@ func (s *Store) dropCommonTerms(ctx context.Context, terms []string) ([]string, 
 	if total < commonTermMinChunks {
 		return terms, nil
 	}
+	docs, err := s.TermChunks(ctx, terms)
+	if err != nil {
+		return nil, err
+	}
 	var rare []string
 	for _, t := range terms {
-		var docs float64
-		err := s.db.QueryRowContext(ctx, `SELECT doc FROM chunk_vocab WHERE term = ?`, t).Scan(&docs)
-		if err != nil && err != sql.ErrNoRows {
-			return nil, fmt.Errorf("term %q: %w", t, err)
-		}
-		if docs <= commonTerm*total {
+		if float64(docs[t]) <= commonTerm*total {
 			rare = append(rare, t)
 		}
 	}

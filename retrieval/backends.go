@@ -176,7 +176,8 @@ func symbolResult(sym analysis.SymbolInfo, score float64, strategy Strategy) Res
 // semantic ranks chunks by BM25 over their terms, fused with the vector
 // signal when there is one, and returns one result per symbol.
 func (s *Searcher) semantic(ctx context.Context, query string, topK int) ([]Result, error) {
-	terms := aliases.expand(QueryTerms(query))
+	words := QueryTerms(query)
+	terms := aliases.expand(words)
 	// The search for the words near the query's runs beside the main one:
 	// finding the words takes as long as a search.
 	var (
@@ -187,7 +188,7 @@ func (s *Searcher) semantic(ctx context.Context, query string, topK int) ([]Resu
 	e, expand := s.Vectors.(Expander)
 	if expand {
 		wg.Go(func() {
-			expanded, expandedErr = s.expandedSearch(ctx, e, query, max(semanticCandidates, topK))
+			expanded, expandedErr = s.expandedSearch(ctx, e, query, words, max(semanticCandidates, topK))
 		})
 	}
 	bm, err := s.Index.SearchChunks(ctx, terms, max(semanticCandidates, topK))
@@ -286,15 +287,15 @@ type Expander interface {
 // to be searched: the vectors know English words the code never uses.
 const expansionMinChunks = 3
 
-// expandedSearch searches the chunks for the query's words and the words e
-// proposes that the code uses and the query does not already have. It
-// returns nil when there are none.
-func (s *Searcher) expandedSearch(ctx context.Context, e Expander, query string, limit int) ([]analysis.ChunkHit, error) {
+// expandedSearch searches the chunks for the query's words (its terms, as
+// QueryTerms makes them) and the words e proposes that the code uses and
+// the query does not already have. It returns nil when there are none.
+func (s *Searcher) expandedSearch(ctx context.Context, e Expander, query string, words []string, limit int) ([]analysis.ChunkHit, error) {
 	proposed := e.Expand(query)
 	if len(proposed) == 0 {
 		return nil, nil
 	}
-	terms := QueryTerms(query)
+	terms := slices.Clone(words)
 	have := map[string]bool{}
 	for _, t := range terms {
 		have[t] = true
