@@ -28,21 +28,8 @@ mkdir -p "$tmp/data" "$tmp/home"
 # checkout has one.
 git -C "$tmp/sampleapp" init -q
 
-# (--file is taken relative to the current directory: run from the root.)
-mem() { (cd "$tmp/sampleapp" && "$tmp/anchorage" --data-dir "$tmp/data" memory "$@" --root . >/dev/null); }
-for text in "Wrap errors with context using fmt.Errorf and %w" \
-  "Wrap the error with context with fmt.Errorf and %w" \
-  "Always wrap errors with context: fmt.Errorf with %w"; do
-  mem correct "$text" --file users/repo.go
-done
-mem propose
-mem approve 1
-for text in "Log every HTTP request with its duration" \
-  "Log each HTTP request and how long it took" \
-  "Always log HTTP requests with their duration"; do
-  mem correct "$text" --file api/handlers.go
-done
-mem propose
+. editors/test/memory_seed.sh
+seed_sample_memory "$tmp/anchorage" "$tmp/data" "$tmp/sampleapp"
 
 # The README's configurations, as written there: the eglot form is loaded
 # by eglot-check.el; the Helix and Zed ones are parsed and checked here.

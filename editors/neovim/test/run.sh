@@ -82,21 +82,9 @@ plog="$tmp/plugin/server.log"
 # uses: rule 1 "Wrap errors with context ..." approved and anchored in the
 # workspace (hover, code lens), and proposal 2 pending (its hint at the top
 # of api/handlers.go, approved through a code action).
-# (--file is taken relative to the current directory: run from the root.)
-mem() { (cd "$plugin_root" && "$tmp/anchorage" --data-dir "$tmp/plugin/data" memory "$@" --root . >/dev/null); }
-for text in "Wrap errors with context using fmt.Errorf and %w" \
-  "Wrap the error with context with fmt.Errorf and %w" \
-  "Always wrap errors with context: fmt.Errorf with %w"; do
-  mem correct "$text" --file users/repo.go
-done
-mem propose
-mem approve 1
-for text in "Log every HTTP request with its duration" \
-  "Log each HTTP request and how long it took" \
-  "Always log HTTP requests with their duration"; do
-  mem correct "$text" --file api/handlers.go
-done
-mem propose
+. editors/test/memory_seed.sh
+mem() { anchorage_memory "$tmp/anchorage" "$tmp/plugin/data" "$plugin_root" "$@"; }
+seed_sample_memory "$tmp/anchorage" "$tmp/plugin/data" "$plugin_root"
 # Proposal 3 stays pending: :AnchorageApprove lists it with
 # anchorage.memory.proposals (the CLI's session is not the server's).
 for text in "Use logging instead of print in workers" \

@@ -1,0 +1,32 @@
+# Sourced by the editor tests (editors/*/test/run.sh): memory for a copy of
+# testdata/sampleapp, seeded with the CLI as a user's corrections would.
+
+# anchorage_memory BIN DATA ROOT ARGS... runs `anchorage memory ARGS` on
+# the workspace ROOT with its state in DATA, quietly. It runs from ROOT:
+# --file is taken relative to the current directory.
+anchorage_memory() {
+  local bin=$1 data=$2 root=$3
+  shift 3
+  (cd "$root" && "$bin" --data-dir "$data" memory "$@" --root . >/dev/null)
+}
+
+# seed_sample_memory BIN DATA ROOT leaves rule 1 "Wrap errors with context
+# ..." approved and anchored in the workspace (hover, code lens), and
+# proposal 2 "Log every HTTP request ..." pending (its hint at the top of
+# api/handlers.go, approved through a code action).
+seed_sample_memory() {
+  local text
+  for text in "Wrap errors with context using fmt.Errorf and %w" \
+    "Wrap the error with context with fmt.Errorf and %w" \
+    "Always wrap errors with context: fmt.Errorf with %w"; do
+    anchorage_memory "$@" correct "$text" --file users/repo.go
+  done
+  anchorage_memory "$@" propose
+  anchorage_memory "$@" approve 1
+  for text in "Log every HTTP request with its duration" \
+    "Log each HTTP request and how long it took" \
+    "Always log HTTP requests with their duration"; do
+    anchorage_memory "$@" correct "$text" --file api/handlers.go
+  done
+  anchorage_memory "$@" propose
+}
