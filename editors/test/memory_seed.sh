@@ -10,23 +10,27 @@ anchorage_memory() {
   (cd "$root" && "$bin" --data-dir "$data" memory "$@" --root . >/dev/null)
 }
 
+# correct_all BIN DATA ROOT FILE TEXT... records each TEXT as a correction
+# made in FILE, then proposes the rules they repeat.
+correct_all() {
+  local bin=$1 data=$2 root=$3 file=$4 text
+  shift 4
+  for text in "$@"; do
+    anchorage_memory "$bin" "$data" "$root" correct "$text" --file "$file"
+  done
+  anchorage_memory "$bin" "$data" "$root" propose
+}
+
 # seed_sample_memory BIN DATA ROOT leaves rule 1 "Wrap errors with context
 # ..." approved and anchored in the workspace (hover, code lens), and
 # proposal 2 "Log every HTTP request ..." pending (its hint at the top of
 # api/handlers.go, approved through a code action).
 seed_sample_memory() {
-  local text
-  for text in "Wrap errors with context using fmt.Errorf and %w" \
+  correct_all "$@" users/repo.go "Wrap errors with context using fmt.Errorf and %w" \
     "Wrap the error with context with fmt.Errorf and %w" \
-    "Always wrap errors with context: fmt.Errorf with %w"; do
-    anchorage_memory "$@" correct "$text" --file users/repo.go
-  done
-  anchorage_memory "$@" propose
+    "Always wrap errors with context: fmt.Errorf with %w"
   anchorage_memory "$@" approve 1
-  for text in "Log every HTTP request with its duration" \
+  correct_all "$@" api/handlers.go "Log every HTTP request with its duration" \
     "Log each HTTP request and how long it took" \
-    "Always log HTTP requests with their duration"; do
-    anchorage_memory "$@" correct "$text" --file api/handlers.go
-  done
-  anchorage_memory "$@" propose
+    "Always log HTTP requests with their duration"
 }

@@ -83,16 +83,13 @@ plog="$tmp/plugin/server.log"
 # workspace (hover, code lens), and proposal 2 pending (its hint at the top
 # of api/handlers.go, approved through a code action).
 . editors/test/memory_seed.sh
-mem() { anchorage_memory "$tmp/anchorage" "$tmp/plugin/data" "$plugin_root" "$@"; }
 seed_sample_memory "$tmp/anchorage" "$tmp/plugin/data" "$plugin_root"
 # Proposal 3 stays pending: :AnchorageApprove lists it with
 # anchorage.memory.proposals (the CLI's session is not the server's).
-for text in "Use logging instead of print in workers" \
+correct_all "$tmp/anchorage" "$tmp/plugin/data" "$plugin_root" worker/runner.py \
+  "Use logging instead of print in workers" \
   "Use the logging module instead of print in workers" \
-  "Always use logging instead of print in workers"; do
-  mem correct "$text" --file worker/runner.py
-done
-mem propose
+  "Always use logging instead of print in workers"
 prc=0
 start=$(date +%s)
 env \
