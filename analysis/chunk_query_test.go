@@ -908,3 +908,43 @@ func TestChunkVectorsCacheStale(t *testing.T) {
 		}
 	})
 }
+
+// inlineEmbedder is a countingEmbedder that the index must not store
+// vectors for.
+type inlineEmbedder struct{ *countingEmbedder }
+
+func (inlineEmbedder) EmbedsInline() {}
+
+func TestEmbedChunksInline(t *testing.T) {
+	ctx := context.Background()
+	root := t.TempDir()
+	writeWorkspace(t, root, embedWorkspace)
+	stored := newCountingEmbedder("stored-model")
+	dbPath := filepath.Join(t.TempDir(), "index.db")
+	ix := openTestIndex(t, root, func(o *Options) { o.Embedder = stored; o.DBPath = dbPath })
+	mustUpdate(t, ix)
+	if len(storedVectors(t, ix.Store)) == 0 {
+		t.Fatal("the stored model wrote no vectors")
+	}
+	if err := ix.Close(); err != nil {
+		t.Fatal(err)
+	}
+
+	inline := inlineEmbedder{newCountingEmbedder("inline-model")}
+	ix = openTestIndex(t, root, func(o *Options) { o.Embedder = inline; o.DBPath = dbPath })
+	rewrite(t, root, "c.ts", "export function greet(name: string): string {\n  return `hello ${name}`;\n}\n")
+	mustUpdate(t, ix)
+	if err := ix.EmbedChunks(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if calls := inline.take(); len(calls) != 0 {
+		t.Errorf("the index embedded %d texts with an inline embedder", totalCalls(calls))
+	}
+	if v := storedVectors(t, ix.Store); len(v) != 0 {
+		t.Errorf("%d vectors of another model kept", len(v))
+	}
+	var stamp string
+	if err := ix.DB().QueryRowContext(ctx, `SELECT value FROM meta WHERE key = 'vector_model'`).Scan(&stamp); err != nil || stamp != "inline-model" {
+		t.Errorf("vector_model stamp %q, %v; want inline-model", stamp, err)
+	}
+}

@@ -14,6 +14,16 @@ type Embedder interface {
 	Embed(text string) []byte
 }
 
+// InlineEmbedder is an Embedder cheap enough to run while a search runs
+// (the built-in word vectors take microseconds a chunk). The index stores
+// no vectors for it: a search embeds the chunks it ranks, with the
+// callers the index knows then, and indexing pays nothing for vectors.
+type InlineEmbedder interface {
+	Embedder
+	// EmbedsInline marks the Embedder as inline; it does nothing.
+	EmbedsInline()
+}
+
 // BatchEmbedder is an Embedder that embeds many texts at once (a server
 // reached over the network); EmbedChunks uses it when it can. A failure
 // leaves the chunks without vectors, to be embedded by a later update.
@@ -37,7 +47,8 @@ const embedBatch = 2048
 // EmbedChunks computes the vectors of the chunks that have none, on all
 // workers, and stamps the index with the embedder's model; when the stamp
 // names another model, every vector is computed again. It does nothing
-// without an embedder.
+// without an embedder. With an InlineEmbedder it only stamps the index,
+// dropping the vectors of another model.
 func (ix *Index) EmbedChunks(ctx context.Context) error {
 	return ix.embedChunks(ctx, nil)
 }
@@ -70,13 +81,23 @@ func (ix *Index) embedChunks(ctx context.Context, meanwhile func() error) error 
 		return fmt.Errorf("embed chunks: %w", err)
 	}
 	if stamp != e.Model() {
-		if _, err := ix.db.ExecContext(ctx, `UPDATE chunks SET vector = NULL`); err != nil {
-			return fmt.Errorf("embed chunks: %w", err)
+		// Vectors are written after their stamp: an index without one
+		// has none to drop.
+		if stamp != "" {
+			if _, err := ix.db.ExecContext(ctx, `UPDATE chunks SET vector = NULL WHERE vector IS NOT NULL`); err != nil {
+				return fmt.Errorf("embed chunks: %w", err)
+			}
+			ix.generation.Add(1)
 		}
-		ix.generation.Add(1)
 		if _, err := ix.db.ExecContext(ctx, `INSERT OR REPLACE INTO meta(key, value) VALUES('vector_model', ?)`, e.Model()); err != nil {
 			return fmt.Errorf("embed chunks: %w", err)
 		}
+	}
+	if _, ok := e.(InlineEmbedder); ok {
+		if meanwhile != nil {
+			return meanwhile()
+		}
+		return nil
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"sort"
 	"strings"
@@ -389,23 +390,33 @@ func IsTestPath(p string) bool {
 
 // vectorOrder returns the ids of hits ordered by the similarity of their
 // vectors to the query's, most similar first; hits without a vector are
-// left out.
+// left out. The vectors are the index's, or computed now when the vector
+// signal is inline (analysis.InlineEmbedder).
 func (s *Searcher) vectorOrder(ctx context.Context, query string, hits []analysis.ChunkHit) ([]int64, error) {
 	q := s.Vectors.Embed(query)
 	if len(q) == 0 {
 		return nil, nil
 	}
-	vs, err := s.Index.ChunkVectors(ctx)
-	if err != nil {
-		return nil, err
+	var vecs [][]byte
+	if _, inline := s.Vectors.(analysis.InlineEmbedder); inline {
+		vecs = s.embedHits(hits)
+	} else {
+		vs, err := s.Index.ChunkVectors(ctx)
+		if err != nil {
+			return nil, err
+		}
+		vecs = make([][]byte, len(hits))
+		for i, h := range hits {
+			vecs[i] = vs.Of(h.ID)
+		}
 	}
 	type scored struct {
 		id  int64
 		sim float64
 	}
 	var order []scored
-	for _, h := range hits {
-		if v := vs.Of(h.ID); len(v) > 0 {
+	for i, h := range hits {
+		if v := vecs[i]; len(v) > 0 {
 			order = append(order, scored{h.ID, s.Vectors.Similarity(q, v)})
 		}
 	}
@@ -415,6 +426,24 @@ func (s *Searcher) vectorOrder(ctx context.Context, query string, hits []analysi
 		out[i] = o.id
 	}
 	return out, nil
+}
+
+// embedHits embeds the hits' texts as the index would have
+// (analysis.ChunkEmbeddingText), on up to GOMAXPROCS goroutines.
+func (s *Searcher) embedHits(hits []analysis.ChunkHit) [][]byte {
+	vecs := make([][]byte, len(hits))
+	workers := min(runtime.GOMAXPROCS(0), (len(hits)+15)/16)
+	var wg sync.WaitGroup
+	for w := range workers {
+		wg.Go(func() {
+			for i := w; i < len(hits); i += workers {
+				h := hits[i]
+				vecs[i] = s.Vectors.Embed(analysis.ChunkEmbeddingText(h.Context, h.Callers, h.Text))
+			}
+		})
+	}
+	wg.Wait()
+	return vecs
 }
 
 func ids(hits []analysis.ChunkHit) []int64 {

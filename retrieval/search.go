@@ -42,7 +42,9 @@ type Searcher struct {
 }
 
 // Vectorizer embeds text for the semantic backend's vector signal. The
-// index stores chunk vectors made by the same model (analysis.Embedder).
+// index stores chunk vectors made by the same model (analysis.Embedder),
+// unless the model is cheap enough to embed a search's candidates as it
+// runs (analysis.InlineEmbedder).
 type Vectorizer interface {
 	Model() string
 	Embed(text string) []byte

@@ -1259,3 +1259,53 @@ func TestWordVectorsExpand(t *testing.T) {
 		t.Errorf("Expand(resolve a hostname) = %v, want host among them", got)
 	}
 }
+
+// storedWordVectors is the built-in word vectors without their inline
+// mark: an index stores their vectors.
+type storedWordVectors struct{ w *WordVectors }
+
+func (s storedWordVectors) Model() string                  { return "stored:" + s.w.Model() }
+func (s storedWordVectors) Embed(text string) []byte       { return s.w.Embed(text) }
+func (s storedWordVectors) Similarity(a, b []byte) float64 { return s.w.Similarity(a, b) }
+
+// TestVectorOrderInline checks that ranking by vectors computed during the
+// search (inline word vectors) gives the order of vectors the index stored.
+func TestVectorOrderInline(t *testing.T) {
+	ctx := context.Background()
+	root := filepath.Join("..", "testdata", "sampleapp")
+	vec, err := NewWordVectors()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stored := storedWordVectors{vec}
+	ix, err := analysis.Open(ctx, analysis.Options{Root: root, DBPath: filepath.Join(t.TempDir(), "index.db"), Embedder: stored})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ix.Close()
+	if _, err := ix.Update(ctx, nil); err != nil {
+		t.Fatal(err)
+	}
+	if vs, err := ix.ChunkVectors(ctx); err != nil || len(vs.IDs) == 0 {
+		t.Fatalf("index stored %v vectors, %v", vs, err)
+	}
+	for _, q := range []string{"retry failed jobs", "load a user from the database", "cache eviction"} {
+		t.Run(q, func(t *testing.T) {
+			hits, err := ix.SearchChunks(ctx, QueryTerms(q), 50)
+			if err != nil || len(hits) < 2 {
+				t.Fatalf("SearchChunks: %d hits, %v", len(hits), err)
+			}
+			want, err := (&Searcher{Index: ix, Vectors: stored}).vectorOrder(ctx, q, hits)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := (&Searcher{Index: ix, Vectors: vec}).vectorOrder(ctx, q, hits)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(want) != len(hits) || !slices.Equal(got, want) {
+				t.Errorf("inline order %v, stored order %v (%d hits)", got, want, len(hits))
+			}
+		})
+	}
+}

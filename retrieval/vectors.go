@@ -31,6 +31,11 @@ func NewWordVectors() (*WordVectors, error) {
 // they change.
 func (w *WordVectors) Model() string { return w.m.Stamp() }
 
+// EmbedsInline marks the word vectors as an analysis.InlineEmbedder: a
+// chunk takes microseconds to embed, so searches embed their candidates
+// and the index stores no vectors.
+func (w *WordVectors) EmbedsInline() {}
+
 // Embed returns the quantised vector of text, or nil when none of its
 // words is known.
 func (w *WordVectors) Embed(text string) []byte {
