@@ -461,6 +461,7 @@ func (a *Anchorer) rank(ctx context.Context, rule, lang string) ([]anchorScored,
 	if q := rq.searchText(); q != "" {
 		s := *a.Searcher
 		s.Feedback = nil
+		s.IgnoreVisibility = true // an example may be any function
 		resp, err := s.Search(ctx, retrieval.Request{Query: q, Strategy: retrieval.Semantic, TopK: anchorSemanticPool})
 		var qe *retrieval.QueryError
 		if err != nil && !errors.As(err, &qe) {

@@ -36,6 +36,12 @@ type Searcher struct {
 	// Feedback, if set, records each search for routing statistics.
 	Feedback *feedback.Store
 
+	// IgnoreVisibility ranks unexported code like exported code. Search
+	// otherwise puts the entry points of a package first, as answers to a
+	// question; looking for examples of a practice, where any function may
+	// be one, it should not.
+	IgnoreVisibility bool
+
 	// noPopularity leaves the popularity signal out of semantic search,
 	// for the evaluation to measure what it adds.
 	noPopularity bool

@@ -1309,3 +1309,54 @@ func TestVectorOrderInline(t *testing.T) {
 		})
 	}
 }
+
+func TestIsUnexported(t *testing.T) {
+	tests := []struct {
+		lang, kind, symbol string
+		want               bool
+	}{
+		{"go", "function", "ReadFile", false},
+		{"go", "function", "readFile", true},
+		{"go", "method", "close", true},
+		{"go", "function", "Équipe", false},
+		{"go", "function", "_x", true},
+		{"go", "module", "", false},
+		{"python", "function", "_get", true},
+		{"python", "method", "__init__", false},
+		{"python", "method", "__secret", true},
+		{"python", "function", "get", false},
+		{"typescript", "function", "_helper", true},
+		{"java", "method", "helper", false},
+		{"rust", "function", "helper", false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.lang+"/"+tt.symbol, func(t *testing.T) {
+			c := analysis.ChunkInfo{Language: tt.lang, Kind: analysis.Kind(tt.kind), Symbol: tt.symbol}
+			if got := isUnexported(c); got != tt.want {
+				t.Errorf("isUnexported(%s %s %q) = %v, want %v", tt.lang, tt.kind, tt.symbol, got, tt.want)
+			}
+		})
+	}
+}
+
+// TestSearchSemanticExportedFirst checks that of two functions that match
+// a question alike, the exported one ranks first.
+func TestSearchSemanticExportedFirst(t *testing.T) {
+	fx := newSearchFixture(t, map[string]string{
+		"pretty/a.go": "package pretty\n\n// walrusFormat formats a walrus ledger.\nfunc walrusFormat(l string) string { return l }\n",
+		"pretty/b.go": "package pretty\n\n// WalrusFormat formats a walrus ledger.\nfunc WalrusFormat(l string) string { return l }\n",
+	})
+	resp := fx.search(t, Request{Query: "format a walrus ledger", Strategy: Semantic, TopK: 20})
+	var got []string
+	for _, r := range resp.Results {
+		if strings.HasPrefix(r.File, "pretty/") {
+			got = append(got, r.Symbol)
+		}
+	}
+	if want := []string{"pretty.WalrusFormat", "pretty.walrusFormat"}; !slices.Equal(got, want) {
+		t.Errorf("results in pretty/ %q, want %q", got, want)
+	}
+	if len(resp.Results) == 0 || resp.Results[0].Symbol != "pretty.WalrusFormat" {
+		t.Errorf("first result %+v, want pretty.WalrusFormat", resp.Results[:min(1, len(resp.Results))])
+	}
+}
