@@ -181,17 +181,23 @@ func symbolResult(sym analysis.SymbolInfo, score float64, strategy Strategy) Res
 func (s *Searcher) semantic(ctx context.Context, query string, topK int) ([]Result, error) {
 	words := QueryTerms(query)
 	terms := aliases.expand(words)
-	// The search for the words near the query's runs beside the main one:
-	// finding the words takes as long as a search.
+	// The search for related words runs beside the main one: finding the
+	// words near the query's in vector space takes as long as a search.
 	var (
 		expanded    []analysis.ChunkHit
 		expandedErr error
 		wg          sync.WaitGroup
 	)
-	e, expand := s.Vectors.(Expander)
+	named := concepts.terms(query)
+	e, _ := s.Vectors.(Expander)
+	expand := len(named) > 0 || e != nil
 	if expand {
 		wg.Go(func() {
-			expanded, expandedErr = s.expandedSearch(ctx, e, query, words, max(semanticCandidates, topK))
+			var near []string
+			if e != nil {
+				near = e.Expand(query)
+			}
+			expanded, expandedErr = s.expandedSearch(ctx, words, named, near, max(semanticCandidates, topK))
 		})
 	}
 	bm, err := s.Index.SearchChunks(ctx, terms, max(semanticCandidates, topK))
@@ -220,8 +226,10 @@ func (s *Searcher) semantic(ctx context.Context, query string, topK int) ([]Resu
 		weights = append(weights, vectorWeight)
 	}
 	if expand {
-		// Words near the query's in vector space find what BM25 misses
-		// for want of the exact word ("hostname" → host, addr).
+		// The words code uses for the query's phrases ("mkdir -p" →
+		// mkdir all) and the words near the query's in vector space
+		// ("hostname" → host, addr) find what BM25 misses for want of
+		// the exact word.
 		for _, h := range expanded {
 			if _, ok := chunks[h.ID]; !ok {
 				chunks[h.ID] = h.ChunkInfo
@@ -289,39 +297,48 @@ type Expander interface {
 	Expand(query string) []string
 }
 
-// expansionMinChunks is how many chunks must hold a proposed word for it
-// to be searched: the vectors know English words the code never uses.
+// expansionMinChunks is how many chunks must hold a word an Expander
+// proposes for it to be searched: the vectors know English words the code
+// never uses.
 const expansionMinChunks = 3
 
 // expandedSearch searches the chunks for the query's words (its terms, as
-// QueryTerms makes them) and the words e proposes that the code uses and
-// the query does not already have. It returns nil when there are none.
-func (s *Searcher) expandedSearch(ctx context.Context, e Expander, query string, words []string, limit int) ([]analysis.ChunkHit, error) {
-	proposed := e.Expand(query)
-	if len(proposed) == 0 {
-		return nil, nil
-	}
+// QueryTerms makes them), the words of the concept thesaurus for its
+// phrases (named), and the words an Expander proposes (near) that the
+// code uses; it returns nil when neither adds a word.
+func (s *Searcher) expandedSearch(ctx context.Context, words, named, near []string, limit int) ([]analysis.ChunkHit, error) {
 	terms := slices.Clone(words)
 	have := map[string]bool{}
 	for _, t := range terms {
 		have[t] = true
 	}
+	added := false
+	for _, w := range named {
+		for _, t := range QueryTerms(w) {
+			if !have[t] {
+				terms = append(terms, t)
+				have[t] = true
+				added = true
+			}
+		}
+	}
 	var candidates []string
-	for _, w := range proposed {
+	for _, w := range near {
 		if ts := QueryTerms(w); len(ts) == 1 && !have[ts[0]] {
 			candidates = append(candidates, ts[0])
 		}
 	}
-	docs, err := s.Index.TermChunks(ctx, candidates)
-	if err != nil {
-		return nil, err
-	}
-	added := false
-	for _, t := range candidates {
-		if !have[t] && docs[t] >= expansionMinChunks {
-			terms = append(terms, t)
-			have[t] = true
-			added = true
+	if len(candidates) > 0 {
+		docs, err := s.Index.TermChunks(ctx, candidates)
+		if err != nil {
+			return nil, err
+		}
+		for _, t := range candidates {
+			if !have[t] && docs[t] >= expansionMinChunks {
+				terms = append(terms, t)
+				have[t] = true
+				added = true
+			}
 		}
 	}
 	if !added {
