@@ -211,34 +211,35 @@ func (s *Searcher) semantic(ctx context.Context, query string, topK int) ([]Resu
 	lists := [][]int64{ids(bm)}
 	weights := []float64{1}
 
+	// The candidates are what BM25 found, then what the expanded search
+	// adds: the words code uses for the query's phrases ("mkdir -p" →
+	// mkdir all) and the words near the query's in vector space
+	// ("hostname" → host, addr) find what BM25 misses for want of the
+	// exact word.
+	candidates := slices.Clip(bm)
 	chunks := map[int64]analysis.ChunkInfo{}
 	for _, h := range bm {
 		chunks[h.ID] = h.ChunkInfo
 	}
-	if s.Vectors != nil && len(bm) > 1 {
-		// The vectors re-rank what BM25 found: on their own, word vectors
+	for _, h := range expanded {
+		if _, ok := chunks[h.ID]; !ok {
+			chunks[h.ID] = h.ChunkInfo
+			candidates = append(candidates, h)
+		}
+	}
+	if s.Vectors != nil && len(candidates) > 1 {
+		// The vectors re-rank the candidates: on their own, word vectors
 		// bring in more noise than answers (see the evaluation).
-		byVector, err := s.vectorOrder(ctx, query, bm)
+		byVector, err := s.vectorOrder(ctx, query, candidates)
 		if err != nil {
 			return nil, err
 		}
 		lists = append(lists, byVector)
 		weights = append(weights, vectorWeight)
 	}
-	if expand {
-		// The words code uses for the query's phrases ("mkdir -p" →
-		// mkdir all) and the words near the query's in vector space
-		// ("hostname" → host, addr) find what BM25 misses for want of
-		// the exact word.
-		for _, h := range expanded {
-			if _, ok := chunks[h.ID]; !ok {
-				chunks[h.ID] = h.ChunkInfo
-			}
-		}
-		if len(expanded) > 0 {
-			lists = append(lists, ids(expanded))
-			weights = append(weights, expansionWeight)
-		}
+	if len(expanded) > 0 {
+		lists = append(lists, ids(expanded))
+		weights = append(weights, expansionWeight)
 	}
 	if !s.noPopularity {
 		// Functions the rest of the code calls often are the likelier
