@@ -221,7 +221,7 @@ func TestEvalStdlib(t *testing.T) {
 		t.Skipf("no Go standard library at %s", root)
 	}
 	s := newEvalSearcher(t, root)
-	for _, set := range []string{"gostdlib.jsonl", "gostdlib-holdout.jsonl", "gostdlib-holdout2.jsonl", "gostdlib-holdout3.jsonl", "gostdlib-holdout4.jsonl"} {
+	for _, set := range []string{"gostdlib.jsonl", "gostdlib-holdout.jsonl", "gostdlib-holdout2.jsonl", "gostdlib-holdout3.jsonl", "gostdlib-holdout4.jsonl", "gostdlib-holdout5.jsonl"} {
 		t.Run(set, func(t *testing.T) {
 			runEval(t, s, readEval(t, set))
 		})

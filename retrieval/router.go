@@ -174,7 +174,9 @@ func NewRouter() *Router {
 		kwVerb:     regexp.MustCompile(`(?i)^(?:grep(?:\s+-\w+)*(?:\s+for)?|(?:find |show |list )?(?:all )?(?:lines|files|places)(?: that)? (?:containing|contain|matching|match|with|mentioning|mention|that mention)|(?:find |list )?(?:all )?(?:occurrences|mentions|instances) of(?: the (?:word|string|text|literal))?|(?:text|string|literal|full[- ]text) search(?: for)?|search (?:the )?(?:codebase |code |repo |files )?for(?: the (?:string|text|literal|word))?|exact match:?|files that mention|find (?:the )?(?:string|literal|text))\s+(.+?)\s*[?.!]*$`),
 		markers:    regexp.MustCompile(`(?i)\b(TODO|FIXME|HACK|XXX|NOCOMMIT|DEPRECATED|BUG|OPTIMIZE)(?:s|es)?\b(\([\w.@-]+\))?`),
 		constant:   regexp.MustCompile(`\b[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+\b`),
-		quoted:     regexp.MustCompile(`"([^"]+)"|'([^']+)'`),
+		// A single quote opens and closes only outside words: "the
+		// request's values" and "isn't" quote nothing.
+		quoted:     regexp.MustCompile(`"([^"]+)"|(?:^|[^\pL\pN])'([^']+)'(?:$|[^\pL\pN])`),
 		regexish:   regexp.MustCompile(`\\[swdbWSDB.()\[\]{}|+*?^$]|\.\*|\.\+|\[\^|\(\?|\w\|\w`),
 		conceptual: regexp.MustCompile(`(?i)^(?:how|why|when|explain|describe|walk me through|tell me|what is the (?:purpose|role|point)|what happens|what's the|what is the|show me how|where do we|where are|where is)\b`),
 		ident:      regexp.MustCompile(`^[*&]?[A-Za-z_$][\w$]*(?:(?:\.|::|#|/|->)[A-Za-z_$][\w$]*)*(?:\(\))?$|^[\w./-]+\.(?:go|py|ts|tsx|js|jsx|rs|java|mjs|cjs|rb|c|h|cpp)$`),
@@ -327,17 +329,16 @@ func (r *Router) keyword(q string) (Route, bool) {
 	}
 	if m := r.kwVerb.FindStringSubmatch(q); m != nil {
 		term := strings.TrimSpace(m[1])
-		if qm := r.quoted.FindStringSubmatch(term); qm != nil {
-			term = qm[1] + qm[2]
+		if text, _, ok := r.quotation(term); ok {
+			term = text
 		}
 		term = strings.Trim(term, "`")
 		rt, _ := kw(term, 0.95, "asks for lines of text: exact search")
 		rt.KeywordRegex = r.regexish.MatchString(term)
 		return rt, true
 	}
-	if loc := r.quoted.FindStringSubmatchIndex(q); loc != nil && !quotesExample(q[:loc[0]]) {
-		m := r.quoted.FindStringSubmatch(q)
-		return kw(m[1]+m[2], 0.9, "quoted text: exact search")
+	if text, start, ok := r.quotation(q); ok && !quotesExample(q[:start]) && !describesAround(q, text) {
+		return kw(text, 0.9, "quoted text: exact search")
 	}
 	if m := r.markers.FindStringSubmatch(q); m != nil && (isUpper(m[1]) || strings.Contains(strings.ToLower(q), "comment")) {
 		return kw(strings.ToUpper(m[1])+m[2], 0.9, "a comment marker: exact search")
@@ -493,6 +494,40 @@ func isFragment(q string) bool {
 		return true // f(args): a call as written
 	}
 	return false
+}
+
+// quotation returns the text of the first quotation in q, in double or
+// single quotes, and the offset of its opening quote.
+func (r *Router) quotation(q string) (text string, start int, ok bool) {
+	loc := r.quoted.FindStringSubmatchIndex(q)
+	switch {
+	case loc == nil:
+		return "", 0, false
+	case loc[2] >= 0:
+		return q[loc[2]:loc[3]], loc[2] - 1, true
+	default:
+		return q[loc[4]:loc[5]], loc[4] - 1, true
+	}
+}
+
+// describeWords is how many words around a quotation make a question a
+// description of a task, in which the quotation is a detail: "split
+// "key=value" at the first equals sign into the part before and the part
+// after" asks how to split, not where "key=value" is written; "where does
+// the error 'permission denied' come from" asks for the text.
+const describeWords = 10
+
+// describesAround reports whether q has at least describeWords words
+// besides its quotation text.
+func describesAround(q, text string) bool {
+	rest := strings.Replace(q, text, " ", 1)
+	words := 0
+	for _, f := range strings.Fields(rest) {
+		if strings.IndexFunc(f, unicode.IsLetter) >= 0 {
+			words++
+		}
+	}
+	return words >= describeWords
 }
 
 // quotesExample reports whether the text before a quotation introduces it
