@@ -166,7 +166,7 @@ func Stem(w string) string {
 	switch {
 	case n > 5 && strings.HasSuffix(w, "ing") && hasVowel(w[:n-3]):
 		w = w[:n-3]
-	case n > 4 && strings.HasSuffix(w, "ed") && hasVowel(w[:n-2]):
+	case n > 4 && strings.HasSuffix(w, "ed") && hasVowel(w[:n-2]) && !isEdWord(w):
 		w = w[:n-2]
 	case n > 4 && strings.HasSuffix(w, "er") && hasVowel(w[:n-2]):
 		w = w[:n-2]
@@ -181,6 +181,16 @@ func Stem(w string) string {
 		w = w[:n-1]
 	}
 	return w
+}
+
+// isEdWord reports whether w is a word of code whose "ed" is not a past
+// tense: "embed" must stem as "embedded" and "embedding" do.
+func isEdWord(w string) bool {
+	switch w {
+	case "embed", "exceed", "speed", "proceed", "succeed", "shred", "bleed", "breed":
+		return true
+	}
+	return false
 }
 
 func hasVowel(s string) bool {

@@ -316,6 +316,11 @@ var stemGroups = [][]string{
 	{"match", "matches"},
 	{"address", "addresses"},
 	{"write", "writes", "writing", "writer"},
+	{"embed", "embeds", "embedded", "embedding", "embeddings"},
+	{"exceed", "exceeds", "exceeded", "exceeding"},
+	{"speed", "speeds"},
+	{"proceed", "proceeds", "proceeded", "proceeding"},
+	{"succeed", "succeeds", "succeeded"},
 }
 
 func TestStemGroups(t *testing.T) {
