@@ -499,6 +499,9 @@ func isFragment(q string) bool {
 // quotation returns the text of the first quotation in q, in double or
 // single quotes, and the offset of its opening quote.
 func (r *Router) quotation(q string) (text string, start int, ok bool) {
+	if !strings.ContainsAny(q, `"'`) {
+		return "", 0, false
+	}
 	loc := r.quoted.FindStringSubmatchIndex(q)
 	switch {
 	case loc == nil:
