@@ -244,7 +244,7 @@ func (s *Searcher) semantic(ctx context.Context, query string, topK int) ([]Resu
 	if !s.noPopularity {
 		// Functions the rest of the code calls often are the likelier
 		// answer to "how do I …": a light vote for them.
-		byCalls, err := s.popularityOrder(ctx, bm)
+		byCalls, err := s.popularityOrder(ctx, candidates)
 		if err != nil {
 			return nil, err
 		}
