@@ -172,6 +172,10 @@ func Stem(w string) string {
 		w = w[:n-2]
 	case n > 5 && strings.HasSuffix(w, "ion") && hasVowel(w[:n-3]):
 		w = w[:n-3]
+		// "serialization" as "serialize": -izat(ion) is -ize.
+		if m := len(w); m > 6 && (strings.HasSuffix(w, "izat") || strings.HasSuffix(w, "isat")) {
+			w = w[:m-2]
+		}
 	}
 	if n = len(w); n > 3 && w[n-1] == 'e' {
 		w = w[:n-1]
