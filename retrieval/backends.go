@@ -253,10 +253,11 @@ func (s *Searcher) semantic(ctx context.Context, query string, topK int) ([]Resu
 	}
 	ranked := fuse(lists, weights)
 	for i := range ranked {
-		if c, ok := chunks[ranked[i].id]; ok && (IsTestPath(c.Path) || IsFixturePath(c.Path)) {
+		c, ok := chunks[ranked[i].id]
+		if ok && (IsTestPath(c.Path) || IsFixturePath(c.Path)) {
 			ranked[i].score *= testPenalty
 		}
-		if c, ok := chunks[ranked[i].id]; ok && !s.IgnoreVisibility && isUnexported(c) {
+		if ok && !s.IgnoreVisibility && isUnexported(c) {
 			ranked[i].score *= unexportedPenalty
 		}
 	}

@@ -24,14 +24,6 @@ type aliasTable map[string][]string
 // loadAliases reads aliasFile.
 func loadAliases() aliasTable {
 	t := aliasTable{}
-	add := func(a, b string) {
-		for _, x := range t[a] {
-			if x == b {
-				return
-			}
-		}
-		t[a] = append(t[a], b)
-	}
 	for _, line := range strings.Split(aliasFile, "\n") {
 		f := strings.Fields(line)
 		if len(f) < 2 || strings.HasPrefix(f[0], "#") {
@@ -43,8 +35,8 @@ func loadAliases() aliasTable {
 		}
 		target := analysis.Stem(strings.ToLower(f[1]))
 		if alias != target {
-			add(alias, target)
-			add(target, alias)
+			t[alias] = appendNew(t[alias], target)
+			t[target] = appendNew(t[target], alias)
 		}
 	}
 	return t
