@@ -1026,6 +1026,8 @@ func FuzzSearch(f *testing.F) {
 		`re: Find\w+`, "/a*/", "everything about users", "hybrid: ", "sym:", "FindByID\x00", "\xff", "日本語",
 		"the user repository and what depends on it", "structural: NoSuchThing", "re: ^", `"unterminated`,
 		strings.Repeat("é", MaxQuery), "what imports internal/db", "\u2028\u2029", "kw: \r", "re: \\n",
+		"mkdir -p equivalent", "pretty-print the user as JSON", "slurp a whole file", "request's values aren't kept",
+		`split "a=b" at the first equals sign into the part before and the part after it`,
 	} {
 		f.Add(seed, uint8(0))
 	}
