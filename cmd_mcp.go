@@ -2,9 +2,9 @@ package main
 
 import (
 	"fmt"
+	"log"
 	"strings"
 
-	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/spf13/cobra"
 
 	"github.com/anchorage-dev/anchorage/mcp"
@@ -88,7 +88,10 @@ Logs go to stderr.`, strings.Join(mcp.ProfileCore.Tools(), ", "), strings.Join(m
 				return err
 			}
 			defer svc.Close()
-			return svc.Run(ctx, &sdk.StdioTransport{MaxLineLength: mcpMaxLine})
+			return svc.Run(ctx, &mcp.LineTransport{
+				Reader: cmd.InOrStdin(), Writer: cmd.OutOrStdout(), MaxMessage: mcpMaxLine,
+				Log: log.New(cmd.ErrOrStderr(), "anchorage mcp: ", log.LstdFlags),
+			})
 		},
 	}
 	cmd.Flags().StringVar(&profile, "tools", string(mcp.ProfileAll), "the tools to serve: "+strings.Join(mcp.Profiles(), ", "))

@@ -77,7 +77,7 @@ func serve() error {
 		return err
 	}
 	defer svc.Close()
-	return svc.Run(ctx, &sdk.StdioTransport{})
+	return svc.Run(ctx, &mcp.LineTransport{Reader: os.Stdin, Writer: os.Stdout})
 }
 
 // workspace copies the sample app to a temporary root, with a link that

@@ -1,0 +1,394 @@
+package main
+
+// End-to-end tests against the real binary, built once by anchorageBinary:
+// what a user sees when the input, the disk or the data directory is bad.
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime/debug"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// built is the binary under test, built on first use.
+var built struct {
+	once sync.Once
+	path string
+	err  error
+	out  []byte
+}
+
+// anchorageBinary builds the anchorage binary (with -race when the tests
+// run with it) once for the whole test run and returns its path.
+func anchorageBinary(t testing.TB) string {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("builds the binary")
+	}
+	built.once.Do(func() {
+		dir, err := os.MkdirTemp("", "anchorage-e2e-")
+		if err != nil {
+			built.err = err
+			return
+		}
+		built.path = filepath.Join(dir, "anchorage")
+		args := []string{"build", "-o", built.path}
+		if raceEnabled() {
+			args = append(args, "-race")
+		}
+		cmd := exec.Command("go", append(args, ".")...)
+		built.out, built.err = cmd.CombinedOutput()
+	})
+	if built.err != nil {
+		t.Fatalf("go build: %v\n%s", built.err, built.out)
+	}
+	return built.path
+}
+
+// raceEnabled reports whether the test binary was built with -race.
+func raceEnabled() bool {
+	bi, ok := debug.ReadBuildInfo()
+	if !ok {
+		return false
+	}
+	for _, s := range bi.Settings {
+		if s.Key == "-race" && s.Value == "true" {
+			return true
+		}
+	}
+	return false
+}
+
+// sampleRoot copies the sample app to a temporary directory.
+func sampleRoot(t testing.TB) string {
+	t.Helper()
+	root := filepath.Join(t.TempDir(), "sampleapp")
+	if err := os.CopyFS(root, os.DirFS(filepath.Join("testdata", "sampleapp"))); err != nil {
+		t.Fatal(err)
+	}
+	return root
+}
+
+// cliResult is what a run of the binary printed and how it ended.
+type cliResult struct {
+	stdout, stderr string
+	err            error
+}
+
+// runCLI runs the binary with args and waits for it.
+func runCLI(t testing.TB, args ...string) cliResult {
+	t.Helper()
+	cmd := exec.Command(anchorageBinary(t), args...)
+	var out, errOut bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errOut
+	err := cmd.Run()
+	return cliResult{out.String(), errOut.String(), err}
+}
+
+// mustRun runs the binary and fails the test unless it succeeds.
+func mustRun(t testing.TB, args ...string) cliResult {
+	t.Helper()
+	r := runCLI(t, args...)
+	if r.err != nil {
+		t.Fatalf("anchorage %s: %v\nstdout: %s\nstderr: %s", strings.Join(args, " "), r.err, clipText(r.stdout), clipText(r.stderr))
+	}
+	return r
+}
+
+func clipText(s string) string {
+	if len(s) > 2000 {
+		return s[:2000] + "…"
+	}
+	return s
+}
+
+// e2eTimeout bounds every wait for the server: a failsafe, not a window
+// the test relies on.
+const e2eTimeout = 60 * time.Second
+
+// mcpProc is a running "anchorage mcp".
+type mcpProc struct {
+	t      *testing.T
+	cmd    *exec.Cmd
+	stdin  io.WriteCloser
+	lines  chan []byte
+	stderr *bytes.Buffer
+	done   chan error
+}
+
+func startMCP(t *testing.T, args ...string) *mcpProc {
+	t.Helper()
+	cmd := exec.Command(anchorageBinary(t), append([]string{"mcp"}, args...)...)
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := &mcpProc{t: t, cmd: cmd, stdin: stdin, lines: make(chan []byte, 64), stderr: &bytes.Buffer{}, done: make(chan error, 1)}
+	cmd.Stderr = &lockedBuffer{b: p.stderr}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	go func() {
+		sc := bufio.NewScanner(stdout)
+		sc.Buffer(nil, 64<<20)
+		for sc.Scan() {
+			p.lines <- append([]byte(nil), sc.Bytes()...)
+		}
+		close(p.lines)
+		p.done <- cmd.Wait()
+	}()
+	t.Cleanup(func() {
+		stdin.Close()
+		select {
+		case <-p.done:
+		case <-time.After(e2eTimeout):
+			cmd.Process.Kill()
+		}
+	})
+	return p
+}
+
+// lockedBuffer is a buffer written by the process's stderr copier and
+// read by the test.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  *bytes.Buffer
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+// send writes one line.
+func (p *mcpProc) send(line []byte) {
+	p.t.Helper()
+	if _, err := p.stdin.Write(append(line, '\n')); err != nil {
+		p.t.Fatalf("write to anchorage mcp: %v", err)
+	}
+}
+
+// next returns the next line the server wrote.
+func (p *mcpProc) next() []byte {
+	p.t.Helper()
+	select {
+	case l, ok := <-p.lines:
+		if !ok {
+			p.t.Fatalf("anchorage mcp ended; stderr:\n%s", p.stderr)
+		}
+		return l
+	case <-time.After(e2eTimeout):
+		p.t.Fatalf("no answer from anchorage mcp; stderr:\n%s", p.stderr)
+	}
+	return nil
+}
+
+// rpcAnswer is a JSON-RPC answer.
+type rpcAnswer struct {
+	JSONRPC string          `json:"jsonrpc"`
+	ID      json.RawMessage `json:"id"`
+	Result  json.RawMessage `json:"result"`
+	Error   *struct {
+		Code    int    `json:"code"`
+		Message string `json:"message"`
+	} `json:"error"`
+}
+
+// call sends a request and returns its answer, and the lines the server
+// wrote before it.
+func (p *mcpProc) call(id int, method string, params any) (rpcAnswer, [][]byte) {
+	p.t.Helper()
+	req, err := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": id, "method": method, "params": params})
+	if err != nil {
+		p.t.Fatal(err)
+	}
+	p.send(req)
+	var before [][]byte
+	for {
+		line := p.next()
+		var a rpcAnswer
+		if json.Unmarshal(line, &a) == nil && string(a.ID) == strings.TrimSpace(string(mustJSON(id))) {
+			return a, before
+		}
+		before = append(before, line)
+	}
+}
+
+func mustJSON(v any) []byte {
+	b, _ := json.Marshal(v)
+	return b
+}
+
+func (p *mcpProc) initialize() {
+	p.t.Helper()
+	a, _ := p.call(1, "initialize", map[string]any{
+		"protocolVersion": "2025-06-18", "capabilities": map[string]any{},
+		"clientInfo": map[string]any{"name": "e2e", "version": "1"},
+	})
+	if a.Error != nil {
+		p.t.Fatalf("initialize: %s", a.Error.Message)
+	}
+	p.send([]byte(`{"jsonrpc":"2.0","method":"notifications/initialized"}`))
+}
+
+// wait waits for the process to end and returns how it ended.
+func (p *mcpProc) wait() error {
+	p.t.Helper()
+	for range p.lines {
+	}
+	select {
+	case err := <-p.done:
+		p.done <- err
+		return err
+	case <-time.After(e2eTimeout):
+		p.t.Fatalf("anchorage mcp did not end; stderr:\n%s", p.stderr)
+	}
+	return nil
+}
+
+// TestMCPMalformedInput sends anchorage mcp every kind of malformed line:
+// each gets its JSON-RPC error, with the request's id when it has a usable
+// one, and the session goes on (a ping after each is answered, and a tool
+// still works at the end). Only a message over the size limit ends it.
+func TestMCPMalformedInput(t *testing.T) {
+	root := sampleRoot(t)
+	p := startMCP(t, "--data-dir", t.TempDir(), "--root", root)
+	p.initialize()
+
+	tests := []struct {
+		name  string
+		line  string
+		code  int
+		id    string // the id of the error answer
+		batch bool   // answered with an array
+	}{
+		{"not json", `{not json}`, -32700, "null", false},
+		{"empty batch", `[]`, -32600, "null", false},
+		{"null", `null`, -32600, "null", false},
+		{"number", `42`, -32600, "null", false},
+		{"string", `"hello"`, -32600, "null", false},
+		{"no jsonrpc member", `{"foo":1}`, -32600, "null", false},
+		{"a member alone", `"jsonrpc":"1.0"`, -32700, "null", false},
+		{"version 1.0", `{"jsonrpc":"1.0","id":7,"method":"ping"}`, -32600, "7", false},
+		{"object id", `{"jsonrpc":"2.0","id":{"a":1},"method":"ping"}`, -32600, "null", false},
+		{"array id", `{"jsonrpc":"2.0","id":[1],"method":"ping"}`, -32600, "null", false},
+		{"null id", `{"jsonrpc":"2.0","id":null,"method":"ping"}`, -32600, "null", false},
+		{"fractional id", `{"jsonrpc":"2.0","id":1.5,"method":"ping"}`, -32600, "null", false},
+		{"huge id", `{"jsonrpc":"2.0","id":123456789012345678901234567890,"method":"ping"}`, -32600, "null", false},
+		{"method not a string", `{"jsonrpc":"2.0","id":"m","method":5}`, -32600, `"m"`, false},
+		{"params not an object", `{"jsonrpc":"2.0","id":"p","method":"ping","params":3}`, -32600, `"p"`, false},
+		{"batch", `[{"jsonrpc":"2.0","id":20,"method":"ping"},{"jsonrpc":"2.0","method":"notifications/initialized"}]`, -32600, "20", true},
+		{"batch of junk", `[1,2,3]`, -32600, "null", false},
+		{"invalid UTF-8", "\xff\xfe", -32700, "null", false},
+		{"100k nested brackets", strings.Repeat("[", 100000), -32700, "null", false},
+		{"100k nested and closed", strings.Repeat("[", 100000) + strings.Repeat("]", 100000), -32700, "null", false},
+		{"two values", `{"jsonrpc":"2.0","id":30,"method":"ping"} {}`, -32700, "null", false},
+		{"truncated", `{"jsonrpc":"2.0","id":31,"method":"pi`, -32700, "null", false},
+		{"response without result", `{"jsonrpc":"2.0","id":32}`, -32600, "null", false},
+		{"nothing", `{}`, -32600, "null", false},
+	}
+	id := 100
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			p.t = t
+			p.send([]byte(tt.line))
+			id++
+			a, before := p.call(id, "ping", nil)
+			if a.Error != nil {
+				t.Fatalf("the ping after it: %s", a.Error.Message)
+			}
+			if len(before) != 1 {
+				t.Fatalf("want one answer before the ping's, got %d: %q", len(before), before)
+			}
+			var answers []rpcAnswer
+			if tt.batch {
+				if err := json.Unmarshal(before[0], &answers); err != nil {
+					t.Fatalf("answer %s: want an array: %v", before[0], err)
+				}
+			} else {
+				answers = make([]rpcAnswer, 1)
+				if err := json.Unmarshal(before[0], &answers[0]); err != nil {
+					t.Fatalf("answer %s: %v", before[0], err)
+				}
+			}
+			if len(answers) != 1 {
+				t.Fatalf("want one error, got %s", before[0])
+			}
+			got := answers[0]
+			if got.JSONRPC != "2.0" || got.Error == nil || got.Error.Code != tt.code || string(got.ID) != tt.id {
+				t.Errorf("answer %s: want error %d with id %s", before[0], tt.code, tt.id)
+			}
+			if got.Error != nil && got.Error.Message == "" {
+				t.Errorf("answer %s: the error says nothing", before[0])
+			}
+		})
+	}
+	p.t = t
+
+	// The session still works: a tool call answers.
+	a, _ := p.call(999, "tools/call", map[string]any{"name": "symbols", "arguments": map[string]any{"query": "FindByID"}})
+	if a.Error != nil || !strings.Contains(string(a.Result), "FindByID") {
+		t.Fatalf("symbols after the malformed lines: %s %v", a.Result, a.Error)
+	}
+
+	// A message over 4 MiB ends the session, with an error first. The
+	// server stops reading at the limit: the rest of the write may fail.
+	go p.stdin.Write([]byte(`{"jsonrpc":"2.0","id":1000,"method":"ping","params":{"x":"` + strings.Repeat("a", 5<<20) + "\"}}\n"))
+	var last rpcAnswer
+	if err := json.Unmarshal(p.next(), &last); err != nil || last.Error == nil || last.Error.Code != -32600 {
+		t.Errorf("answer to a 5 MiB message: %+v %v", last, err)
+	}
+	err := p.wait()
+	var exit *exec.ExitError
+	if !errors.As(err, &exit) || exit.ExitCode() != 1 {
+		t.Errorf("after a 5 MiB message: %v, want exit status 1", err)
+	}
+	if !strings.Contains(p.stderr.String(), "message too large") {
+		t.Errorf("stderr does not say why the session ended:\n%s", p.stderr)
+	}
+}
+
+// TestMCPAnswersBeforeEOF: a client that writes its requests and closes
+// its end at once still gets every answer, and the server exits 0.
+func TestMCPAnswersBeforeEOF(t *testing.T) {
+	cmd := exec.Command(anchorageBinary(t), "mcp", "--data-dir", t.TempDir(), "--root", sampleRoot(t), "--no-refresh")
+	cmd.Stdin = strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"e2e","version":"1"}}}
+{"jsonrpc":"2.0","method":"notifications/initialized"}
+{not json}
+{"jsonrpc":"2.0","id":2,"method":"ping"}
+{"jsonrpc":"2.0","id":3,"method":"tools/list"}
+`)
+	var errOut bytes.Buffer
+	cmd.Stderr = &errOut
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("anchorage mcp: %v\n%s", err, errOut.String())
+	}
+	ids := map[string]bool{}
+	for _, line := range bytes.Split(bytes.TrimSpace(out), []byte("\n")) {
+		var a rpcAnswer
+		if err := json.Unmarshal(line, &a); err != nil {
+			t.Fatalf("line %q: %v", line, err)
+		}
+		ids[string(a.ID)] = true
+	}
+	for _, id := range []string{"1", "2", "3", "null"} {
+		if !ids[id] {
+			t.Errorf("no answer with id %s in:\n%s", id, out)
+		}
+	}
+}
