@@ -32,6 +32,12 @@ func (f *indexFlags) register(cmd *cobra.Command) {
 // openIndex opens the index of the --root workspace in the state
 // directories.
 func openIndex(ctx context.Context, g *globalFlags, f *indexFlags) (*analysis.Index, error) {
+	return openIndexChecked(ctx, g, f, analysis.CheckOpen)
+}
+
+// openIndexChecked is openIndex reading as much of the index as check
+// says to find damage (and rebuild the index) first.
+func openIndexChecked(ctx context.Context, g *globalFlags, f *indexFlags, check analysis.CheckLevel) (*analysis.Index, error) {
 	dirs, err := state.Resolve(g.dataDir)
 	if err != nil {
 		return nil, err
@@ -44,7 +50,7 @@ func openIndex(ctx context.Context, g *globalFlags, f *indexFlags) (*analysis.In
 	if err != nil {
 		return nil, err
 	}
-	opts := analysis.Options{Root: root, DBPath: dirs.IndexPath(root), Embedder: vec}
+	opts := analysis.Options{Root: root, DBPath: dirs.IndexPath(root), Embedder: vec, Check: check}
 	if f != nil {
 		opts.Exclude, opts.MaxFileSize = f.exclude, f.maxSize
 	}
@@ -119,6 +125,12 @@ func newIndexCmd(g *globalFlags) *cobra.Command {
 			defer ix.Close()
 			sum, err := updateWithProgress(cmd.Context(), cmd, ix)
 			if err != nil {
+				return err
+			}
+			// An index can update without reading what it holds: read
+			// it, so that damage is found (and repaired, see execute)
+			// now rather than by the next query.
+			if err := ix.Probe(cmd.Context()); err != nil {
 				return err
 			}
 			if g.json {

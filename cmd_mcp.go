@@ -7,6 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/anchorage-dev/anchorage/analysis"
 	"github.com/anchorage-dev/anchorage/mcp"
 	"github.com/anchorage-dev/anchorage/memory"
 	"github.com/anchorage-dev/anchorage/memory/memdoc"
@@ -64,7 +65,8 @@ Logs go to stderr.`, strings.Join(mcp.ProfileCore.Tools(), ", "), strings.Join(m
 			if err != nil {
 				return err
 			}
-			ix, err := openIndex(ctx, g, &f.indexFlags)
+			// A server runs long: damage is looked for before it starts.
+			ix, err := openIndexChecked(ctx, g, &f.indexFlags, analysis.CheckRows)
 			if err != nil {
 				return err
 			}

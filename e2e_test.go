@@ -9,6 +9,7 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"math/rand/v2"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -17,6 +18,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/anchorage-dev/anchorage/state"
 )
 
 // built is the binary under test, built on first use.
@@ -390,5 +393,143 @@ func TestMCPAnswersBeforeEOF(t *testing.T) {
 		if !ids[id] {
 			t.Errorf("no answer with id %s in:\n%s", id, out)
 		}
+	}
+}
+
+// damage overwrites pages [from, from+count) of the database at path
+// with pseudo-random bytes (the same every run), as
+// "dd if=/dev/urandom of=path bs=4096 seek=from count=count conv=notrunc"
+// does, and removes its WAL files.
+func damage(t testing.TB, path string, from, count int) {
+	t.Helper()
+	f, err := os.OpenFile(path, os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	info, err := f.Stat()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if int64(from+count)*4096 > info.Size() {
+		t.Fatalf("%s has %d pages, fewer than %d", path, info.Size()/4096, from+count)
+	}
+	rng := rand.New(rand.NewPCG(uint64(from), uint64(count)))
+	page := make([]byte, 4096*count)
+	for i := range page {
+		page[i] = byte(rng.Uint32())
+	}
+	if _, err := f.WriteAt(page, int64(from)*4096); err != nil {
+		t.Fatal(err)
+	}
+	for _, suffix := range []string{"-wal", "-shm"} {
+		os.Remove(path + suffix)
+	}
+}
+
+// indexPath is where the index of root is kept under data.
+func indexPath(t testing.TB, data, root string) string {
+	t.Helper()
+	dirs, err := state.Resolve(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return dirs.IndexPath(root)
+}
+
+// indexDamages are the damages of issue 21: the first pages after the
+// schema, and pages deep inside, where "index" used to report success
+// while every query failed.
+var indexDamages = []struct {
+	name        string
+	from, count int
+}{
+	{"pages 2-7", 2, 6},
+	{"pages 10-60", 10, 51},
+}
+
+// TestDamagedIndexCLI: after damage to the index, each command succeeds
+// on its first run, saying once that the index was rebuilt; the next run
+// says nothing of it.
+func TestDamagedIndexCLI(t *testing.T) {
+	root := sampleRoot(t)
+	commands := []struct {
+		name string
+		args []string
+		want string // in the output
+	}{
+		{"index", []string{"index"}, "symbols:"},
+		{"graph callers", []string{"graph", "callers", "UserRepository.FindByID"}, "GetUser"},
+		{"search", []string{"search", "kw:FindByID"}, "FindByID"},
+		{"semantic search", []string{"search", "how does the worker retry failed jobs"}, "worker"},
+	}
+	for _, d := range indexDamages {
+		for _, c := range commands {
+			t.Run(d.name+"/"+c.name, func(t *testing.T) {
+				data := t.TempDir()
+				common := []string{"--data-dir", data, "--root", root}
+				mustRun(t, append(common, "index")...)
+				damage(t, indexPath(t, data, root), d.from, d.count)
+				r := mustRun(t, append(common, c.args...)...)
+				if !strings.Contains(r.stdout, c.want) {
+					t.Errorf("output lacks %q:\n%s", c.want, clipText(r.stdout))
+				}
+				if n := strings.Count(r.stderr, "was unreadable and has been rebuilt"); n != 1 {
+					t.Errorf("the rebuild is reported %d times, want once:\n%s", n, r.stderr)
+				}
+				r = mustRun(t, append(common, c.args...)...)
+				if !strings.Contains(r.stdout, c.want) || strings.Contains(r.stderr, "rebuilt") {
+					t.Errorf("second run after the rebuild:\nstdout: %s\nstderr: %s", clipText(r.stdout), r.stderr)
+				}
+			})
+		}
+	}
+}
+
+// TestDamagedIndexMCP: anchorage mcp starts over a damaged index, says so
+// on stderr, and its tools answer from the rebuilt index.
+func TestDamagedIndexMCP(t *testing.T) {
+	for _, d := range indexDamages {
+		t.Run(d.name, func(t *testing.T) {
+			root := sampleRoot(t)
+			data := t.TempDir()
+			mustRun(t, "--data-dir", data, "--root", root, "index")
+			damage(t, indexPath(t, data, root), d.from, d.count)
+			p := startMCP(t, "--data-dir", data, "--root", root)
+			p.initialize()
+			for id := 10; ; id++ {
+				a, _ := p.call(id, "tools/call", map[string]any{"name": "symbols", "arguments": map[string]any{"query": "FindByID"}})
+				if a.Error != nil {
+					t.Fatalf("symbols: %s", a.Error.Message)
+				}
+				var res struct {
+					IsError           bool `json:"isError"`
+					StructuredContent struct {
+						Partial bool `json:"partial"`
+						Symbols []struct {
+							Name string `json:"name"`
+						} `json:"symbols"`
+					} `json:"structuredContent"`
+				}
+				if err := json.Unmarshal(a.Result, &res); err != nil || res.IsError {
+					t.Fatalf("symbols: %s (%v)", a.Result, err)
+				}
+				if !res.StructuredContent.Partial {
+					if len(res.StructuredContent.Symbols) == 0 {
+						t.Fatalf("no FindByID once indexed: %s", a.Result)
+					}
+					break
+				}
+				// Still indexing: the answer says so; ask again.
+				time.Sleep(20 * time.Millisecond)
+			}
+			p.stdin.Close()
+			if err := p.wait(); err != nil {
+				t.Errorf("anchorage mcp: %v", err)
+			}
+			if n := strings.Count(p.stderr.String(), "was unreadable and has been rebuilt"); n != 1 {
+				t.Errorf("the rebuild is reported %d times, want once:\n%s", n, p.stderr)
+			}
+		})
 	}
 }

@@ -28,7 +28,7 @@ import (
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
-	if err := newRootCmd(os.Stdout, os.Stderr).ExecuteContext(ctx); err != nil {
+	if err := execute(ctx, os.Args[1:], os.Stdout, os.Stderr); err != nil {
 		fmt.Fprintln(os.Stderr, "anchorage:", err)
 		if errors.Is(err, context.Canceled) {
 			os.Exit(130)
@@ -48,6 +48,12 @@ type globalFlags struct {
 }
 
 func newRootCmd(stdout, stderr io.Writer) *cobra.Command {
+	root, _ := newRootCmdFlags(stdout, stderr)
+	return root
+}
+
+// newRootCmdFlags returns the command line and the global flags it sets.
+func newRootCmdFlags(stdout, stderr io.Writer) (*cobra.Command, *globalFlags) {
 	g := &globalFlags{}
 	root := &cobra.Command{
 		Use:           "anchorage",
@@ -67,7 +73,7 @@ func newRootCmd(stdout, stderr io.Writer) *cobra.Command {
 	root.AddCommand(newIndexCmd(g), newGraphCmd(g), newBenchCmd(g), newServeCmd(g), newRouteCmd(g), newSearchCmd(g), newRoutingStatsCmd(g), newMemoryCmd(g))
 	root.AddCommand(newMCPCmd(g))
 	root.AddCommand(newAnchorsCmd(g))
-	return root
+	return root, g
 }
 
 // writeJSON prints v as indented JSON.

@@ -38,7 +38,24 @@ type Options struct {
 	// NoChunks indexes the code graph alone, without chunks for semantic
 	// search: for measuring what chunks cost.
 	NoChunks bool
+	// Check is how much of the database Open reads to find damage, which
+	// rebuilds the index (Rebuilt) before any query meets it.
+	Check CheckLevel
 }
+
+// CheckLevel says how much of an index database Open reads.
+type CheckLevel int
+
+const (
+	// CheckOpen reads what opening needs: the schema and the format.
+	CheckOpen CheckLevel = iota
+	// CheckRows also reads every row of the graph's tables (Store.Probe;
+	// half a second for the Go standard library): for servers.
+	CheckRows
+	// CheckAll reads every page (Store.Check; ten seconds for the Go
+	// standard library): once a query met damage.
+	CheckAll
+)
 
 // Index is the code graph of one workspace: it scans and parses the
 // workspace into its Store and answers graph queries.
@@ -102,12 +119,18 @@ func Open(ctx context.Context, opts Options) (*Index, error) {
 	}
 	ix := &Index{root: root, opts: opts, langs: NewLanguages()}
 	ix.Store, err = OpenStore(ctx, opts.DBPath)
-	if errors.Is(err, ErrCorrupt) {
-		for _, suffix := range []string{"", "-wal", "-shm"} {
-			os.Remove(opts.DBPath + suffix)
+	if err == nil && opts.Check != CheckOpen {
+		check := ix.Store.Probe
+		if opts.Check == CheckAll {
+			check = ix.Store.Check
 		}
+		if err = check(ctx); err != nil {
+			ix.Store.Close()
+		}
+	}
+	if errors.Is(err, ErrCorrupt) {
+		ix.Store, err = recreate(ctx, opts.DBPath)
 		ix.Rebuilt = true
-		ix.Store, err = OpenStore(ctx, opts.DBPath)
 	}
 	if err != nil {
 		return nil, err
@@ -117,6 +140,30 @@ func Open(ctx context.Context, opts Options) (*Index, error) {
 		return nil, err
 	}
 	return ix, nil
+}
+
+// recreate removes the database at path and creates an empty one.
+func recreate(ctx context.Context, path string) (*Store, error) {
+	for _, suffix := range []string{"", "-wal", "-shm"} {
+		if err := os.Remove(path + suffix); err != nil && !errors.Is(err, os.ErrNotExist) {
+			return nil, fmt.Errorf("remove the unreadable index: %w", err)
+		}
+	}
+	return OpenStore(ctx, path)
+}
+
+// Rebuild replaces an unreadable database with an empty one (the next
+// Update indexes the workspace again) and sets Rebuilt. It must not run
+// while the index is in use by another goroutine.
+func (ix *Index) Rebuild(ctx context.Context) error {
+	ix.Store.Close()
+	st, err := recreate(ctx, ix.opts.DBPath)
+	if err != nil {
+		return fmt.Errorf("rebuild index: %w", err)
+	}
+	ix.Store = st
+	ix.Rebuilt = true
+	return nil
 }
 
 // Embedder returns what embeds the index's chunks, or nil.

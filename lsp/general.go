@@ -194,6 +194,8 @@ func (s *Server) openFolder(ctx context.Context, name string, u protocol.Documen
 		Root: abs, DBPath: dirs.IndexPath(abs),
 		Exclude: settings.ExcludedDirectories, MaxFileSize: settings.MaxFileSize,
 		Embedder: s.embedder(),
+		// A server runs long: damage is looked for before it starts.
+		Check: analysis.CheckRows,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("open workspace folder %s: %w", root, err)
