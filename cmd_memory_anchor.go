@@ -43,7 +43,7 @@ unless --no-refresh. Nothing is stored.`,
 				return err
 			}
 			defer ix.Close()
-			s, closeSearcher, err := newSearcher(ctx, g, ix, indexVectors(ix))
+			s, closeSearcher, err := newSearcher(ctx, g, ix, indexVectors(ix), cmd.ErrOrStderr())
 			if err != nil {
 				return err
 			}

@@ -39,7 +39,7 @@ func anchorRules(ctx context.Context, cmd *cobra.Command, m *memoryFlags, s *mem
 	if _, err := updateWithProgress(ctx, cmd, ix); err != nil {
 		return nil, err
 	}
-	searcher, closeSearcher, err := newSearcher(ctx, m.globalFlags, ix, indexVectors(ix))
+	searcher, closeSearcher, err := newSearcher(ctx, m.globalFlags, ix, indexVectors(ix), cmd.ErrOrStderr())
 	if err != nil {
 		return nil, err
 	}

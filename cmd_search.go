@@ -35,7 +35,7 @@ kw: (or grep:), re: (a regular expression), sym:, sem:, hybrid:.`,
 				return err
 			}
 			defer ix.Close()
-			s, closeSearcher, err := newSearcher(ctx, g, ix, indexVectors(ix))
+			s, closeSearcher, err := newSearcher(ctx, g, ix, indexVectors(ix), cmd.ErrOrStderr())
 			if err != nil {
 				return err
 			}

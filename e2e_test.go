@@ -533,3 +533,72 @@ func TestDamagedIndexMCP(t *testing.T) {
 		})
 	}
 }
+
+// fileSum returns the contents of a file, to tell that it was not
+// changed.
+func fileSum(t testing.TB, path string) []byte {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// TestDamagedUserDatabase: a damaged or emptied memory.db is reported and
+// kept as it is; search and the graph, which need no rule, keep working,
+// and the commands that need it fail saying what is wrong.
+func TestDamagedUserDatabase(t *testing.T) {
+	root := sampleRoot(t)
+	for _, tt := range []struct {
+		name string
+		harm func(t *testing.T, path string)
+		says string // in the error of the commands that need the database
+	}{
+		{"damaged pages 2-7", func(t *testing.T, path string) { damage(t, path, 2, 6) }, "left as it is"},
+		{"empty file", func(t *testing.T, path string) {
+			if err := os.Truncate(path, 0); err != nil {
+				t.Fatal(err)
+			}
+		}, "is empty (0 bytes)"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			data := t.TempDir()
+			common := []string{"--data-dir", data, "--root", root}
+			mustRun(t, append(common, "index")...)
+			mustRun(t, append(common, "memory", "correct", "Wrap database errors with the query that failed", "--file", "users/repo.go")...)
+			path := filepath.Join(data, "data", "memory.db")
+			tt.harm(t, path)
+			before := fileSum(t, path)
+
+			r := mustRun(t, append(common, "search", "kw:FindByID")...)
+			if !strings.Contains(r.stdout, "users/repo.go") {
+				t.Errorf("search kw:FindByID:\n%s", r.stdout)
+			}
+			if !strings.Contains(r.stderr, "not recorded") || !strings.Contains(r.stderr, tt.says) {
+				t.Errorf("search does not say why it is not recorded:\n%s", r.stderr)
+			}
+			r = mustRun(t, append(common, "graph", "callers", "UserRepository.FindByID")...)
+			if !strings.Contains(r.stdout, "GetUser") {
+				t.Errorf("graph callers:\n%s", r.stdout)
+			}
+			for _, args := range [][]string{{"memory", "show"}, {"memory", "stats"}, {"memory", "correct", "Another rule"}} {
+				r = runCLI(t, append(common, args...)...)
+				if r.err == nil || !strings.Contains(r.stderr, tt.says) || !strings.Contains(r.stderr, path) {
+					t.Errorf("%s: %v\n%s", strings.Join(args, " "), r.err, r.stderr)
+				}
+				if strings.Contains(r.stderr, "rebuilt") {
+					t.Errorf("%s: %s", strings.Join(args, " "), r.stderr)
+				}
+			}
+			if after := fileSum(t, path); !bytes.Equal(before, after) {
+				t.Errorf("memory.db was changed (%d bytes, now %d)", len(before), len(after))
+			}
+			for _, suffix := range []string{"-wal", "-journal"} {
+				if _, err := os.Stat(path + suffix); err == nil && tt.name == "empty file" {
+					t.Errorf("%s%s was created beside the empty database", path, suffix)
+				}
+			}
+		})
+	}
+}

@@ -200,6 +200,9 @@ func Open(ctx context.Context, path string, opts ...Option) (*Store, error) {
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		return nil, fmt.Errorf("open memory %s: %w", path, err)
 	}
+	if err := state.CheckUserDatabase(path); err != nil {
+		return nil, fmt.Errorf("open memory: %w", err)
+	}
 	dsn := (&url.URL{Scheme: "file", OmitHost: true, Path: filepath.ToSlash(path), RawQuery: "_txlock=immediate"}).String()
 	pragmas := fmt.Sprintf(`PRAGMA busy_timeout=%d; PRAGMA journal_mode=WAL; PRAGMA synchronous=FULL; PRAGMA foreign_keys=ON;`, o.busyTimeout.Milliseconds())
 	db, err := driver.Open(dsn, func(c *sqlite3.Conn) error {

@@ -7,6 +7,7 @@ package state
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -79,4 +80,28 @@ func (d Dirs) IndexPath(root string) string {
 // MemoryPath returns the user's memory database.
 func (d Dirs) MemoryPath() string {
 	return filepath.Join(d.Data, "memory.db")
+}
+
+// ErrEmptyDatabase reports a user database file of 0 bytes. SQLite would
+// take it for a new, empty database and write a fresh schema into it; an
+// emptied memory database is more likely a mistake or a failed copy, so
+// it is reported and left as it is.
+var ErrEmptyDatabase = errors.New("the database file is empty (0 bytes)")
+
+// CheckUserDatabase checks the user database at path before it is opened:
+// a missing file may be created, but one of 0 bytes is an error wrapping
+// ErrEmptyDatabase that says what to do.
+func CheckUserDatabase(path string) error {
+	info, err := os.Stat(path)
+	if err != nil || !info.Mode().IsRegular() || info.Size() > 0 {
+		return nil // opening reports anything else
+	}
+	// A database is being created by another process when its journal
+	// is there already.
+	for _, suffix := range []string{"-wal", "-journal"} {
+		if _, err := os.Stat(path + suffix); err == nil {
+			return nil
+		}
+	}
+	return fmt.Errorf("%s: %w: it was left as it is; restore it from a backup, or remove it to start with no memories", path, ErrEmptyDatabase)
 }

@@ -73,6 +73,9 @@ func Open(ctx context.Context, path string) (*Store, error) {
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		return nil, fmt.Errorf("open memory documents %s: %w", path, err)
 	}
+	if err := state.CheckUserDatabase(path); err != nil {
+		return nil, fmt.Errorf("open memory documents: %w", err)
+	}
 	dsn := (&url.URL{Scheme: "file", OmitHost: true, Path: filepath.ToSlash(path), RawQuery: "_txlock=immediate"}).String()
 	pragmas := fmt.Sprintf(`PRAGMA busy_timeout=%d; PRAGMA journal_mode=WAL; PRAGMA synchronous=FULL;`, DefaultBusyTimeout.Milliseconds())
 	db, err := driver.Open(dsn, func(c *sqlite3.Conn) error { return c.Exec(pragmas) })

@@ -100,6 +100,9 @@ func Open(ctx context.Context, path string, opts ...Option) (*Store, error) {
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		return nil, fmt.Errorf("open memory graph %s: %w", path, err)
 	}
+	if err := state.CheckUserDatabase(path); err != nil {
+		return nil, fmt.Errorf("open memory graph: %w", err)
+	}
 	dsn := (&url.URL{Scheme: "file", OmitHost: true, Path: filepath.ToSlash(path), RawQuery: "_txlock=immediate"}).String()
 	// Slot moves and counters are written on every search: NORMAL
 	// synchronisation in WAL mode commits them without waiting for the

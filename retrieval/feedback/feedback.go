@@ -85,6 +85,9 @@ func Open(ctx context.Context, path string) (*Store, error) {
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		return nil, fmt.Errorf("open routing feedback %s: %w", path, err)
 	}
+	if err := state.CheckUserDatabase(path); err != nil {
+		return nil, fmt.Errorf("open routing feedback: %w", err)
+	}
 	dsn := (&url.URL{Scheme: "file", OmitHost: true, Path: filepath.ToSlash(path), RawQuery: "_txlock=immediate"}).String()
 	db, err := driver.Open(dsn, func(c *sqlite3.Conn) error {
 		// Wait for locks before changing the journal mode, which
