@@ -52,7 +52,13 @@ func (s *Searcher) keyword(ctx context.Context, rt Route, topK int, resp *Respon
 	for i, p := range paths {
 		files[i] = keyword.File{Path: p, Abs: filepath.Join(root, filepath.FromSlash(p))}
 	}
-	res, err := keyword.Search(ctx, files, rt.KeywordQuery, keyword.Options{
+	pattern := rt.KeywordQuery
+	if !rt.KeywordRegex && len(pattern) > keyword.MaxPatternLen {
+		// Exact text longer than a pattern may be is searched by its start.
+		pattern = cutQuery(pattern, keyword.MaxPatternLen)
+		resp.Notice = joinNotice(resp.Notice, fmt.Sprintf("the text to find was cut to its first %d bytes", keyword.MaxPatternLen))
+	}
+	res, err := keyword.Search(ctx, files, pattern, keyword.Options{
 		Regex: rt.KeywordRegex, MaxMatches: max(topK, 1), Overlay: s.Overlay,
 	})
 	var pe *keyword.PatternError

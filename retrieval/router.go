@@ -65,6 +65,11 @@ type Route struct {
 	// looks: DirectionDown for subtypes and implementations of the symbol,
 	// DirectionUp for what it extends or implements, "" when unsaid.
 	InheritanceDirection string `json:"inheritance_direction,omitempty"`
+	// Task is set when the query is a task description — a pasted issue,
+	// a bug report with a traceback, a log, a diff — searched by meaning
+	// and by the files and names it mentions (see ExtractEvidence). Its
+	// strategy is Semantic.
+	Task bool `json:"task,omitempty"`
 }
 
 // Directions of an inheritance question (Route.InheritanceDirection).
@@ -189,6 +194,12 @@ func (r *Router) Route(query string) Route {
 	if q == "" {
 		return Route{Strategy: Semantic, Reasoning: "empty query"}
 	}
+	if _, ok := r.forced(q); !ok {
+		if why := taskShape(query); why != "" {
+			return Route{Strategy: Semantic, Confidence: 0.9, SemanticQuery: q, Task: true,
+				Reasoning: why + ": a task description, searched by meaning and by the files and names it mentions"}
+		}
+	}
 	rt := r.route(q)
 	if cut {
 		rt.Reasoning += fmt.Sprintf(" (query cut to its first %d bytes)", MaxQuery)
@@ -245,6 +256,62 @@ func (r *Router) route(q string) Route {
 		rt.Confidence, rt.Reasoning = 0.5, "a single word: search by meaning"
 	}
 	return rt
+}
+
+// Task descriptions: how many words make a query one, on one line or on
+// several.
+const (
+	taskWordsOneLine = 40
+	taskWordsLines   = 15
+	taskLines        = 3
+)
+
+// taskMarkers are what only pasted tracebacks, logs and diffs hold.
+var taskMarkers = []struct{ marker, what string }{
+	{"Traceback (most recent call last)", "a Python traceback"},
+	{"\ndiff --git ", "a diff"},
+	{"\n@@ -", "a diff"},
+	{"\ngoroutine ", "a Go stack trace"},
+	{"\npanic: ", "a Go panic"},
+	{"\tat ", "a stack trace"},
+	{"\n    at ", "a stack trace"},
+	{"Exception in thread ", "a Java stack trace"},
+}
+
+// taskShape says why a query is a task description rather than a search
+// box query — a traceback, a diff, several lines of prose, or many words
+// — or returns "".
+func taskShape(q string) string {
+	nl := "\n" + q
+	for _, m := range taskMarkers {
+		// Markers other than a traceback's header count in pasted text,
+		// of several lines, only: "panic: " alone may be text to find.
+		if strings.Contains(nl, m.marker) && (strings.Contains(q, "\n") || m.what == "a Python traceback") {
+			return m.what
+		}
+	}
+	if pyFrame.MatchString(q) {
+		return "a Python traceback"
+	}
+	words := 0
+	for _, f := range strings.Fields(q) {
+		if strings.IndexFunc(f, unicode.IsLetter) >= 0 {
+			words++
+		}
+	}
+	lines := 0
+	for _, l := range strings.Split(q, "\n") {
+		if strings.TrimSpace(l) != "" {
+			lines++
+		}
+	}
+	switch {
+	case words >= taskWordsOneLine:
+		return fmt.Sprintf("%d words", words)
+	case lines >= taskLines && words >= taskWordsLines:
+		return fmt.Sprintf("%d lines", lines)
+	}
+	return ""
 }
 
 // forced handles the prefixes that choose a strategy: kw:, grep:, re:,

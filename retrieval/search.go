@@ -2,6 +2,7 @@ package retrieval
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -69,7 +70,13 @@ type Request struct {
 	// chunk, its definition) and cuts the results to that many tokens in
 	// all; otherwise snippets are a few lines.
 	Budget int `json:"budget,omitempty"`
+	// Group, when GroupFiles, also returns the results as files, each
+	// with its best functions and why it was chosen (Response.Files).
+	Group string `json:"group,omitempty"`
 }
+
+// GroupFiles groups a search's results by file (Request.Group).
+const GroupFiles = "files"
 
 // Response is what a search found.
 type Response struct {
@@ -91,6 +98,12 @@ type Response struct {
 	Tokens int `json:"tokens,omitempty"`
 	// FeedbackID identifies the search for anchorage.search.used.
 	FeedbackID int64 `json:"feedback_id,omitempty"`
+	// Files are the results grouped by file, best first, when the
+	// request asked for them (Request.Group).
+	Files []FileResult `json:"files,omitempty"`
+	// Evidence is what a task description mentions (files, modules,
+	// names), for a task search.
+	Evidence *Evidence `json:"evidence,omitempty"`
 }
 
 // Result is one place in the code that answers a query.
@@ -187,29 +200,43 @@ func (s *Searcher) Search(ctx context.Context, req Request) (*Response, error) {
 	default:
 		return nil, &QueryError{Reason: fmt.Sprintf("unknown strategy %q: use semantic, structural, keyword or hybrid", req.Strategy)}
 	}
-	resp := &Response{Query: query, Strategy: rt.Strategy, Confidence: rt.Confidence, Reasoning: rt.Reasoning, Results: []Result{}}
-	// The backends find up to want results, so that Total says how many
-	// there were beyond TopK.
-	want := max(topK, candidateResults)
-	var found []Result
-	switch rt.Strategy {
-	case Keyword:
-		found, resp.Total, err = s.keyword(ctx, rt, topK, resp)
-	case Structural:
-		found, err = s.structural(ctx, rt, want, resp)
-		resp.Total = len(found)
-	case Semantic:
-		found, err = s.semantic(ctx, rt.SemanticQuery, want)
-		resp.Total = len(found)
-	case Hybrid:
-		found, err = s.hybrid(ctx, rt, want, resp)
-		resp.Total = len(found)
+	if rt.Strategy == Semantic && !rt.Task && req.Strategy != "" {
+		// A task pasted with a forced semantic strategy is still a task.
+		if why := taskShape(query); why != "" {
+			rt.Task, rt.Reasoning = true, rt.Reasoning+"; "+why+": searched as a task description"
+		}
 	}
+	if !rt.Task && len(query) > MaxQuery {
+		query = cutQuery(query, MaxQuery)
+		notice = joinNotice(notice, fmt.Sprintf("the query was cut to its first %d bytes", MaxQuery))
+	}
+	resp := &Response{Query: query, Strategy: rt.Strategy, Confidence: rt.Confidence, Reasoning: rt.Reasoning, Results: []Result{}}
+	if rt.Task {
+		rt.SemanticQuery = query
+	}
+	found, files, err := s.run(ctx, rt, topK, resp)
 	if err != nil {
 		return nil, err
 	}
+	if len(found) == 0 && req.Strategy == "" {
+		// Nothing found, or the strategy could not run: the next one.
+		if next, ok := fallback(rt, query); ok {
+			resp.Strategy, resp.Reasoning = next.Strategy, rt.Reasoning+"; "+next.Reasoning
+			rt = next
+			found, files, err = s.run(ctx, rt, topK, resp)
+			if err != nil {
+				return nil, err
+			}
+		}
+	}
 	if len(found) > topK {
 		found = found[:topK]
+	}
+	if req.Group == GroupFiles {
+		if files == nil {
+			files = groupByFile(found)
+		}
+		resp.Files = files[:min(len(files), topK)]
 	}
 	if err := s.fillText(ctx, found, req.Budget > 0); err != nil {
 		return nil, err
@@ -246,8 +273,93 @@ func (s *Searcher) Search(ctx context.Context, req Request) (*Response, error) {
 	return resp, nil
 }
 
+// run runs the backend a route names. Results of a task search come with
+// their grouping by file.
+func (s *Searcher) run(ctx context.Context, rt Route, topK int, resp *Response) ([]Result, []FileResult, error) {
+	// The backends find up to want results, so that Total says how many
+	// there were beyond TopK.
+	want := max(topK, candidateResults)
+	var (
+		found []Result
+		files []FileResult
+		err   error
+	)
+	switch {
+	case rt.Task:
+		found, files, err = s.task(ctx, rt.SemanticQuery, topK, resp)
+		resp.Total = len(files)
+	case rt.Strategy == Keyword:
+		found, resp.Total, err = s.keyword(ctx, rt, topK, resp)
+		var qe *QueryError
+		if errors.As(err, &qe) && rt.Confidence < 1 {
+			// The router's guess at a pattern is no pattern: say so and
+			// let the fallback search by meaning.
+			resp.Notice = joinNotice(resp.Notice, "exact-text search could not run: "+qe.Reason)
+			return nil, nil, nil
+		}
+	case rt.Strategy == Structural:
+		found, err = s.structural(ctx, rt, want, resp)
+		resp.Total = len(found)
+	case rt.Strategy == Semantic:
+		found, err = s.semantic(ctx, rt.SemanticQuery, want)
+		resp.Total = len(found)
+	case rt.Strategy == Hybrid:
+		found, err = s.hybrid(ctx, rt, want, resp)
+		resp.Total = len(found)
+	}
+	return found, files, err
+}
+
+// fallback returns the strategy to try when a routed one found nothing:
+// a search by meaning after an exact-text or a graph search that found
+// nothing (the query's words may still describe code).
+func fallback(rt Route, query string) (Route, bool) {
+	switch {
+	case rt.Task, rt.Strategy == Semantic, rt.Strategy == Hybrid:
+		return Route{}, false
+	}
+	next := Route{Strategy: Semantic, Confidence: 0.5, SemanticQuery: query,
+		Reasoning: fmt.Sprintf("the %s search found nothing, so the query was searched by meaning", rt.Strategy)}
+	if taskShape(query) != "" {
+		next.Task = true
+	}
+	if rt.Strategy == Structural && rt.StructuralQuery != "" && !strings.Contains(query, " ") {
+		next.SemanticQuery = rt.StructuralQuery
+	}
+	return next, true
+}
+
+// groupByFile groups results by file, in the order of each file's best.
+func groupByFile(rs []Result) []FileResult {
+	var out []FileResult
+	at := map[string]int{}
+	for _, r := range rs {
+		i, ok := at[r.File]
+		if !ok {
+			i = len(out)
+			at[r.File] = i
+			out = append(out, FileResult{File: r.File, Score: r.Score, Why: []string{"found by the " + string(r.Strategy) + " search"}})
+		}
+		if len(out[i].Functions) < taskFunctions {
+			out[i].Functions = append(out[i].Functions, r)
+		}
+	}
+	return out
+}
+
+// cutQuery cuts q to at most n bytes at a character boundary.
+func cutQuery(q string, n int) string {
+	if len(q) <= n {
+		return q
+	}
+	for n > 0 && !utf8.RuneStart(q[n]) {
+		n--
+	}
+	return strings.TrimSpace(q[:n])
+}
+
 // cleanQuery checks a query: empty and binary ones are refused, and one
-// longer than MaxQuery is cut, with a notice saying so.
+// longer than MaxTaskQuery is cut, with a notice saying so.
 func cleanQuery(q string) (string, string, error) {
 	if problem := NotText(q); problem != "" {
 		return "", "", &QueryError{Reason: "the query is not text: " + problem}
@@ -257,13 +369,9 @@ func cleanQuery(q string) (string, string, error) {
 		return "", "", ErrEmptyQuery
 	}
 	notice := ""
-	if len(q) > MaxQuery {
-		cut := MaxQuery
-		for cut > 0 && !utf8.RuneStart(q[cut]) {
-			cut--
-		}
-		q = strings.TrimSpace(q[:cut])
-		notice = fmt.Sprintf("the query was cut to its first %d bytes", MaxQuery)
+	if len(q) > MaxTaskQuery {
+		q = cutQuery(q, MaxTaskQuery)
+		notice = fmt.Sprintf("the query was cut to its first %d bytes", MaxTaskQuery)
 	}
 	return q, notice, nil
 }

@@ -1,0 +1,426 @@
+package retrieval
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"math"
+	"path"
+	"slices"
+	"sort"
+	"strings"
+
+	"github.com/anchorage-dev/anchorage/analysis"
+)
+
+// MaxTaskQuery is the most of a task description (a pasted issue, a log,
+// a traceback) that is read; the rest is cut, with a notice.
+const MaxTaskQuery = 64 << 10
+
+// Task search tuning.
+const (
+	// taskTerms is how many of a task's words, the most telling first,
+	// the chunk search looks for: a whole issue has hundreds, most of them
+	// in every file.
+	taskTerms = 40
+	// taskChunks is how many chunks the chunk search brings.
+	taskChunks = 300
+	// taskMaxDefinitions is the most definitions a name may have and still
+	// point at its files: a name defined everywhere points nowhere.
+	taskMaxDefinitions = 25
+	// taskNames is how many of the task's names are resolved, the
+	// heaviest first.
+	taskNames = 120
+	// Weights of the file rankings fused into a task's: the chunks that
+	// match its words, the definitions of the names it mentions, and the
+	// files and modules it names.
+	taskWeightText  = 1.0
+	taskWeightNames = 1.0
+	taskWeightPaths = 1.2
+	// taskFunctions is how many functions each file lists.
+	taskFunctions = 3
+	// secondaryPenalty scales files that are not the code itself: tests,
+	// fixtures, documentation, examples and benchmarks.
+	secondaryPenalty = 0.5
+)
+
+// FileResult is one file that answers a query, with its best functions
+// and why it was chosen.
+type FileResult struct {
+	File  string  `json:"file"`
+	Score float64 `json:"score"`
+	// Why says what put the file on the list: the names it defines that
+	// the query mentions, its being named, the query's words in its code.
+	Why       []string `json:"why"`
+	Functions []Result `json:"functions"`
+}
+
+// taskFile gathers what a task search knows of one file.
+type taskFile struct {
+	path      string
+	text      float64 // aggregated chunk score
+	names     float64 // resolved-name evidence
+	paths     float64 // named file or module
+	why       []string
+	functions []Result
+	seen      map[string]bool
+}
+
+func (f *taskFile) addFunction(r Result) {
+	key := fmt.Sprintf("%s\x00%d", r.Symbol, r.Line)
+	if f.seen[key] || len(f.functions) >= taskFunctions*3 {
+		return
+	}
+	f.seen[key] = true
+	f.functions = append(f.functions, r)
+}
+
+func (f *taskFile) addWhy(why string) {
+	if len(f.why) < 4 && !slices.Contains(f.why, why) {
+		f.why = append(f.why, why)
+	}
+}
+
+// task answers a task description — an issue, a bug report, a traceback,
+// a log — by the evidence it carries (the files, modules and names it
+// mentions, resolved through the code graph) and by its most telling
+// words, and ranks files first, then each file's functions.
+func (s *Searcher) task(ctx context.Context, text string, topK int, resp *Response) ([]Result, []FileResult, error) {
+	ev := ExtractEvidence(text)
+	files := map[string]*taskFile{}
+	file := func(p string) *taskFile {
+		f := files[p]
+		if f == nil {
+			f = &taskFile{path: p, seen: map[string]bool{}}
+			files[p] = f
+		}
+		return f
+	}
+
+	// The task's words: the rarest and most repeated, searched in chunks.
+	terms, err := s.taskTerms(ctx, text)
+	if err != nil {
+		return nil, nil, err
+	}
+	hits, err := s.Index.SearchChunks(ctx, terms, taskChunks)
+	if err != nil {
+		return nil, nil, err
+	}
+	perFile := map[string]int{}
+	for _, h := range hits {
+		f := file(h.Path)
+		// A file's text score is its best chunk's, plus less for each
+		// further one: a file whose functions all match is the likelier.
+		f.text += h.Score * math.Pow(0.5, float64(perFile[h.Path]))
+		perFile[h.Path]++
+		sym := h.Name
+		if h.Kind == analysis.KindModule {
+			sym = ""
+		}
+		f.addFunction(Result{File: h.Path, Line: h.StartLine + 1, EndLine: h.EndLine + 1, Symbol: sym, Kind: string(h.Kind),
+			Score: h.Score, Strategy: Semantic, Snippet: h.Text, node: h.NodeID})
+	}
+
+	// The names it mentions, resolved to their definitions.
+	named := 0
+	for _, m := range ev.Names {
+		if named == taskNames {
+			break
+		}
+		named++
+		var defs []analysis.SymbolInfo
+		if strings.Contains(m.Text, ".") {
+			defs, err = s.Index.Lookup(ctx, m.Text)
+		} else {
+			defs, err = s.Index.DefinitionsNamed(ctx, m.Text)
+		}
+		if err != nil {
+			return nil, nil, err
+		}
+		if len(defs) == 0 || len(defs) > taskMaxDefinitions {
+			continue
+		}
+		// A rare name says more: its weight is shared by its definitions.
+		w := m.Weight / float64(len(defs))
+		for _, d := range defs {
+			f := file(d.Path)
+			f.names += w
+			f.addWhy(fmt.Sprintf("defines `%s`, named in the %s", d.QualifiedName, sourceWords(m.Source)))
+			r := symbolResult(d, w, Semantic)
+			r.node = d.ID
+			f.addFunction(r)
+		}
+	}
+
+	// The files and modules it names.
+	if len(ev.Paths)+len(ev.Modules) > 0 {
+		all, err := s.Index.FilePaths(ctx)
+		if err != nil {
+			return nil, nil, err
+		}
+		r := newPathResolver(all)
+		for _, m := range ev.Paths {
+			matches := r.file(m.Text)
+			for _, p := range matches {
+				f := file(p)
+				f.paths += m.Weight / float64(len(matches))
+				f.addWhy("named in the " + sourceWords(m.Source))
+			}
+		}
+		for _, m := range ev.Modules {
+			matches, exact := r.module(m.Text)
+			w := m.Weight
+			if !exact {
+				w /= 2 // a package, or a module named with a member
+			}
+			for _, p := range matches {
+				f := file(p)
+				f.paths += w / float64(len(matches))
+				f.addWhy(fmt.Sprintf("module `%s`, named in the %s", m.Text, sourceWords(m.Source)))
+			}
+		}
+	}
+
+	// Fuse the three rankings of files.
+	var list []*taskFile
+	for _, f := range files {
+		list = append(list, f)
+	}
+	rank := func(score func(*taskFile) float64) []int64 {
+		var xs []*taskFile
+		for _, f := range list {
+			if score(f) > 0 {
+				xs = append(xs, f)
+			}
+		}
+		sort.SliceStable(xs, func(i, j int) bool {
+			if a, b := score(xs[i]), score(xs[j]); a != b {
+				return a > b
+			}
+			return xs[i].path < xs[j].path
+		})
+		ids := make([]int64, len(xs))
+		for i, f := range xs {
+			ids[i] = int64(slices.Index(list, f))
+		}
+		return ids
+	}
+	fusedFiles := fuse([][]int64{
+		rank(func(f *taskFile) float64 { return f.text }),
+		rank(func(f *taskFile) float64 { return f.names }),
+		rank(func(f *taskFile) float64 { return f.paths }),
+	}, []float64{taskWeightText, taskWeightNames, taskWeightPaths})
+	wantsTests := asksAboutTests(text)
+	for i := range fusedFiles {
+		f := list[fusedFiles[i].id]
+		if !wantsTests && isSecondaryPath(f.path) {
+			fusedFiles[i].score *= secondaryPenalty
+		}
+	}
+	sort.SliceStable(fusedFiles, func(i, j int) bool { return fusedFiles[i].score > fusedFiles[j].score })
+
+	var out []Result
+	var grouped []FileResult
+	for _, ff := range fusedFiles {
+		f := list[ff.id]
+		if f.text > 0 && len(f.why) < 4 {
+			f.addWhy("the task's words in its code")
+		}
+		fns := bestFunctions(f.functions, taskFunctions)
+		if len(fns) == 0 {
+			fns = []Result{{File: f.path, Line: 1, EndLine: 1, Kind: string(analysis.KindModule), Strategy: Semantic}}
+		}
+		for i := range fns {
+			fns[i].Score = ff.score
+		}
+		grouped = append(grouped, FileResult{File: f.path, Score: ff.score, Why: f.why, Functions: fns})
+		out = append(out, fns...)
+		if len(grouped) >= max(topK, candidateResults) {
+			break
+		}
+	}
+	resp.Evidence = &ev
+	return out, grouped, nil
+}
+
+// bestFunctions returns up to n of a file's functions, the best first:
+// named definitions and the chunks that matched most.
+func bestFunctions(fns []Result, n int) []Result {
+	fns = slices.Clone(fns)
+	slices.SortStableFunc(fns, func(a, b Result) int { return cmp.Compare(b.Score, a.Score) })
+	seen := map[string]bool{}
+	var out []Result
+	for _, r := range fns {
+		key := r.Symbol
+		if key == "" {
+			key = fmt.Sprint(r.Line)
+		}
+		if seen[key] {
+			continue
+		}
+		seen[key] = true
+		out = append(out, r)
+		if len(out) == n {
+			break
+		}
+	}
+	return out
+}
+
+// taskTerms picks the words of a task to search for: each term's weight
+// is its inverse chunk frequency, raised by its repeats in the task; the
+// taskTerms heaviest are kept.
+func (s *Searcher) taskTerms(ctx context.Context, text string) ([]string, error) {
+	counts := map[string]int{}
+	var order []string
+	for _, t := range strings.Fields(string(analysis.AppendTerms(nil, text))) {
+		if counts[t] == 0 {
+			order = append(order, t)
+		}
+		counts[t]++
+	}
+	if len(order) <= taskTerms {
+		return order, nil
+	}
+	df, err := s.Index.TermChunks(ctx, order)
+	if err != nil {
+		return nil, err
+	}
+	total, err := s.Index.ChunkCount(ctx)
+	if err != nil {
+		return nil, err
+	}
+	type weighted struct {
+		term string
+		w    float64
+	}
+	var ws []weighted
+	for _, t := range order {
+		d := df[t]
+		if d == 0 {
+			continue
+		}
+		idf := math.Log(1 + float64(total)/float64(d))
+		ws = append(ws, weighted{t, (1 + math.Log(float64(counts[t]))) * idf})
+	}
+	sort.SliceStable(ws, func(i, j int) bool { return ws[i].w > ws[j].w })
+	out := make([]string, 0, taskTerms)
+	for _, w := range ws[:min(len(ws), taskTerms)] {
+		out = append(out, w.term)
+	}
+	return out, nil
+}
+
+// pathResolver matches the paths and modules a task names to the
+// workspace's files.
+type pathResolver struct {
+	files  map[string]bool
+	byBase map[string][]string
+}
+
+func newPathResolver(all []string) *pathResolver {
+	r := &pathResolver{files: map[string]bool{}, byBase: map[string][]string{}}
+	for _, p := range all {
+		r.files[p] = true
+		r.byBase[path.Base(p)] = append(r.byBase[path.Base(p)], p)
+	}
+	return r
+}
+
+// file returns the workspace files a written path names: the files whose
+// path is the longest tail of it ("/usr/lib/python3/site-packages/
+// astropy/io/fits/card.py" names astropy/io/fits/card.py), or that end
+// with it ("fits/card.py", "card.py").
+func (r *pathResolver) file(written string) []string {
+	w := strings.TrimPrefix(path.Clean("/"+strings.ReplaceAll(written, `\`, "/")), "/")
+	cands := r.byBase[path.Base(w)]
+	if len(cands) == 0 {
+		return nil
+	}
+	best, bestSegs := []string(nil), 0
+	for _, c := range cands {
+		segs := commonTailSegments(w, c)
+		switch {
+		case segs > bestSegs:
+			best, bestSegs = []string{c}, segs
+		case segs == bestSegs:
+			best = append(best, c)
+		}
+	}
+	return best
+}
+
+// commonTailSegments counts the path segments two paths end with alike.
+func commonTailSegments(a, b string) int {
+	as, bs := strings.Split(a, "/"), strings.Split(b, "/")
+	n := 0
+	for n < len(as) && n < len(bs) && as[len(as)-1-n] == bs[len(bs)-1-n] {
+		n++
+	}
+	return n
+}
+
+// module returns the files a dotted module name names: its file or its
+// package's __init__ (exact), or else those of the longest prefix that
+// names one (the rest being a member).
+func (r *pathResolver) module(dotted string) ([]string, bool) {
+	parts := strings.Split(dotted, ".")
+	for n := len(parts); n >= 2; n-- {
+		rel := strings.Join(parts[:n], "/")
+		var out []string
+		for _, cand := range []string{rel + ".py", rel + "/__init__.py", rel + ".go", rel + ".ts", rel + ".js", rel + "/index.ts", rel + "/index.js"} {
+			out = append(out, r.file(cand)...)
+		}
+		// Keep only files whose tail holds the whole module path.
+		out = slices.DeleteFunc(out, func(p string) bool {
+			return !strings.HasSuffix("/"+strings.TrimSuffix(strings.TrimSuffix(p, path.Ext(p)), "/__init__"), "/"+rel) &&
+				!strings.HasSuffix("/"+path.Dir(p), "/"+rel)
+		})
+		slices.Sort(out)
+		out = slices.Compact(out)
+		if len(out) > 0 {
+			return out, n == len(parts)
+		}
+	}
+	return nil, false
+}
+
+// isSecondaryPath reports whether a root-relative path holds tests,
+// fixtures, documentation, examples or benchmarks rather than the code
+// itself.
+func isSecondaryPath(p string) bool {
+	if IsTestPath(p) || IsFixturePath(p) {
+		return true
+	}
+	for _, dir := range []string{"test", "tests", "testing", "doc", "docs", "example", "examples", "benchmarks", "bench", "conftest.py"} {
+		if strings.HasPrefix(p, dir+"/") || strings.Contains(p, "/"+dir+"/") || path.Base(p) == dir {
+			return true
+		}
+	}
+	return false
+}
+
+// asksAboutTests reports whether a task is about tests themselves: a
+// failing test to fix is not, so only an explicit request counts.
+func asksAboutTests(text string) bool {
+	lower := strings.ToLower(text)
+	for _, p := range []string{"add a test", "add tests", "write a test", "write tests", "the test suite", "test coverage", "flaky test", "test fixture"} {
+		if strings.Contains(lower, p) {
+			return true
+		}
+	}
+	return false
+}
+
+// sourceWords names a kind of mention for a reason.
+func sourceWords(source string) string {
+	switch source {
+	case "traceback":
+		return "traceback"
+	case "diff":
+		return "diff"
+	case "code", "quoted":
+		return "task's code"
+	}
+	return "task"
+}
