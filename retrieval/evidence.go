@@ -70,7 +70,7 @@ var (
 	// Definitions in code or a diff: def f, class C, func F, fn f.
 	defRe = regexp.MustCompile(`\b(?:def|class|func|fn|function|interface|struct|enum|trait|type)\s+(?:\([^)]*\)\s*)?([A-Za-z_]\w*)`)
 	// Python imports in snippets: from a.b import c, d; import a.b as c.
-	fromImport = regexp.MustCompile(`(?m)^\s*(?:>>>\s*)?from\s+([\w.]+)\s+import\s+\(?([\w, ]+)`)
+	fromImport  = regexp.MustCompile(`(?m)^\s*(?:>>>\s*)?from\s+([\w.]+)\s+import\s+\(?([\w, ]+)`)
 	plainImport = regexp.MustCompile(`(?m)^\s*(?:>>>\s*)?import\s+([\w.]+)`)
 )
 
