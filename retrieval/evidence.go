@@ -154,10 +154,14 @@ func ExtractEvidence(text string) Evidence {
 		code.WriteByte('\n')
 		return "\n"
 	})
+	// A diff's added and removed lines are code; elsewhere a line that
+	// starts with a dash is a list item.
+	isDiff := diffHunk.MatchString(rest)
 	for _, line := range strings.Split(rest, "\n") {
 		t := strings.TrimSpace(line)
 		if strings.HasPrefix(line, "    ") || strings.HasPrefix(line, "\t") || strings.HasPrefix(t, ">>>") ||
-			strings.HasPrefix(t, "...") || strings.HasPrefix(t, "$ ") || strings.HasPrefix(t, "+") || strings.HasPrefix(t, "-") {
+			strings.HasPrefix(t, "... ") || strings.HasPrefix(t, "$ ") ||
+			isDiff && (strings.HasPrefix(line, "+") || strings.HasPrefix(line, "-")) {
 			code.WriteString(line)
 			code.WriteByte('\n')
 			continue

@@ -42,6 +42,9 @@ const (
 	// secondaryPenalty scales files that are not the code itself: tests,
 	// fixtures, documentation, examples and benchmarks.
 	secondaryPenalty = 0.5
+	// otherLanguagePenalty scales files in languages the task is not
+	// about.
+	otherLanguagePenalty = 0.5
 )
 
 // FileResult is one file that answers a query, with its best functions
@@ -181,43 +184,39 @@ func (s *Searcher) task(ctx context.Context, text string, topK int, resp *Respon
 		}
 	}
 
-	// Fuse the three rankings of files.
+	// Combine the three signals, each scaled to its best file: a file
+	// that several point at comes first.
 	var list []*taskFile
+	var maxText, maxNames, maxPaths float64
 	for _, f := range files {
 		list = append(list, f)
+		maxText, maxNames, maxPaths = max(maxText, f.text), max(maxNames, f.names), max(maxPaths, f.paths)
 	}
-	rank := func(score func(*taskFile) float64) []int64 {
-		var xs []*taskFile
-		for _, f := range list {
-			if score(f) > 0 {
-				xs = append(xs, f)
-			}
+	norm := func(x, m float64) float64 {
+		if m == 0 {
+			return 0
 		}
-		sort.SliceStable(xs, func(i, j int) bool {
-			if a, b := score(xs[i]), score(xs[j]); a != b {
-				return a > b
-			}
-			return xs[i].path < xs[j].path
-		})
-		ids := make([]int64, len(xs))
-		for i, f := range xs {
-			ids[i] = int64(slices.Index(list, f))
-		}
-		return ids
+		return x / m
 	}
-	fusedFiles := fuse([][]int64{
-		rank(func(f *taskFile) float64 { return f.text }),
-		rank(func(f *taskFile) float64 { return f.names }),
-		rank(func(f *taskFile) float64 { return f.paths }),
-	}, []float64{taskWeightText, taskWeightNames, taskWeightPaths})
 	wantsTests := asksAboutTests(text)
-	for i := range fusedFiles {
-		f := list[fusedFiles[i].id]
+	langs := taskLanguages(ev, text)
+	fusedFiles := make([]fused, len(list))
+	for i, f := range list {
+		sc := taskWeightText*norm(f.text, maxText) + taskWeightNames*norm(f.names, maxNames) + taskWeightPaths*norm(f.paths, maxPaths)
 		if !wantsTests && isSecondaryPath(f.path) {
-			fusedFiles[i].score *= secondaryPenalty
+			sc *= secondaryPenalty
 		}
+		if len(langs) > 0 && !langs[languageOfPath(f.path)] {
+			sc *= otherLanguagePenalty
+		}
+		fusedFiles[i] = fused{int64(i), sc}
 	}
-	sort.SliceStable(fusedFiles, func(i, j int) bool { return fusedFiles[i].score > fusedFiles[j].score })
+	sort.SliceStable(fusedFiles, func(i, j int) bool {
+		if fusedFiles[i].score != fusedFiles[j].score {
+			return fusedFiles[i].score > fusedFiles[j].score
+		}
+		return list[fusedFiles[i].id].path < list[fusedFiles[j].id].path
+	})
 
 	var out []Result
 	var grouped []FileResult
@@ -423,4 +422,52 @@ func sourceWords(source string) string {
 		return "task's code"
 	}
 	return "task"
+}
+
+// languageOfPath names a file's language by its extension, as the task
+// evidence does: "py", "go", "js", "ts", "rs", "java".
+func languageOfPath(p string) string {
+	switch path.Ext(p) {
+	case ".py", ".pyi":
+		return "py"
+	case ".go":
+		return "go"
+	case ".js", ".jsx", ".mjs", ".cjs":
+		return "js"
+	case ".ts", ".tsx", ".mts", ".cts":
+		return "ts"
+	case ".rs":
+		return "rs"
+	case ".java":
+		return "java"
+	}
+	return ""
+}
+
+// taskLanguages returns the languages a task is about, from the files it
+// names and the code it quotes; nil when it does not say.
+func taskLanguages(ev Evidence, text string) map[string]bool {
+	langs := map[string]bool{}
+	for _, m := range ev.Paths {
+		if l := languageOfPath(m.Text); l != "" {
+			langs[l] = true
+		}
+	}
+	for _, hint := range []struct{ marker, lang string }{
+		{"Traceback (most recent call last)", "py"}, {">>> ", "py"}, {"```python", "py"}, {"```py\n", "py"}, {"\ndef ", "py"}, {"\nimport ", "py"}, {"\nfrom ", "py"},
+		{"```go", "go"}, {"\nfunc ", "go"}, {"goroutine ", "go"},
+		{"```js", "js"}, {"```javascript", "js"}, {"```ts", "ts"}, {"```typescript", "ts"},
+		{"```rust", "rs"}, {"\nfn ", "rs"}, {"```java\n", "java"},
+	} {
+		if strings.Contains(text, hint.marker) {
+			langs[hint.lang] = true
+		}
+	}
+	if langs["js"] || langs["ts"] {
+		langs["js"], langs["ts"] = true, true
+	}
+	if len(langs) == 0 {
+		return nil
+	}
+	return langs
 }
