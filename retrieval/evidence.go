@@ -243,9 +243,6 @@ func (c *collector) qualified(d string, w float64, source string) {
 	c.name(last, w, source)
 	if len(parts) >= 2 && !evidenceStop[parts[len(parts)-2]] && isIdent(parts[len(parts)-2]) {
 		add(c.names, parts[len(parts)-2]+"."+last, w, source)
-		if len(parts) >= 3 {
-			c.module(strings.Join(parts[:len(parts)-1], "."), w/2, source)
-		}
 	}
 }
 

@@ -37,11 +37,14 @@ const (
 	taskWeightText  = 1.0
 	taskWeightNames = 1.0
 	taskWeightPaths = 1.2
+	taskWeightTitle = 0.5
+	// taskTitleResults is how many results the title's search brings.
+	taskTitleResults = 20
 	// taskFunctions is how many functions each file lists.
 	taskFunctions = 3
 	// secondaryPenalty scales files that are not the code itself: tests,
 	// fixtures, documentation, examples and benchmarks.
-	secondaryPenalty = 0.5
+	secondaryPenalty = 0.3
 	// otherLanguagePenalty scales files in languages the task is not
 	// about.
 	otherLanguagePenalty = 0.5
@@ -62,6 +65,7 @@ type FileResult struct {
 type taskFile struct {
 	path      string
 	text      float64 // aggregated chunk score
+	title     float64 // the title's search by meaning
 	names     float64 // resolved-name evidence
 	paths     float64 // named file or module
 	why       []string
@@ -114,7 +118,7 @@ func (s *Searcher) task(ctx context.Context, text string, topK int, resp *Respon
 		f := file(h.Path)
 		// A file's text score is its best chunk's, plus less for each
 		// further one: a file whose functions all match is the likelier.
-		f.text += h.Score * math.Pow(0.5, float64(perFile[h.Path]))
+		f.text += h.Score * math.Pow(0.3, float64(perFile[h.Path]))
 		perFile[h.Path]++
 		sym := h.Name
 		if h.Kind == analysis.KindModule {
@@ -124,13 +128,27 @@ func (s *Searcher) task(ctx context.Context, text string, topK int, resp *Respon
 			Score: h.Score, Strategy: Semantic, Snippet: h.Text, node: h.NodeID})
 	}
 
+	// Its title, searched by meaning as a question would be: the one line
+	// that says what the task is about.
+	if title := taskTitle(text); title != "" {
+		rs, err := s.semantic(ctx, title, taskTitleResults)
+		if err != nil {
+			return nil, nil, err
+		}
+		for i, r := range rs {
+			f := file(r.File)
+			f.title = max(f.title, 1/float64(i+1))
+			f.addFunction(r)
+		}
+	}
+
 	// The names it mentions, resolved to their definitions.
-	named := 0
+	resolved := 0
 	for _, m := range ev.Names {
-		if named == taskNames {
+		if resolved == taskNames {
 			break
 		}
-		named++
+		resolved++
 		var defs []analysis.SymbolInfo
 		if strings.Contains(m.Text, ".") {
 			defs, err = s.Index.Lookup(ctx, m.Text)
@@ -187,10 +205,11 @@ func (s *Searcher) task(ctx context.Context, text string, topK int, resp *Respon
 	// Combine the three signals, each scaled to its best file: a file
 	// that several point at comes first.
 	var list []*taskFile
-	var maxText, maxNames, maxPaths float64
+	var maxText, maxNames, maxPaths, maxTitle float64
 	for _, f := range files {
 		list = append(list, f)
 		maxText, maxNames, maxPaths = max(maxText, f.text), max(maxNames, f.names), max(maxPaths, f.paths)
+		maxTitle = max(maxTitle, f.title)
 	}
 	norm := func(x, m float64) float64 {
 		if m == 0 {
@@ -200,9 +219,18 @@ func (s *Searcher) task(ctx context.Context, text string, topK int, resp *Respon
 	}
 	wantsTests := asksAboutTests(text)
 	langs := taskLanguages(ev, text)
+	// A task that names many files says less about each of them.
+	named := 0
+	for _, f := range list {
+		if f.paths > 0 {
+			named++
+		}
+	}
+	pathWeight := taskWeightPaths / math.Sqrt(max(1, float64(named)/2))
 	fusedFiles := make([]fused, len(list))
 	for i, f := range list {
-		sc := taskWeightText*norm(f.text, maxText) + taskWeightNames*norm(f.names, maxNames) + taskWeightPaths*norm(f.paths, maxPaths)
+		sc := taskWeightText*norm(f.text, maxText) + taskWeightNames*norm(f.names, maxNames) + pathWeight*norm(f.paths, maxPaths) +
+			taskWeightTitle*norm(f.title, maxTitle)
 		if !wantsTests && isSecondaryPath(f.path) {
 			sc *= secondaryPenalty
 		}
@@ -391,7 +419,7 @@ func isSecondaryPath(p string) bool {
 	if IsTestPath(p) || IsFixturePath(p) {
 		return true
 	}
-	for _, dir := range []string{"test", "tests", "testing", "doc", "docs", "example", "examples", "benchmarks", "bench", "conftest.py"} {
+	for _, dir := range []string{"test", "tests", "testing", "doc", "docs", "example", "examples", "benchmarks", "bench", "conftest.py", "scripts", "script"} {
 		if strings.HasPrefix(p, dir+"/") || strings.Contains(p, "/"+dir+"/") || path.Base(p) == dir {
 			return true
 		}
@@ -470,4 +498,21 @@ func taskLanguages(ev Evidence, text string) map[string]bool {
 		return nil
 	}
 	return langs
+}
+
+// taskTitle returns the first line of a task when it reads as a title: a
+// few words, not code, not a log line.
+func taskTitle(text string) string {
+	for _, line := range strings.Split(text, "\n") {
+		line = strings.TrimSpace(strings.TrimLeft(strings.TrimSpace(line), "#*>"))
+		if line == "" {
+			continue
+		}
+		words := strings.Fields(line)
+		if len(words) < 3 || len(words) > 30 || !isProse(line) && len(words) < 6 {
+			return ""
+		}
+		return line
+	}
+	return ""
 }
