@@ -37,7 +37,7 @@ const (
 	taskWeightText  = 1.0
 	taskWeightNames = 1.0
 	taskWeightPaths = 1.2
-	taskWeightTitle = 0.5
+	taskWeightTitle = 0.8
 	// taskTitleResults is how many results the title's search brings.
 	taskTitleResults = 20
 	// taskFunctions is how many functions each file lists.
