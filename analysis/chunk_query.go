@@ -153,9 +153,19 @@ func (s *Store) dropCommonTerms(ctx context.Context, terms []string) ([]string, 
 // AppendTerms makes them); terms no chunk holds are left out.
 func (s *Store) TermChunks(ctx context.Context, terms []string) (map[string]int, error) {
 	out := map[string]int{}
+	if len(terms) == 0 {
+		return out, nil
+	}
+	// One statement for all the terms: a task's hundreds of words would
+	// otherwise each pay for preparing it.
+	stmt, err := s.db.PrepareContext(ctx, `SELECT doc FROM chunk_vocab WHERE term = ?`)
+	if err != nil {
+		return nil, fmt.Errorf("count chunks of terms: %w", err)
+	}
+	defer stmt.Close()
 	for _, t := range terms {
 		var docs int
-		err := s.db.QueryRowContext(ctx, `SELECT doc FROM chunk_vocab WHERE term = ?`, t).Scan(&docs)
+		err := stmt.QueryRowContext(ctx, t).Scan(&docs)
 		if err == sql.ErrNoRows {
 			continue
 		}

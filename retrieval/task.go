@@ -3,12 +3,14 @@ package retrieval
 import (
 	"cmp"
 	"context"
+	"errors"
 	"fmt"
 	"math"
 	"path"
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/anchorage-dev/anchorage/analysis"
 )
@@ -104,15 +106,33 @@ func (s *Searcher) task(ctx context.Context, text string, topK int, resp *Respon
 		return f
 	}
 
-	// The task's words: the rarest and most repeated, searched in chunks.
-	terms, err := s.taskTerms(ctx, text)
-	if err != nil {
+	// Three searches run side by side: the task's most telling words in
+	// the chunks, its title by meaning, and the names it mentions in the
+	// graph.
+	var (
+		wg                          sync.WaitGroup
+		hits                        []analysis.ChunkHit
+		titled                      []Result
+		defs                        []namedDefinition
+		textErr, titleErr, namesErr error
+	)
+	wg.Go(func() {
+		terms, err := s.taskTerms(ctx, text)
+		if err != nil {
+			textErr = err
+			return
+		}
+		hits, textErr = s.Index.SearchChunks(ctx, terms, taskChunks)
+	})
+	if title := taskTitle(text); title != "" {
+		wg.Go(func() { titled, titleErr = s.semantic(ctx, title, taskTitleResults) })
+	}
+	wg.Go(func() { defs, namesErr = s.resolveNames(ctx, ev.Names) })
+	wg.Wait()
+	if err := errors.Join(textErr, titleErr, namesErr); err != nil {
 		return nil, nil, err
 	}
-	hits, err := s.Index.SearchChunks(ctx, terms, taskChunks)
-	if err != nil {
-		return nil, nil, err
-	}
+
 	perFile := map[string]int{}
 	for _, h := range hits {
 		f := file(h.Path)
@@ -127,50 +147,18 @@ func (s *Searcher) task(ctx context.Context, text string, topK int, resp *Respon
 		f.addFunction(Result{File: h.Path, Line: h.StartLine + 1, EndLine: h.EndLine + 1, Symbol: sym, Kind: string(h.Kind),
 			Score: h.Score, Strategy: Semantic, Snippet: h.Text, node: h.NodeID})
 	}
-
-	// Its title, searched by meaning as a question would be: the one line
-	// that says what the task is about.
-	if title := taskTitle(text); title != "" {
-		rs, err := s.semantic(ctx, title, taskTitleResults)
-		if err != nil {
-			return nil, nil, err
-		}
-		for i, r := range rs {
-			f := file(r.File)
-			f.title = max(f.title, 1/float64(i+1))
-			f.addFunction(r)
-		}
+	for i, r := range titled {
+		f := file(r.File)
+		f.title = max(f.title, 1/float64(i+1))
+		f.addFunction(r)
 	}
-
-	// The names it mentions, resolved to their definitions.
-	resolved := 0
-	for _, m := range ev.Names {
-		if resolved == taskNames {
-			break
-		}
-		resolved++
-		var defs []analysis.SymbolInfo
-		if strings.Contains(m.Text, ".") {
-			defs, err = s.Index.Lookup(ctx, m.Text)
-		} else {
-			defs, err = s.Index.DefinitionsNamed(ctx, m.Text)
-		}
-		if err != nil {
-			return nil, nil, err
-		}
-		if len(defs) == 0 || len(defs) > taskMaxDefinitions {
-			continue
-		}
-		// A rare name says more: its weight is shared by its definitions.
-		w := m.Weight / float64(len(defs))
-		for _, d := range defs {
-			f := file(d.Path)
-			f.names += w
-			f.addWhy(fmt.Sprintf("defines `%s`, named in the %s", d.QualifiedName, sourceWords(m.Source)))
-			r := symbolResult(d, w, Semantic)
-			r.node = d.ID
-			f.addFunction(r)
-		}
+	for _, d := range defs {
+		f := file(d.def.Path)
+		f.names += d.weight
+		f.addWhy(fmt.Sprintf("defines `%s`, named in the %s", d.def.QualifiedName, sourceWords(d.source)))
+		r := symbolResult(d.def, d.weight, Semantic)
+		r.node = d.def.ID
+		f.addFunction(r)
 	}
 
 	// The files and modules it names.
@@ -268,6 +256,42 @@ func (s *Searcher) task(ctx context.Context, text string, topK int, resp *Respon
 	}
 	resp.Evidence = &ev
 	return out, grouped, nil
+}
+
+// namedDefinition is a definition of a name a task mentions, with the
+// weight of the mention shared among the name's definitions.
+type namedDefinition struct {
+	def    analysis.SymbolInfo
+	weight float64
+	source string
+}
+
+// resolveNames looks up the definitions of the names a task mentions,
+// the heaviest first; a name with no definition, or with so many that
+// it points nowhere, is left out.
+func (s *Searcher) resolveNames(ctx context.Context, names []Mention) ([]namedDefinition, error) {
+	var out []namedDefinition
+	for _, m := range names[:min(len(names), taskNames)] {
+		var defs []analysis.SymbolInfo
+		var err error
+		if strings.Contains(m.Text, ".") {
+			defs, err = s.Index.Lookup(ctx, m.Text)
+		} else {
+			defs, err = s.Index.DefinitionsNamed(ctx, m.Text)
+		}
+		if err != nil {
+			return nil, err
+		}
+		if len(defs) == 0 || len(defs) > taskMaxDefinitions {
+			continue
+		}
+		// A rare name says more: its weight is shared by its definitions.
+		w := m.Weight / float64(len(defs))
+		for _, d := range defs {
+			out = append(out, namedDefinition{d, w, m.Source})
+		}
+	}
+	return out, nil
 }
 
 // bestFunctions returns up to n of a file's functions, the best first:
