@@ -1,0 +1,137 @@
+package retrieval
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+var evalFunctions = flag.Bool("eval.functions", false, "evaluate function-level search on the blind sets over the Go module cache, the Python standard library and an npm package (slow)")
+
+// functionCase is a line of a function-level set: a question, the files
+// that answer it and the functions that do.
+type functionCase struct {
+	Q    string   `json:"q"`
+	Rel  []string `json:"rel"`
+	Sym  []string `json:"sym"`
+	Kind string   `json:"kind"`
+}
+
+// functionSets are the function-level sets with the roots they are
+// written against (see testdata/eval/README.md).
+var functionSets = []struct{ file, root string }{
+	{"zap-blind.jsonl", "$GOMODCACHE/go.uber.org/zap@v1.21.0"},
+	{"zap-tasks-blind.jsonl", "$GOMODCACHE/go.uber.org/zap@v1.21.0"},
+	{"cobra-blind.jsonl", "$GOMODCACHE/github.com/spf13/cobra@v1.10.2"},
+	{"python311-blind.jsonl", "/usr/lib/python3.11"},
+	{"python311-tasks-blind.jsonl", "/usr/lib/python3.11"},
+	{"npm-blind.jsonl", "/usr/lib/node_modules/npm/node_modules/cacache"},
+}
+
+// matchesFunction reports whether a result is one of the case's
+// functions: its file is in rel and its symbol is an entry of sym or ends
+// with "." and one.
+func matchesFunction(r Result, c functionCase) bool {
+	if !contains(c.Rel, r.File) {
+		return false
+	}
+	for _, s := range c.Sym {
+		if r.Symbol == s || strings.HasSuffix(r.Symbol, "."+s) {
+			return true
+		}
+	}
+	return false
+}
+
+// TestEvalFunctions measures function-level hit@5 and MRR (and file-level
+// hit@5) of the routed search on the blind function-level sets. Run with
+// -eval.functions -v; -eval.dir keeps the indexes.
+func TestEvalFunctions(t *testing.T) {
+	if !*evalFunctions {
+		t.Skip("needs -eval.functions")
+	}
+	modcache := os.Getenv("GOMODCACHE")
+	if modcache == "" {
+		out, err := exec.Command("go", "env", "GOMODCACHE").Output()
+		if err != nil {
+			t.Fatal(err)
+		}
+		modcache = strings.TrimSpace(string(out))
+	}
+	searchers := map[string]*Searcher{}
+	var report []string
+	for _, set := range functionSets {
+		root := strings.ReplaceAll(set.root, "$GOMODCACHE", modcache)
+		if _, err := os.Stat(root); err != nil {
+			t.Logf("skipped %s: no %s", set.file, root)
+			continue
+		}
+		s := searchers[root]
+		if s == nil {
+			s = newEvalSearcherTB(t, root)
+			searchers[root] = s
+		}
+		cases := readFunctionCases(t, set.file)
+		var fn, file evalScore
+		var misses []string
+		for _, c := range cases {
+			resp, err := s.Search(context.Background(), Request{Query: c.Q, TopK: 10})
+			if err != nil {
+				t.Fatalf("%s %q: %v", set.file, c.Q, err)
+			}
+			fr := 0
+			for i, r := range resp.Results {
+				if matchesFunction(r, c) {
+					fr = i + 1
+					break
+				}
+			}
+			fn.add(fr)
+			file.add(firstRelevant(resp.Results, c.Rel))
+			if fr == 0 || fr > 5 {
+				var got []string
+				for _, r := range resp.Results[:min(3, len(resp.Results))] {
+					got = append(got, r.File+" "+r.Symbol)
+				}
+				q := c.Q
+				if len(q) > 70 {
+					q = q[:70] + "…"
+				}
+				misses = append(misses, fmt.Sprintf("    %-72q want %v → %v", q, c.Sym, got))
+			}
+		}
+		report = append(report, fmt.Sprintf("%-30s %3d  function hit@5 %.2f MRR %.2f   file hit@5 %.2f MRR %.2f\n%s",
+			set.file, fn.n, fn.hitAt5(), fn.mrr(), file.hitAt5(), file.mrr(), strings.Join(misses, "\n")))
+	}
+	t.Logf("function-level search\n%s", strings.Join(report, "\n"))
+}
+
+func readFunctionCases(t *testing.T, name string) []functionCase {
+	t.Helper()
+	f, err := os.Open(filepath.Join("testdata", "eval", name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var out []functionCase
+	sc := bufio.NewScanner(f)
+	sc.Buffer(nil, 1<<20)
+	for sc.Scan() {
+		if strings.TrimSpace(sc.Text()) == "" {
+			continue
+		}
+		var c functionCase
+		if err := json.Unmarshal(sc.Bytes(), &c); err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		out = append(out, c)
+	}
+	return out
+}
