@@ -179,7 +179,18 @@ func symbolResult(sym analysis.SymbolInfo, score float64, strategy Strategy) Res
 	return Result{
 		File: sym.Path, Line: sym.Range.Start.Line + 1, EndLine: sym.Range.End.Line + 1,
 		Symbol: sym.QualifiedName, Kind: string(sym.Kind), Score: score, Strategy: strategy,
+		Doc: firstLine(sym.Doc),
 	}
+}
+
+// firstLine returns the first non-blank line of text, trimmed.
+func firstLine(text string) string {
+	for _, l := range strings.Split(text, "\n") {
+		if l = strings.TrimSpace(l); l != "" {
+			return l
+		}
+	}
+	return ""
 }
 
 // semantic ranks chunks by BM25 over their terms, fused with the vector
@@ -649,6 +660,15 @@ func (s *Searcher) fillText(ctx context.Context, rs []Result, whole bool) error 
 	files := map[string][]string{}
 	for i := range rs {
 		r := &rs[i]
+		if r.Doc == "" && r.node != 0 {
+			sym, ok, err := s.Index.Symbol(ctx, r.node)
+			if err != nil {
+				return err
+			}
+			if ok {
+				r.Doc = firstLine(sym.Doc)
+			}
+		}
 		if r.Snippet != "" && (!whole || r.Strategy == Keyword) {
 			if !whole {
 				r.Snippet = firstLines(r.Snippet, snippetLines)

@@ -121,6 +121,8 @@ type Result struct {
 	Strategy      Strategy `json:"strategy"`
 	MultiStrategy bool     `json:"multi_strategy"`
 	Snippet       string   `json:"snippet"`
+	// Doc is the first line of the symbol's doc comment, when it has one.
+	Doc string `json:"doc,omitempty"`
 	// Truncated is set when the snippet was cut to fit the token budget.
 	Truncated bool `json:"truncated,omitempty"`
 
