@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
 	"io/fs"
 	"os"
@@ -122,15 +123,48 @@ func TestCLISearch(t *testing.T) {
 		if !header.MatchString(out) {
 			t.Errorf("output does not start with the route and count:\n%s", out)
 		}
+		// One line per result: place, symbol and the first line of its doc.
+		if want := "\nusers/service.go:" + strconv.Itoa(getUser) + "  Service.GetUser — GetUser returns the user with the given id.\n"; !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+		if strings.Contains(out, "return s.repo.FindByID") {
+			t.Errorf("output shows code without --snippets:\n%s", out)
+		}
+	})
+
+	t.Run("snippets", func(t *testing.T) {
+		out, err := run(t, append(common, "--no-refresh", "--snippets", "who calls FindByID")...)
+		if err != nil {
+			t.Fatal(err)
+		}
 		for _, want := range []string{
-			"\n  [structural] users/service.go:" + strconv.Itoa(getUser) + "-",
-			"  method Service.GetUser\n",
+			"\nusers/service.go:" + strconv.Itoa(getUser) + "-",
+			"  Service.GetUser\n",
 			"\n    func (s *Service) GetUser(ctx context.Context, id string) (*User, error) {\n",
 			"\n    \treturn s.repo.FindByID(ctx, id)\n",
 		} {
 			if !strings.Contains(out, want) {
 				t.Errorf("output lacks %q:\n%s", want, out)
 			}
+		}
+	})
+
+	t.Run("task from standard input grouped by file", func(t *testing.T) {
+		task := "Jobs are retried forever\n\nTraceback (most recent call last):\n  File \"/srv/worker/runner.py\", line 40, in run_all\n" +
+			"  File \"/srv/worker/jobs.py\", line 20, in wrapper\nOSError: [Errno 111] Connection refused\n"
+		var stdout, stderr bytes.Buffer
+		cmd := newRootCmd(&stdout, &stderr)
+		cmd.SetIn(strings.NewReader(task))
+		cmd.SetArgs(append(common, "--no-refresh", "--group", "files", "-"))
+		if err := cmd.Execute(); err != nil {
+			t.Fatalf("%v: %s", err, stderr.String())
+		}
+		out := stdout.String()
+		if !strings.Contains(out, "a task description") || !regexp.MustCompile(`\nworker/(jobs|runner)\.py\n  why: [^\n]*named in the traceback`).MatchString(out) {
+			t.Errorf("output does not list the traceback's files with why:\n%s", out)
+		}
+		if _, err := run(t, append(common, "--no-refresh", "--group", "symbols", "retry")...); err == nil || !strings.Contains(err.Error(), `--group "symbols"`) {
+			t.Errorf("--group symbols: %v, want an error naming it", err)
 		}
 	})
 
@@ -185,7 +219,7 @@ func TestCLISearch(t *testing.T) {
 		if !regexp.MustCompile(`— 2 results in [0-9.]+ ms\n\([0-9]+ found in all\)\n`).MatchString(out) {
 			t.Errorf("output does not say how many were found in all:\n%s", out)
 		}
-		if n := strings.Count(out, "[keyword] "); n != 2 {
+		if n := len(regexp.MustCompile(`(?m)^\S+:\d+ `).FindAllString(out, -1)); n != 2 {
 			t.Errorf("%d results printed, want 2:\n%s", n, out)
 		}
 	})

@@ -61,7 +61,7 @@ type folderResult struct {
 }
 
 // search runs anchorage.search: {"query", "top_k"?, "strategy"?,
-// "budget"?} or ["query"].
+// "budget"?, "group"?} or ["query"].
 func (s *Server) search(ctx context.Context, args []any) (any, error) {
 	req, err := decodeSearchArgs(args)
 	if err != nil {
@@ -85,6 +85,7 @@ func (s *Server) search(ctx context.Context, args []any) (any, error) {
 		} else {
 			out.Total += resp.Total
 			out.Partial = out.Partial || resp.Partial
+			out.Files = append(out.Files, resp.Files...)
 		}
 		for _, r := range resp.Results {
 			if !s.owns(f, r.File) {
@@ -106,6 +107,8 @@ func (s *Server) search(ctx context.Context, args []any) (any, error) {
 		if len(out.Results) > top {
 			out.Results = out.Results[:top]
 		}
+		sort.SliceStable(out.Files, func(i, j int) bool { return out.Files[i].Score > out.Files[j].Score })
+		out.Files = out.Files[:min(len(out.Files), top)]
 	}
 	out.FeedbackID = 0
 	if fb := s.feedbackStore(); fb != nil {

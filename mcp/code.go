@@ -22,16 +22,18 @@ type SearchArgs struct {
 	Strategy string `json:"strategy,omitempty" jsonschema:"force a strategy instead of routing the query"`
 	TopK     int    `json:"top_k,omitempty" jsonschema:"how many results (default 10)"`
 	Budget   int    `json:"budget,omitempty" jsonschema:"if set, return each result's whole text and cut the results to this many tokens in all; otherwise snippets are a few lines"`
+	Group    string `json:"group,omitempty" jsonschema:"'files' to also get the results grouped by file: each file with its best functions and why it was chosen"`
 }
 
 func (s *Service) searchTool() tool {
 	return newTool(s, toolSpec{
 		name: ToolSearch, title: "Search the code", readOnly: true,
-		description: `Searches this workspace's code and returns the places that answer a query, best first, each with its file, lines, symbol and a snippet. The query is routed without an LLM: conceptual questions ("how are users loaded?") go to a semantic search over code chunks, questions about relations ("what calls FindByID?", "what implements Repository?") to the code graph, exact text or regular expressions ("lines containing API_KEY") to a keyword search, and compound ones ("the auth code and everything that depends on it") to a hybrid search whose results found by several strategies are marked multi_strategy. Use it before reading files to find where something lives; set budget to get whole function bodies within a token budget. The answer says which strategy ran and why, and partial is true while the workspace is still being indexed.`,
+		description: `Searches this workspace's code and returns the places that answer a query, best first, each with its file, lines, symbol and a snippet. The query is routed without an LLM: conceptual questions ("how are users loaded?") go to a semantic search over code chunks, questions about relations ("what calls FindByID?", "what implements Repository?") to the code graph, exact text or regular expressions ("lines containing API_KEY") to a keyword search, and compound ones ("the auth code and everything that depends on it") to a hybrid search whose results found by several strategies are marked multi_strategy. Paste a whole task as the query — an issue, a bug report with its traceback, a log, a diff: it is searched by the files, modules and names it mentions (resolved through the code graph) and by meaning, and answers the files to change with their functions (set group to "files" to get them grouped, with why each was chosen). Use it before reading files to find where something lives; set budget to get whole function bodies within a token budget. The answer says which strategy ran and why, and partial is true while the workspace is still being indexed.`,
 		schema: func(p map[string]*jsonschema.Schema) {
 			minLen(p, "query", 1)
-			maxLen(p, "query", MaxQueryBytes)
+			maxLen(p, "query", MaxSearchBytes)
 			enum(p, "strategy", "semantic", "structural", "keyword", "hybrid")
+			enum(p, "group", "files")
 			between(p, "top_k", 1, MaxTopK)
 			between(p, "budget", 0, MaxBudget)
 		},
@@ -39,7 +41,7 @@ func (s *Service) searchTool() tool {
 }
 
 func (s *Service) search(ctx context.Context, a SearchArgs) (retrieval.Response, error) {
-	if err := errors.Join(checkLen("query", a.Query, MaxQueryBytes), checkRange("top_k", a.TopK, 0, MaxTopK),
+	if err := errors.Join(checkLen("query", a.Query, MaxSearchBytes), checkRange("top_k", a.TopK, 0, MaxTopK),
 		checkRange("budget", a.Budget, 0, MaxBudget)); err != nil {
 		return retrieval.Response{}, err
 	}
@@ -49,7 +51,12 @@ func (s *Service) search(ctx context.Context, a SearchArgs) (retrieval.Response,
 	default:
 		return retrieval.Response{}, fmt.Errorf("unknown strategy %q: want semantic, structural, keyword or hybrid", a.Strategy)
 	}
-	resp, err := s.searcher.Search(ctx, retrieval.Request{Query: a.Query, TopK: a.TopK, Strategy: strategy, Budget: a.Budget})
+	switch a.Group {
+	case "", retrieval.GroupFiles:
+	default:
+		return retrieval.Response{}, fmt.Errorf("unknown group %q: want %q or nothing", a.Group, retrieval.GroupFiles)
+	}
+	resp, err := s.searcher.Search(ctx, retrieval.Request{Query: a.Query, TopK: a.TopK, Strategy: strategy, Budget: a.Budget, Group: a.Group})
 	if err != nil {
 		return retrieval.Response{}, err
 	}
@@ -70,13 +77,13 @@ func (s *Service) routeTool() tool {
 		description: `Explains, without searching, how the search tool would answer a query: the strategy (semantic, structural, keyword or hybrid), the router's confidence from 0 to 1, a one-line reason, and what each backend would be given (the text a semantic search looks for, the symbol and graph operation of a structural one, the text or regular expression of a keyword one). Use it to understand a surprising search answer or to rephrase a query so that it reaches the right backend; it costs almost nothing.`,
 		schema: func(p map[string]*jsonschema.Schema) {
 			minLen(p, "query", 1)
-			maxLen(p, "query", MaxQueryBytes)
+			maxLen(p, "query", MaxSearchBytes)
 		},
 	}, s.route)
 }
 
 func (s *Service) route(_ context.Context, a RouteArgs) (retrieval.Route, error) {
-	if err := checkLen("query", a.Query, MaxQueryBytes); err != nil {
+	if err := checkLen("query", a.Query, MaxSearchBytes); err != nil {
 		return retrieval.Route{}, err
 	}
 	if strings.TrimSpace(a.Query) == "" {

@@ -17,8 +17,12 @@ import (
 // Argument limits: larger arguments are refused with an error naming the
 // limit (the input schemas state them too).
 const (
-	// MaxQueryBytes is the longest query: the router's.
+	// MaxQueryBytes is the longest query of the memory tools: the
+	// router's.
 	MaxQueryBytes = retrieval.MaxQuery
+	// MaxSearchBytes is the longest query of search and route: a whole
+	// task (an issue, a log) may be pasted.
+	MaxSearchBytes = retrieval.MaxTaskQuery
 	// MaxSymbolBytes is the longest symbol name.
 	MaxSymbolBytes = 512
 	// MaxPathBytes is the longest file path.

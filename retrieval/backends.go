@@ -179,7 +179,7 @@ func symbolResult(sym analysis.SymbolInfo, score float64, strategy Strategy) Res
 	return Result{
 		File: sym.Path, Line: sym.Range.Start.Line + 1, EndLine: sym.Range.End.Line + 1,
 		Symbol: sym.QualifiedName, Kind: string(sym.Kind), Score: score, Strategy: strategy,
-		Doc: firstLine(sym.Doc),
+		Doc: firstLine(sym.Doc), node: sym.ID,
 	}
 }
 

@@ -224,8 +224,8 @@ func (c *collector) module(m string, w float64, source string) {
 }
 
 func (c *collector) name(n string, w float64, source string) {
-	n = strings.Trim(n, "_.<>")
-	if len(n) < 3 || len(n) > 100 || evidenceStop[n] || !isIdent(n) {
+	n = strings.Trim(n, ".<>")
+	if len(strings.Trim(n, "_")) < 3 || len(n) > 100 || evidenceStop[n] || !isIdent(n) {
 		return
 	}
 	// Dunder names keep their underscores: __eq__ is a method name.

@@ -41,6 +41,11 @@ const (
 // MaxQuery is the longest query classified; longer ones are cut.
 const MaxQuery = 2000
 
+// fragmentConfidence is the router's confidence that a query holding code
+// is a fragment to find as written; a search that finds nothing for it
+// falls back to a search by meaning.
+const fragmentConfidence = 0.8
+
 // Route is how a query is to be answered, with the parts each backend
 // needs.
 type Route struct {
@@ -196,8 +201,12 @@ func (r *Router) Route(query string) Route {
 	}
 	if _, ok := r.forced(q); !ok {
 		if why := taskShape(query); why != "" {
-			return Route{Strategy: Semantic, Confidence: 0.9, SemanticQuery: q, Task: true,
+			rt := Route{Strategy: Semantic, Confidence: 0.9, SemanticQuery: q, Task: true,
 				Reasoning: why + ": a task description, searched by meaning and by the files and names it mentions"}
+			if len(query) > MaxTaskQuery {
+				rt.Reasoning += fmt.Sprintf(" (cut to its first %d bytes)", MaxTaskQuery)
+			}
+			return rt
 		}
 	}
 	rt := r.route(q)
@@ -422,7 +431,7 @@ func (r *Router) keyword(q string) (Route, bool) {
 		return rt, true
 	}
 	if isFragment(q) {
-		return kw(q, 0.8, "a fragment of code: exact search")
+		return kw(q, fragmentConfidence, "a fragment of code: exact search")
 	}
 	return Route{}, false
 }

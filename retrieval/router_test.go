@@ -129,13 +129,58 @@ func TestRouteBadInput(t *testing.T) {
 	if rt := r.Route(""); rt.Confidence != 0 || rt.Reasoning != "empty query" {
 		t.Errorf("empty query: %+v", rt)
 	}
-	if rt := r.Route(strings.Repeat("x ", MaxQuery)); !strings.Contains(rt.Reasoning, "cut") {
+	if rt := r.Route(strings.Repeat("x", MaxQuery+10)); !strings.Contains(rt.Reasoning, "cut") {
 		t.Errorf("huge query not reported as cut: %+v", rt)
+	}
+	if rt := r.Route(strings.Repeat("x ", MaxTaskQuery)); !rt.Task || !strings.Contains(rt.Reasoning, "cut") {
+		t.Errorf("huge task not routed as a task cut to its first bytes: %+v", rt)
+	}
+}
+
+// TestRouteTasks checks that pasted tasks — issues, tracebacks, logs,
+// diffs — are routed as task descriptions, searched by meaning and
+// evidence, never as one exact-text pattern; and that search box queries
+// are not.
+func TestRouteTasks(t *testing.T) {
+	r := NewRouter()
+	tests := []struct {
+		name string
+		q    string
+		task bool
+	}{
+		{"python traceback", "Traceback (most recent call last):\n  File \"worker/jobs.py\", line 12, in retry\nOSError: boom", true},
+		{"one traceback frame", `File "x.py", line 3, in f`, true},
+		{"go panic", "panic: runtime error: invalid memory address\n\ngoroutine 1 [running]:\nmain.main()\n\t/x/main.go:9 +0x1d", true},
+		{"java stack", "Exception in thread \"main\" java.lang.NullPointerException\n\tat com.example.Foo.bar(Foo.java:12)", true},
+		{"diff", "--- a/users/repo.go\n+++ b/users/repo.go\n@@ -1,3 +1,3 @@ func Open\n-x\n+y", true},
+		{"issue with code", "Render error when combining parameters\n**Describe the bug**\nWhen I call `parse(x, y)` it fails.\n```\nparse(1, {})\n```\nExpected: no error at all.", true},
+		{"long prose", strings.Repeat("the worker should retry jobs that fail ", 6), true},
+		{"quoted code in a long issue", `Calling "foo(bar);" with an empty list raises an exception, although the documentation says that an empty list is fine and returns nothing at all in that case. I expected the call to return an empty result instead, as it did in the release before this one, and as the other functions of the module still do.`, true},
+		{"short question", "how does the worker retry failed jobs", false},
+		{"symbol", "FindByID", false},
+		{"callers", "who calls UserRepository.FindByID", false},
+		{"exact text", `"connection refused"`, false},
+		{"one panic line", "panic: assignment to entry in nil map", false},
+		{"forced keyword", "kw: " + strings.Repeat("word ", 60), false},
+		{"two lines", "retry failed jobs\nin the worker", false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			rt := r.Route(tt.q)
+			if rt.Task != tt.task {
+				t.Fatalf("Route(%q): task %v (%s: %s), want %v", tt.q, rt.Task, rt.Strategy, rt.Reasoning, tt.task)
+			}
+			if tt.task && (rt.Strategy != Semantic || !strings.Contains(rt.Reasoning, "task description")) {
+				t.Errorf("Route(%q) = %s (%s), want a semantic task search", tt.q, rt.Strategy, rt.Reasoning)
+			}
+		})
 	}
 }
 
 func FuzzRoute(f *testing.F) {
-	for _, q := range []string{"what calls FindByID", "find TODO comments", "kw:x", "/a|b/", "\"x\"", "the auth code and its callers", "(", "sym:"} {
+	for _, q := range []string{"what calls FindByID", "find TODO comments", "kw:x", "/a|b/", "\"x\"", "the auth code and its callers", "(", "sym:",
+		"Traceback (most recent call last):\n  File \"a.py\", line 1, in f", "diff --git a/x b/x\n@@ -1 +1 @@\n-a\n+b", "\n\tat x(y.java:1)",
+		strings.Repeat("word ", 50), strings.Repeat(".", 5000), "```\n```", "`", "File \""} {
 		f.Add(q)
 	}
 	r := NewRouter()

@@ -2,7 +2,6 @@ package retrieval
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -292,13 +291,6 @@ func (s *Searcher) run(ctx context.Context, rt Route, topK int, resp *Response) 
 		resp.Total = len(files)
 	case rt.Strategy == Keyword:
 		found, resp.Total, err = s.keyword(ctx, rt, topK, resp)
-		var qe *QueryError
-		if errors.As(err, &qe) && rt.Confidence < 1 {
-			// The router's guess at a pattern is no pattern: say so and
-			// let the fallback search by meaning.
-			resp.Notice = joinNotice(resp.Notice, "exact-text search could not run: "+qe.Reason)
-			return nil, nil, nil
-		}
 	case rt.Strategy == Structural:
 		found, err = s.structural(ctx, rt, want, resp)
 		resp.Total = len(found)
@@ -313,22 +305,16 @@ func (s *Searcher) run(ctx context.Context, rt Route, topK int, resp *Response) 
 }
 
 // fallback returns the strategy to try when a routed one found nothing:
-// a search by meaning after an exact-text or a graph search that found
-// nothing (the query's words may still describe code).
+// a search by meaning after an exact-text search for what the router took
+// for a fragment of code in a sentence. An exact text or a symbol the user
+// asked for that is not there is an answer in itself ("nothing matched",
+// "no symbol named X, did you mean …"), not a reason to show other code.
 func fallback(rt Route, query string) (Route, bool) {
-	switch {
-	case rt.Task, rt.Strategy == Semantic, rt.Strategy == Hybrid:
+	if rt.Task || rt.Strategy != Keyword || rt.Confidence > fragmentConfidence || len(strings.Fields(query)) < 3 {
 		return Route{}, false
 	}
-	next := Route{Strategy: Semantic, Confidence: 0.5, SemanticQuery: query,
-		Reasoning: fmt.Sprintf("the %s search found nothing, so the query was searched by meaning", rt.Strategy)}
-	if taskShape(query) != "" {
-		next.Task = true
-	}
-	if rt.Strategy == Structural && rt.StructuralQuery != "" && !strings.Contains(query, " ") {
-		next.SemanticQuery = rt.StructuralQuery
-	}
-	return next, true
+	return Route{Strategy: Semantic, Confidence: 0.5, SemanticQuery: query,
+		Reasoning: "the exact-text search found nothing, so the query was searched by meaning"}, true
 }
 
 // groupByFile groups results by file, in the order of each file's best.

@@ -267,6 +267,7 @@ func TestSearch(t *testing.T) {
 		{"ForcedStrategy", testSearchForcedStrategy},
 		{"BadQueries", testSearchBadQueries},
 		{"LongQuery", testSearchLongQuery},
+		{"Task", testSearchTask},
 		{"Keyword", testSearchKeyword},
 		{"KeywordOverlay", testSearchKeywordOverlay},
 		{"Structural", testSearchStructural},
@@ -446,10 +447,15 @@ func testSearchLongQuery(t *testing.T, fx *searchFixture) {
 	tests := []struct {
 		name  string
 		query string
+		// limit is where the query is cut: a task is read up to
+		// MaxTaskQuery, a search box query up to MaxQuery.
+		limit int
+		task  bool
 	}{
-		{"words", strings.Repeat("how are users loaded from the database ", 10<<10/39+1)},
-		{"multi-byte at the cut", "how are users loaded " + strings.Repeat("日本", 10<<10/6)},
-		{"one long word", strings.Repeat("x", 10<<10)},
+		{"task of many words", strings.Repeat("how are users loaded from the database ", 10<<10/39+1), MaxTaskQuery, true},
+		{"task over its limit", strings.Repeat("how are users loaded from the database ", 100<<10/39+1), MaxTaskQuery, true},
+		{"multi-byte at the cut", "how are users loaded " + strings.Repeat("日本", 10<<10/6), MaxQuery, false},
+		{"one long word", strings.Repeat("x", 10<<10), MaxQuery, false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -457,26 +463,98 @@ func testSearchLongQuery(t *testing.T, fx *searchFixture) {
 				t.Fatalf("query of %d bytes, want 10 KB", len(tt.query))
 			}
 			resp := fx.search(t, Request{Query: tt.query})
-			if len(resp.Query) > MaxQuery || !utf8.ValidString(resp.Query) || !strings.HasPrefix(tt.query, resp.Query) {
-				t.Errorf("query of %d bytes answered as one of %d bytes (valid UTF-8: %v), want a prefix of at most %d", len(tt.query), len(resp.Query), utf8.ValidString(resp.Query), MaxQuery)
+			if len(resp.Query) > tt.limit || !utf8.ValidString(resp.Query) || !strings.HasPrefix(tt.query, resp.Query) {
+				t.Errorf("query of %d bytes answered as one of %d bytes (valid UTF-8: %v), want a prefix of at most %d", len(tt.query), len(resp.Query), utf8.ValidString(resp.Query), tt.limit)
 			}
-			if want := fmt.Sprintf("cut to its first %d bytes", MaxQuery); !strings.Contains(resp.Notice, want) {
-				t.Errorf("notice %q, want it to say %q", resp.Notice, want)
+			cut := len(strings.TrimSpace(tt.query)) > tt.limit
+			if want := fmt.Sprintf("cut to its first %d bytes", tt.limit); strings.Contains(resp.Notice, want) != cut {
+				t.Errorf("notice %q: want it to say %q: %v", resp.Notice, want, cut)
+			}
+			if tt.task && (resp.Strategy != Semantic || !strings.Contains(resp.Reasoning, "task description") || len(resp.Results) == 0) {
+				t.Errorf("strategy %s (%s) with %d results, want a task search with results", resp.Strategy, resp.Reasoning, len(resp.Results))
 			}
 			fx.checkResults(t, resp, false)
 		})
 	}
-	t.Run("answers", func(t *testing.T) {
-		resp := fx.search(t, Request{Query: tests[0].query})
-		if resp.Strategy != Semantic || len(resp.Results) == 0 {
-			t.Errorf("strategy %s with %d results, want semantic results", resp.Strategy, len(resp.Results))
-		}
-	})
 	t.Run("exactly the limit", func(t *testing.T) {
 		q := strings.Repeat("a", MaxQuery-len("users ")) + " users"
 		resp := fx.search(t, Request{Query: q})
 		if resp.Query != q || strings.Contains(resp.Notice, "cut") {
 			t.Errorf("a query of %d bytes was cut: %q", len(q), resp.Notice)
+		}
+	})
+}
+
+// testSearchTask searches pasted tasks: their files, modules and names
+// are resolved through the graph, the files come grouped with why, and
+// bad input answers without failing.
+func testSearchTask(t *testing.T, fx *searchFixture) {
+	traceback := "Retrying jobs never stops after an I/O error\n\nWhen the e-mail job fails, the worker keeps going:\n\n" +
+		"Traceback (most recent call last):\n" +
+		"  File \"/srv/app/worker/runner.py\", line 40, in run_all\n    self._run_one(job)\n" +
+		"  File \"/srv/app/worker/jobs.py\", line 20, in wrapper\n    return fn(*args, **kwargs)\n" +
+		"OSError: [Errno 111] Connection refused\n"
+	t.Run("traceback", func(t *testing.T) {
+		resp := fx.search(t, Request{Query: traceback, Group: GroupFiles})
+		if !strings.Contains(resp.Reasoning, "task description") || len(resp.Files) < 2 {
+			t.Fatalf("reasoning %q with %d files, want a task search", resp.Reasoning, len(resp.Files))
+		}
+		top := []string{resp.Files[0].File, resp.Files[1].File}
+		slices.Sort(top)
+		if !slices.Equal(top, []string{"worker/jobs.py", "worker/runner.py"}) {
+			t.Errorf("first files %v, want the two files of the traceback", top)
+		}
+		for _, f := range resp.Files[:2] {
+			if !slices.ContainsFunc(f.Why, func(w string) bool { return strings.Contains(w, "traceback") }) || len(f.Functions) == 0 {
+				t.Errorf("%s: why %q, %d functions; want it named in the traceback, with its functions", f.File, f.Why, len(f.Functions))
+			}
+		}
+		if resp.Evidence == nil || !slices.ContainsFunc(resp.Evidence.Names, func(m Mention) bool { return m.Text == "run_all" && m.Source == "traceback" }) {
+			t.Errorf("evidence %+v, want run_all from the traceback", resp.Evidence)
+		}
+		fx.checkResults(t, resp, false)
+	})
+	t.Run("names in prose", func(t *testing.T) {
+		q := "The `FindByID` method of `UserRepository` returns a nil user and no error when the row is missing, " +
+			"so `Service.GetUser` then panics on the nil pointer. It should return ErrNotFound like the other lookups do, " +
+			"and the handler should answer 404 instead of a 500 with an empty body."
+		resp := fx.search(t, Request{Query: q, Group: GroupFiles})
+		var top []string
+		for _, f := range resp.Files[:min(2, len(resp.Files))] {
+			top = append(top, f.File)
+		}
+		slices.Sort(top)
+		if !slices.Equal(top, []string{"users/repo.go", "users/service.go"}) {
+			t.Fatalf("first files %v, want the files that define the names the task mentions", top)
+		}
+	})
+	t.Run("bad input", func(t *testing.T) {
+		var log strings.Builder
+		for i := range 5000 {
+			fmt.Fprintf(&log, "2026-11-25T10:00:%02d INFO request %d served in %d ms\n", i%60, i, i%97)
+		}
+		for name, q := range map[string]string{
+			"100 KB of pasted text":  strings.Repeat("The worker loads users from the database and retries. ", 100<<10/55+1),
+			"a 5,000-line log":       log.String(),
+			"only punctuation":       strings.Repeat("!?.,;:-()[]{} ", 40),
+			"diff of a missing file": "diff --git a/nowhere/gone.py b/nowhere/gone.py\n--- a/nowhere/gone.py\n+++ b/nowhere/gone.py\n@@ -1,2 +1,2 @@ def vanished\n-x = 1\n+x = 2\n",
+			"unknown names":          "Calling `frobnicate_widgets()` on a `QuuxManager` raises ZorbError in module `nothing.here.at_all` " + strings.Repeat("again and again ", 20),
+			"a traceback of nothing": "Traceback (most recent call last):\n  File \"<stdin>\", line 1, in <module>\nNameError: name 'x' is not defined",
+		} {
+			t.Run(name, func(t *testing.T) {
+				resp, err := fx.s.Search(context.Background(), Request{Query: q, Group: GroupFiles})
+				if err != nil {
+					var qe *QueryError
+					if !errors.As(err, &qe) || strings.Contains(err.Error(), "pattern") {
+						t.Fatalf("error %v, want an answer or a clear query error", err)
+					}
+					return
+				}
+				if len(resp.Query) > MaxTaskQuery || (len(resp.Results) == 0) != (resp.Notice != "" && len(resp.Files) == 0) && len(resp.Results) == 0 {
+					t.Errorf("query of %d bytes, %d results, notice %q", len(resp.Query), len(resp.Results), resp.Notice)
+				}
+				fx.checkResults(t, resp, false)
+			})
 		}
 	})
 }
@@ -1028,6 +1106,10 @@ func FuzzSearch(f *testing.F) {
 		strings.Repeat("é", MaxQuery), "what imports internal/db", "\u2028\u2029", "kw: \r", "re: \\n",
 		"mkdir -p equivalent", "pretty-print the user as JSON", "slurp a whole file", "request's values aren't kept",
 		`split "a=b" at the first equals sign into the part before and the part after it`,
+		"Traceback (most recent call last):\n  File \"worker/jobs.py\", line 12, in retry\nOSError: boom",
+		"diff --git a/users/repo.go b/users/repo.go\n@@ -1 +1 @@ func Open\n-a\n+b", "```\nparse(\n```",
+		strings.Repeat("Service.GetUser fails when the id is blank ", 20), strings.Repeat("!?", 3000),
+		"panic: boom\n\ngoroutine 1 [running]:\nmain.main()\n\t/x/main.go:9 +0x1d", "\tat a.b.C.d(C.java:1)\n\tat (",
 	} {
 		f.Add(seed, uint8(0))
 	}
@@ -1047,7 +1129,7 @@ func FuzzSearch(f *testing.F) {
 			}
 			return
 		}
-		if !utf8.ValidString(resp.Query) || len(resp.Query) > MaxQuery || resp.Results == nil || len(resp.Results) > req.TopK {
+		if !utf8.ValidString(resp.Query) || len(resp.Query) > MaxTaskQuery || resp.Results == nil || len(resp.Results) > req.TopK {
 			t.Fatalf("Search(%q, %s): query %q, %d results", query, req.Strategy, resp.Query, len(resp.Results))
 		}
 		for _, r := range resp.Results {
