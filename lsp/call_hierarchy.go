@@ -3,6 +3,7 @@ package lsp
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"unicode/utf16"
 
@@ -32,9 +33,13 @@ func (f *folder) callItem(sym analysis.SymbolInfo) protocol.CallHierarchyItem {
 }
 
 // prepareCallHierarchy returns the function, method or type at the
-// position.
+// position; nothing in a file outside the workspace, which the graph does
+// not know.
 func (s *Server) prepareCallHierarchy(ctx context.Context, p *protocol.CallHierarchyPrepareParams) ([]protocol.CallHierarchyItem, error) {
 	f, syms, err := s.fileSymbols(ctx, p.TextDocument.URI)
+	if errors.Is(err, analysis.ErrOutsideRoot) {
+		return nil, nil
+	}
 	if err != nil {
 		return nil, err
 	}

@@ -71,6 +71,30 @@ func (s *Server) codeActions(ctx context.Context, p *protocol.CodeActionParams) 
 		return nil, s.memoryError("textDocument/codeAction", err)
 	}
 
+	approvable := 0
+	for _, prop := range v.proposals {
+		if prop.ContradictsProposal == 0 {
+			approvable++
+		}
+	}
+	approveAll := func(kind protocol.CodeActionKind) protocol.CodeAction {
+		title := fmt.Sprintf("Approve all %d pending rules", approvable)
+		if approvable == 1 {
+			title = "Approve the pending rule"
+		}
+		if left := len(v.proposals) - approvable; left > 0 {
+			title += fmt.Sprintf(" (%d that contradict each other are left to choose)", left)
+		}
+		return protocol.CodeAction{
+			Title: title,
+			Kind:  kind,
+			Command: &protocol.Command{
+				Title: title, Command: cmdMemoryApproveAll, Arguments: []any{map[string]any{}},
+			},
+		}
+	}
+
+	quickFixAll := false
 	if kindWanted(p.Context.Only, protocol.QuickFix) {
 		asked := map[int64]bool{}
 		for _, d := range p.Context.Diagnostics {
@@ -87,31 +111,21 @@ func (s *Server) codeActions(ctx context.Context, p *protocol.CodeActionParams) 
 		}
 		for _, prop := range shown {
 			diag := proposalDiagnostic(prop, v.locs[prop.ID].Range)
-			actions, err := s.proposalActions(ctx, st, prop, diag, len(shown) > 1)
+			actions, err := s.proposalActions(ctx, st, prop, diag)
 			if err != nil {
 				return nil, s.memoryError("textDocument/codeAction", err)
 			}
 			out = append(out, actions...)
 		}
-	}
-	approvable := 0
-	for _, prop := range v.proposals {
-		if prop.ContradictsProposal == 0 {
-			approvable++
+		// Ctrl+. lists quick fixes, not source actions: where a proposal
+		// is, approving them all is one too, when there are several.
+		if len(shown) > 0 && approvable > 1 {
+			out = append(out, approveAll(protocol.QuickFix))
+			quickFixAll = true
 		}
 	}
-	if approvable > 0 && kindWanted(p.Context.Only, protocol.Source) {
-		title := fmt.Sprintf("Approve all pending rules (%d)", approvable)
-		if left := len(v.proposals) - approvable; left > 0 {
-			title = fmt.Sprintf("Approve all pending rules (%d; %d that contradict each other are left to choose)", approvable, left)
-		}
-		out = append(out, protocol.CodeAction{
-			Title: title,
-			Kind:  protocol.Source,
-			Command: &protocol.Command{
-				Title: "Approve all pending rules", Command: cmdMemoryApproveAll, Arguments: []any{map[string]any{}},
-			},
-		})
+	if approvable > 0 && !quickFixAll && kindWanted(p.Context.Only, protocol.Source) {
+		out = append(out, approveAll(protocol.Source))
 	}
 
 	_, rules, err := s.documentRules(ctx, u)
@@ -151,9 +165,9 @@ func lostWhat(a *memory.RuleAnchor) string {
 // proposalActions are the quick fixes of one proposal: approve as
 // proposed, approve with each other scope that applies, reject. When the
 // proposal repeats or contradicts a rule, or contradicts another pending
-// proposal, the titles say what approving does to it. named adds the proposal's text to the titles, for ranges
-// with several proposals.
-func (s *Server) proposalActions(ctx context.Context, st *memory.Store, p memory.Proposal, diag protocol.Diagnostic, named bool) ([]protocol.CodeAction, error) {
+// proposal, the titles say what approving does to it. Every title names
+// the rule ("Approve rule: Wrap errors with context …").
+func (s *Server) proposalActions(ctx context.Context, st *memory.Store, p memory.Proposal, diag protocol.Diagnostic) ([]protocol.CodeAction, error) {
 	var contradicted, repeated *memory.Rule
 	for _, ref := range []struct {
 		id  int64
@@ -203,10 +217,7 @@ func (s *Server) proposalActions(ctx context.Context, st *memory.Store, p memory
 		}
 		return " — " + strings.Join(parts, "; ")
 	}
-	name := ""
-	if named {
-		name = fmt.Sprintf(" “%s”", shorten(p.Content, 50))
-	}
+	name := ": " + shorten(p.Content, actionTextLen)
 	action := func(title string, cmd string, args idArgs, preferred bool) protocol.CodeAction {
 		return protocol.CodeAction{
 			Title: title, Kind: protocol.QuickFix, Diagnostics: []protocol.Diagnostic{diag}, IsPreferred: preferred,
@@ -230,9 +241,9 @@ func (s *Server) proposalActions(ctx context.Context, st *memory.Store, p memory
 		if scope == p.Scope {
 			continue // that is "Approve rule"
 		}
-		out = append(out, action("Approve as "+scope+name+suffix(scope), cmdMemoryApprove, idArgs{ID: p.ID, Scope: scope}, false))
+		out = append(out, action("Approve as "+scope+" rule"+name+suffix(scope), cmdMemoryApprove, idArgs{ID: p.ID, Scope: scope}, false))
 	}
-	reject := "Reject" + name
+	reject := "Reject rule" + name
 	switch {
 	case contradicted != nil:
 		reject += fmt.Sprintf(" — keeps rule %d “%s”", contradicted.ID, shorten(contradicted.Content, 50))
@@ -242,6 +253,9 @@ func (s *Server) proposalActions(ctx context.Context, st *memory.Store, p memory
 	out = append(out, action(reject, cmdMemoryReject, idArgs{ID: p.ID}, false))
 	return out, nil
 }
+
+// actionTextLen is how much of a rule's text a code action's title shows.
+const actionTextLen = 80
 
 // scopeCovers reports whether rules of scope a apply wherever those of
 // scope b do: a is b, or universal (as package memory decides which

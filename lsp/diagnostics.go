@@ -1,9 +1,12 @@
 package lsp
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"time"
 	"unicode"
@@ -16,19 +19,54 @@ import (
 	"github.com/anchorage-dev/anchorage/memory"
 )
 
-// Diagnostics of pending proposals: each is a hint at its candidate
-// example (the symbol's name), else where its corrections were made (the
-// range, or the top of the file), for the user to approve or reject with
-// a code action.
+// Diagnostics of pending proposals: each is shown (at Information
+// severity unless the memory.proposalSeverity setting says otherwise) on
+// the lines its corrections were about, else at its candidate example
+// (the symbol's name), else on the first line of the file the corrections
+// were made in, for the user to approve or reject with a code action.
 const (
 	diagnosticSource = "anchorage"
 	proposalCode     = "proposal"
 )
 
 // proposalData is a proposal diagnostic's data, which the editor sends
-// back with code action requests.
+// back with code action requests. Besides the proposal's id it carries
+// what editors show of a proposal, so that they never read it out of the
+// message.
 type proposalData struct {
-	Proposal int64 `json:"proposal"`
+	Proposal  int64  `json:"proposal"`
+	Content   string `json:"content,omitempty"`
+	Scope     string `json:"scope,omitempty"`
+	Category  string `json:"category,omitempty"`
+	Frequency int    `json:"frequency,omitempty"`
+	Language  string `json:"language,omitempty"`
+	Project   string `json:"project,omitempty"`
+	Conflict  string `json:"conflict,omitempty"`
+	// File is where the corrections were made, relative to its folder.
+	File string `json:"file,omitempty"`
+}
+
+// Values of the memory.proposalSeverity setting.
+const (
+	proposalSeverityInformation = "information"
+	proposalSeverityWarning     = "warning"
+	proposalSeverityHint        = "hint"
+	proposalSeverityOff         = "off"
+)
+
+// proposalSeverity is the severity proposals are shown at, and false when
+// they are not shown (the setting is "off").
+func proposalSeverity(setting string) (protocol.DiagnosticSeverity, bool) {
+	switch strings.ToLower(setting) {
+	case proposalSeverityOff:
+		return 0, false
+	case proposalSeverityHint:
+		return protocol.DiagnosticSeverityHint, true
+	case proposalSeverityWarning:
+		return protocol.DiagnosticSeverityWarning, true
+	default:
+		return protocol.DiagnosticSeverityInformation, true
+	}
 }
 
 // proposalOf returns the proposal id of an anchorage proposal diagnostic,
@@ -56,12 +94,17 @@ type pendingView struct {
 	byURI     map[protocol.DocumentURI][]protocol.Diagnostic
 }
 
-// pendingProposals reads the pending proposals and places them.
+// pendingProposals reads the pending proposals and places them. Their
+// diagnostics are left out when the memory.proposalSeverity setting is
+// "off" (the code actions and commands still know them).
 func (s *Server) pendingProposals(ctx context.Context, st *memory.Store) (*pendingView, error) {
 	ps, err := st.Proposals(ctx, memory.StatusPending)
 	if err != nil {
 		return nil, err
 	}
+	s.mu.Lock()
+	severity, shown := proposalSeverity(s.settings.Memory.ProposalSeverity)
+	s.mu.Unlock()
 	v := &pendingView{proposals: ps, byID: map[int64]memory.Proposal{}, locs: map[int64]protocol.Location{},
 		byURI: map[protocol.DocumentURI][]protocol.Diagnostic{}}
 	for _, p := range ps {
@@ -71,16 +114,34 @@ func (s *Server) pendingProposals(ctx context.Context, st *memory.Store) (*pendi
 			continue
 		}
 		v.locs[p.ID] = loc
-		v.byURI[loc.URI] = append(v.byURI[loc.URI], proposalDiagnostic(p, loc.Range))
+		if shown {
+			d := proposalDiagnostic(p, loc.Range)
+			d.Severity = severity
+			v.byURI[loc.URI] = append(v.byURI[loc.URI], d)
+		}
 	}
 	return v, nil
 }
 
-// proposalLocation returns where a proposal is shown: its candidate
-// example's name, as the live graph has it, else the range of its file
-// where the corrections were made, else the top of that file. It is false
-// for a proposal of no file in the workspace.
+// proposalLocation returns where a proposal is shown: the lines of its
+// file its corrections were about, else its candidate example's name, as
+// the live graph has it, else the first line of the file the corrections
+// were made in. An empty range is widened to the text of its line, so
+// that editors underline something. It is false for a proposal of no file
+// in the workspace.
 func (s *Server) proposalLocation(ctx context.Context, p memory.Proposal) (protocol.Location, bool) {
+	if p.Range != nil {
+		if f, rel := s.folderOfFile(p.File); f != nil {
+			r := protocol.Range{
+				Start: protocol.Position{Line: uint32(p.Range.Start.Line), Character: uint32(p.Range.Start.Character)},
+				End:   protocol.Position{Line: uint32(p.Range.End.Line), Character: uint32(p.Range.End.Character)},
+			}
+			if r.Start == r.End {
+				r = s.lineRange(f, rel, r.Start.Line)
+			}
+			return protocol.Location{URI: f.fileURI(rel), Range: r}, true
+		}
+	}
 	if p.ExampleFile != "" && p.ExampleSymbol != "" {
 		if f, rel := s.folderOfFile(p.ExampleFile); f != nil {
 			syms, err := f.ws.FileSymbols(ctx, rel)
@@ -92,27 +153,61 @@ func (s *Server) proposalLocation(ctx context.Context, p memory.Proposal) (proto
 		}
 	}
 	if f, rel := s.folderOfFile(p.File); f != nil {
-		var r protocol.Range
-		if p.Range != nil {
-			r = protocol.Range{
-				Start: protocol.Position{Line: uint32(p.Range.Start.Line), Character: uint32(p.Range.Start.Character)},
-				End:   protocol.Position{Line: uint32(p.Range.End.Line), Character: uint32(p.Range.End.Character)},
-			}
-		}
-		return protocol.Location{URI: f.fileURI(rel), Range: r}, true
+		return protocol.Location{URI: f.fileURI(rel), Range: s.lineRange(f, rel, 0)}, true
 	}
 	return protocol.Location{}, false
 }
 
-// proposalDiagnostic is the hint showing a pending proposal.
+// lineRange is the range of a line's text, from its first character that
+// is not a space to its end (the editor's text of an open document, else
+// the file's); an empty range at the line's start when the line is blank
+// or cannot be read.
+func (s *Server) lineRange(f *folder, rel string, line uint32) protocol.Range {
+	empty := protocol.Range{Start: protocol.Position{Line: line}, End: protocol.Position{Line: line}}
+	text, _, _, ok := f.ws.Snapshot(rel)
+	if !ok {
+		b, err := os.ReadFile(filepath.Join(f.dir, filepath.FromSlash(rel)))
+		if err != nil {
+			return empty
+		}
+		text = b
+	}
+	for i := uint32(0); i < line; i++ {
+		nl := bytes.IndexByte(text, '\n')
+		if nl < 0 {
+			return empty
+		}
+		text = text[nl+1:]
+	}
+	if nl := bytes.IndexByte(text, '\n'); nl >= 0 {
+		text = text[:nl]
+	}
+	text = bytes.TrimRight(text, " \t\r")
+	trimmed := bytes.TrimLeft(text, " \t")
+	if len(trimmed) == 0 {
+		return empty
+	}
+	start := utf16Units(string(text[:len(text)-len(trimmed)]))
+	return protocol.Range{
+		Start: protocol.Position{Line: line, Character: uint32(start)},
+		End:   protocol.Position{Line: line, Character: uint32(start + utf16Units(string(trimmed)))},
+	}
+}
+
+// proposalDiagnostic is the diagnostic showing a pending proposal, at
+// Information severity (pendingProposals applies the setting). Its data
+// carries the proposal (proposalData).
 func proposalDiagnostic(p memory.Proposal, r protocol.Range) protocol.Diagnostic {
 	msg := fmt.Sprintf("Proposed rule: %s (%s, from %s)", p.Content, p.Scope, plural(p.Frequency, "correction"))
 	if p.Conflict != "" {
 		msg += "\n" + upperFirst(p.Conflict)
 	}
 	return protocol.Diagnostic{
-		Range: r, Severity: protocol.DiagnosticSeverityHint, Source: diagnosticSource, Code: proposalCode,
-		Message: msg, Data: proposalData{Proposal: p.ID},
+		Range: r, Severity: protocol.DiagnosticSeverityInformation, Source: diagnosticSource, Code: proposalCode,
+		Message: msg, Data: proposalData{
+			Proposal: p.ID, Content: p.Content, Scope: p.Scope, Category: p.Category, Frequency: p.Frequency,
+			Language: p.Language, Project: p.Project, Conflict: p.Conflict, File: p.File,
+		},
 	}
 }
 

@@ -10,12 +10,13 @@ import (
 
 // documentSymbol answers the outline of a file: its symbols nested under
 // the types and functions that contain them; for a memory document, its
-// sections nested as in the file.
+// sections nested as in the file. A file outside the workspace gets the
+// outline of its open text (none when it is not open).
 func (s *Server) documentSymbol(ctx context.Context, p *protocol.DocumentSymbolParams) ([]protocol.DocumentSymbol, error) {
 	if syms, ok := s.memoryDocumentSymbols(p.TextDocument.URI); ok {
 		return syms, nil
 	}
-	_, syms, err := s.fileSymbols(ctx, p.TextDocument.URI)
+	syms, err := s.outlineSymbols(ctx, p.TextDocument.URI)
 	if err != nil {
 		return nil, err
 	}

@@ -2266,21 +2266,61 @@ func TestE2EBadNotifications(t *testing.T) {
 			t.Fatal(err)
 		}
 		path := filepath.Join(dir, "outside.go")
-		text := "package outside\n\nfunc OutsideOnly() {}\n"
+		text := "package outside\n\nfunc OutsideOnly() {}\n\ntype T struct {\n\tA int\n}\n"
 		if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
 			t.Fatal(err)
 		}
 		u := protocol.DocumentURI(uri.File(path))
+		doc := protocol.TextDocumentIdentifier{URI: u}
 		d := c.open(t, u, "go", text)
 		d.change(t, edit(rng(2, 5, 2, 16), "OutsideEdited"))
 		c.noSymbol(t, "OutsideOnly", "OutsideOnly", "")
 		c.noSymbol(t, "OutsideEdited", "OutsideEdited", "")
-		// Requests about it fail cleanly.
-		var res []protocol.DocumentSymbol
-		if err := c.call(t, protocol.MethodTextDocumentDocumentSymbol, &protocol.DocumentSymbolParams{TextDocument: protocol.TextDocumentIdentifier{URI: u}}, &res); err == nil && len(res) > 0 {
-			t.Errorf("documentSymbol of a file outside the workspace: %+v", res)
+		// Requests about it are answered quietly, as gopls does: the
+		// outline and folds of the open text, nothing from the graph.
+		outline := func() []string {
+			var res []protocol.DocumentSymbol
+			if err := c.call(t, protocol.MethodTextDocumentDocumentSymbol, &protocol.DocumentSymbolParams{TextDocument: doc}, &res); err != nil {
+				t.Fatalf("documentSymbol of a file outside the workspace: %v", err)
+			}
+			var names []string
+			for _, s := range res {
+				names = append(names, s.Name)
+			}
+			return names
+		}
+		if got := outline(); !slices.Equal(got, []string{"OutsideEdited", "T"}) {
+			t.Errorf("outline of a file outside the workspace: %q, want the edited text's [OutsideEdited T]", got)
+		}
+		var folds []protocol.FoldingRange
+		if err := c.call(t, protocol.MethodTextDocumentFoldingRange, &protocol.FoldingRangeParams{TextDocumentPositionParams: protocol.TextDocumentPositionParams{TextDocument: doc}}, &folds); err != nil ||
+			len(folds) != 1 || folds[0].StartLine != 4 || folds[0].EndLine != 6 {
+			t.Errorf("folds of a file outside the workspace: %+v, %v; want the struct's, lines 4-6", folds, err)
+		}
+		var items []protocol.CallHierarchyItem
+		if err := c.call(t, protocol.MethodTextDocumentPrepareCallHierarchy, &protocol.CallHierarchyPrepareParams{
+			TextDocumentPositionParams: protocol.TextDocumentPositionParams{TextDocument: doc, Position: pos(2, 6)},
+		}, &items); err != nil || len(items) != 0 {
+			t.Errorf("prepareCallHierarchy outside the workspace: %+v, %v; want nothing, no error", items, err)
+		}
+		var hover *protocol.Hover
+		if err := c.call(t, protocol.MethodTextDocumentHover, &protocol.HoverParams{
+			TextDocumentPositionParams: protocol.TextDocumentPositionParams{TextDocument: doc, Position: pos(2, 6)},
+		}, &hover); err != nil || hover != nil {
+			t.Errorf("hover outside the workspace: %+v, %v; want nothing, no error", hover, err)
+		}
+		var lenses []protocol.CodeLens
+		if err := c.call(t, protocol.MethodTextDocumentCodeLens, &protocol.CodeLensParams{TextDocument: doc}, &lenses); err != nil || len(lenses) != 0 {
+			t.Errorf("codeLens outside the workspace: %+v, %v; want none, no error", lenses, err)
+		}
+		var actions []protocol.CodeAction
+		if err := c.call(t, protocol.MethodTextDocumentCodeAction, &protocol.CodeActionParams{TextDocument: doc, Range: rng(2, 0, 2, 1)}, &actions); err != nil || len(actions) != 0 {
+			t.Errorf("codeAction outside the workspace: %+v, %v; want none, no error", actions, err)
 		}
 		d.close(t)
+		if got := outline(); len(got) != 0 {
+			t.Errorf("outline of a closed file outside the workspace: %q, want none", got)
+		}
 		// A sibling of the folder whose name starts the same is outside too.
 		sibling := root + "-sibling"
 		if err := os.MkdirAll(sibling, 0o755); err != nil {

@@ -9,12 +9,13 @@ import (
 )
 
 // foldingRange folds every symbol that spans several lines; in a memory
-// document, every section that does.
+// document, every section that does; outside the workspace, from the
+// open text.
 func (s *Server) foldingRange(ctx context.Context, p *protocol.FoldingRangeParams) ([]protocol.FoldingRange, error) {
 	if folds, ok := s.memoryDocumentFolds(p.TextDocument.URI); ok {
 		return folds, nil
 	}
-	_, syms, err := s.fileSymbols(ctx, p.TextDocument.URI)
+	syms, err := s.outlineSymbols(ctx, p.TextDocument.URI)
 	if err != nil {
 		return nil, err
 	}

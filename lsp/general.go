@@ -54,6 +54,10 @@ type MemorySettings struct {
 	// Documents are globs, relative to each workspace folder, of the
 	// Markdown memory documents to keep in memory.
 	Documents []string `json:"documents,omitempty"`
+	// ProposalSeverity is how pending proposals are shown in the
+	// editor: "information" (the default), "warning", "hint", or "off"
+	// (no diagnostics; code actions and commands still offer them).
+	ProposalSeverity string `json:"proposalSeverity,omitempty"`
 }
 
 // LLMSettings configure an Ollama-compatible LLM that phrases proposals.
@@ -115,6 +119,9 @@ func (m MemorySettings) merge(o MemorySettings) MemorySettings {
 	}
 	if o.Documents != nil {
 		m.Documents = o.Documents
+	}
+	if o.ProposalSeverity != "" {
+		m.ProposalSeverity = o.ProposalSeverity
 	}
 	return m
 }

@@ -771,6 +771,18 @@ type ruleLocation struct {
 	Symbol         string         `json:"symbol,omitempty"`
 	// Line is Range's first line, 1-based.
 	Line int `json:"line"`
+	// Path is the file's path for messages: relative to its workspace
+	// folder, after the folder's name when several are open.
+	Path string `json:"path"`
+}
+
+// displayPath is a folder's file as messages name it: its path relative
+// to the folder, after the folder's name when several folders are open.
+func (s *Server) displayPath(f *folder, rel string) string {
+	if len(s.snapshotFolders()) > 1 {
+		return f.name + "/" + rel
+	}
+	return rel
 }
 
 // placementLocation is the location of a live anchor, or nil.
@@ -781,12 +793,12 @@ func (s *Server) placementLocation(p memory.Placement) *ruleLocation {
 	}
 	if p.Symbol == nil {
 		top := protocol.Range{}
-		return &ruleLocation{URI: f.fileURI(p.File), Range: top, SelectionRange: top, Line: 1}
+		return &ruleLocation{URI: f.fileURI(p.File), Range: top, SelectionRange: top, Line: 1, Path: s.displayPath(f, p.File)}
 	}
 	sym := *p.Symbol
 	return &ruleLocation{
 		URI: f.fileURI(p.File), Range: toRange(sym.Range), SelectionRange: selectionRange(sym),
-		Symbol: sym.QualifiedName, Line: sym.Range.Start.Line + 1,
+		Symbol: sym.QualifiedName, Line: sym.Range.Start.Line + 1, Path: s.displayPath(f, p.File),
 	}
 }
 

@@ -79,6 +79,9 @@ type Server struct {
 	docs memoryDocuments
 	// rec is the memory graph and the working-memory slots.
 	rec recallState
+	// outside are the open documents outside every workspace folder,
+	// parsed for their outline only.
+	outside outsideDocuments
 
 	reqHandlers  map[string]handlerFunc
 	noteHandlers map[string]func(context.Context, json.RawMessage) error
@@ -152,6 +155,7 @@ func (s *Server) stop() {
 	for _, f := range folders {
 		f.close(context.Background())
 	}
+	s.outside.closeAll()
 	s.closeRecall()
 	s.closeMemory()
 	s.feedbackMu.Lock()

@@ -13,8 +13,10 @@ import (
 func (s *Server) didOpen(ctx context.Context, p *protocol.DidOpenTextDocumentParams) error {
 	f, rel, err := s.folderFor(p.TextDocument.URI)
 	if err != nil {
-		// Outside every workspace folder: never read, never indexed.
-		s.log.Info("document outside the workspace ignored", zap.String("uri", string(p.TextDocument.URI)))
+		// Outside every workspace folder: never indexed; its text is
+		// parsed for its outline only.
+		s.log.Info("document outside the workspace: not indexed", zap.String("uri", string(p.TextDocument.URI)))
+		s.openedOutside(ctx, p)
 		return nil
 	}
 	err = f.ws.Open(ctx, rel, p.TextDocument.Version, []byte(p.TextDocument.Text))
@@ -37,9 +39,6 @@ type didChangeParams struct {
 
 func (s *Server) didChange(ctx context.Context, p *didChangeParams) error {
 	f, rel, err := s.folderFor(p.TextDocument.URI)
-	if err != nil {
-		return nil
-	}
 	edits := make([]analysis.TextEdit, len(p.ContentChanges))
 	for i, c := range p.ContentChanges {
 		edits[i].Text = c.Text
@@ -49,6 +48,10 @@ func (s *Server) didChange(ctx context.Context, p *didChangeParams) error {
 				EndLine: int(c.Range.End.Line), EndColumn: int(c.Range.End.Character),
 			}
 		}
+	}
+	if err != nil {
+		s.changedOutside(ctx, p.TextDocument.URI, p.TextDocument.Version, edits)
+		return nil
 	}
 	err = f.ws.Change(ctx, rel, p.TextDocument.Version, edits)
 	if errors.Is(err, analysis.ErrNotOpen) && !f.ws.Index().Languages().Supports(rel) {
@@ -63,7 +66,11 @@ func (s *Server) didChange(ctx context.Context, p *didChangeParams) error {
 
 func (s *Server) didClose(ctx context.Context, p *protocol.DidCloseTextDocumentParams) error {
 	f, rel, err := s.folderFor(p.TextDocument.URI)
-	if err != nil || !f.ws.IsOpen(rel) {
+	if err != nil {
+		s.outside.close(p.TextDocument.URI)
+		return nil
+	}
+	if !f.ws.IsOpen(rel) {
 		return nil
 	}
 	if err := f.ws.Close(rel); err != nil {

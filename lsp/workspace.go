@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"go.lsp.dev/protocol"
@@ -89,6 +90,12 @@ func (s *Server) applySettings(raw any) {
 		s.warn("ignoring settings: %v", err)
 		return
 	}
+	switch sev := settings.Memory.ProposalSeverity; strings.ToLower(sev) {
+	case "", proposalSeverityInformation, proposalSeverityWarning, proposalSeverityHint, proposalSeverityOff:
+	default:
+		s.warn("ignoring memory.proposalSeverity %q: want information, warning, hint or off", sev)
+		settings.Memory.ProposalSeverity = ""
+	}
 	s.mu.Lock()
 	s.settings = s.settings.merge(settings)
 	merged := s.settings
@@ -104,6 +111,12 @@ func (s *Server) didChangeConfiguration(ctx context.Context, p *protocol.DidChan
 	for _, f := range s.snapshotFolders() {
 		s.indexFolder(f, "Re-indexing "+f.name)
 	}
+	// memory.proposalSeverity may have changed.
+	s.goBackground(func(ctx context.Context) {
+		if _, err := s.publishProposals(ctx, ""); err != nil && ctx.Err() == nil {
+			s.log.Warn("publishing proposals", zap.Error(err))
+		}
+	})
 	return nil
 }
 
