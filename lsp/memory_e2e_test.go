@@ -325,20 +325,28 @@ func TestE2EMemory(t *testing.T) {
 	})
 	t.Logf("proposal %d (%s) shown at %s %v: %s", prop.ID, prop.Scope, prop.Location.URI, diag.Range, diagFrame)
 	wantMsg := fmt.Sprintf("Proposed rule: %s (%s, from 3 corrections)", prop.Content, prop.Scope)
-	if diag.Severity != protocol.DiagnosticSeverityHint || diag.Source != "anchorage" || !strings.HasPrefix(diag.Message, wantMsg) ||
+	if diag.Severity != protocol.DiagnosticSeverityInformation || diag.Source != "anchorage" || !strings.HasPrefix(diag.Message, wantMsg) ||
 		diag.Range != prop.Location.Range {
-		t.Errorf("diagnostic %+v, want a hint from anchorage at %v saying %q", diag, prop.Location.Range, wantMsg)
+		t.Errorf("diagnostic %+v, want an Information diagnostic from anchorage at %v saying %q", diag, prop.Location.Range, wantMsg)
+	}
+	// Editors read the proposal from the data, never from the message.
+	raw, _ := json.Marshal(diag.Data)
+	var data struct {
+		Proposal  int64  `json:"proposal"`
+		Content   string `json:"content"`
+		Scope     string `json:"scope"`
+		Frequency int    `json:"frequency"`
+		Language  string `json:"language"`
+		Project   string `json:"project"`
+		File      string `json:"file"`
+	}
+	if err := json.Unmarshal(raw, &data); err != nil || data.Proposal != prop.ID || data.Content != prop.Content || data.Scope != prop.Scope ||
+		data.Frequency != 3 || data.Language != "go" || data.Project != "sampleapp" || data.File != "users/repo.go" {
+		t.Errorf("diagnostic data %s, want proposal %d's id, text, scope, 3 corrections, go, sampleapp, users/repo.go", raw, prop.ID)
 	}
 	diagURI := prop.Location.URI
-	diagRel, _ := filepath.Rel(root, uri.URI(diagURI).Filename())
-	diagRel = filepath.ToSlash(diagRel)
-	if prop.ExampleSymbol != "" {
-		// At the candidate example's name.
-		name := prop.ExampleSymbol[strings.LastIndexByte(prop.ExampleSymbol, '.')+1:]
-		if diagRel != prop.ExampleFile || memTextAt(t, readFile(t, root, diagRel), diag.Range) != name {
-			t.Errorf("diagnostic at %s %v, want on the name of %s in %s", diagRel, diag.Range, prop.ExampleSymbol, prop.ExampleFile)
-		}
-	} else if diagURI != repoURI || diag.Range != errLine {
+	// On the line the corrections were about.
+	if diagURI != repoURI || diag.Range != errLine {
 		t.Errorf("diagnostic at %s %v, want where the corrections were made: %s %v", diagURI, diag.Range, repoURI, errLine)
 	}
 
@@ -350,7 +358,7 @@ func TestE2EMemory(t *testing.T) {
 		byTitle[a.Title] = a
 		titles = append(titles, a.Title)
 		if a.Kind == protocol.Source {
-			continue // "Approve all pending rules", checked below
+			continue // "Approve the pending rule", checked below
 		}
 		if a.Edit != nil || a.Command == nil || a.Kind != protocol.QuickFix || len(a.Command.Arguments) != 1 || len(a.Diagnostics) != 1 {
 			t.Errorf("code action %+v: want a quick fix for the diagnostic that runs a command, without edits", a)
@@ -366,22 +374,29 @@ func TestE2EMemory(t *testing.T) {
 		}
 	}
 	t.Logf("code actions: %q", titles)
-	approve, ok := byTitle["Approve rule"]
+	// Titles say what they do, with the rule's text.
+	approve, ok := byTitle["Approve rule: "+prop.Content]
 	if !ok || !approve.IsPreferred || approve.Command.Command != cmdMemoryApprove {
-		t.Fatalf("code actions %q: want a preferred \"Approve rule\"", titles)
+		t.Fatalf("code actions %q: want a preferred \"Approve rule: %s\"", titles, prop.Content)
 	}
 	for _, scope := range []string{memory.ScopeUniversal, "language:go", "project:sampleapp"} {
-		if _, ok := byTitle["Approve as "+scope]; !ok && scope != prop.Scope {
-			t.Errorf("code actions %q: no \"Approve as %s\"", titles, scope)
+		if _, ok := byTitle["Approve as "+scope+" rule: "+prop.Content]; !ok && scope != prop.Scope {
+			t.Errorf("code actions %q: no \"Approve as %s rule: …\"", titles, scope)
 		}
 	}
-	if a, ok := byTitle["Reject"]; !ok || a.Command.Command != cmdMemoryReject {
-		t.Errorf("code actions %q: no \"Reject\"", titles)
+	if a, ok := byTitle["Reject rule: "+prop.Content]; !ok || a.Command.Command != cmdMemoryReject {
+		t.Errorf("code actions %q: no \"Reject rule: %s\"", titles, prop.Content)
+	}
+	// With one proposal, approving all is a source action only.
+	for _, a := range actions {
+		if a.Command != nil && a.Command.Command == cmdMemoryApproveAll && a.Kind != protocol.Source {
+			t.Errorf("code action %q: approving all is a %s with one proposal, want a source action", a.Title, a.Kind)
+		}
 	}
 	source := c.memCodeActions(t, diagURI, diag.Range, nil, protocol.Source)
 	if len(source) != 1 || source[0].Kind != protocol.Source || source[0].Command == nil || source[0].Command.Command != cmdMemoryApproveAll ||
-		!strings.HasPrefix(source[0].Title, "Approve all pending rules") {
-		t.Errorf("source actions %+v, want one \"Approve all pending rules\"", source)
+		source[0].Title != "Approve the pending rule" {
+		t.Errorf("source actions %+v, want one \"Approve the pending rule\"", source)
 	}
 	if got := c.memCodeActions(t, diagURI, rng(0, 0, 0, 0), nil, protocol.QuickFix); len(got) != 0 && diag.Range.Start.Line != 0 {
 		t.Errorf("quick fixes away from the diagnostic: %+v, want none", got)

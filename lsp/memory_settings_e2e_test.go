@@ -193,17 +193,17 @@ func TestE2EMemoryPendingContradiction(t *testing.T) {
 				titles = append(titles, a.Title)
 			}
 		}
-		// Titles name the proposal when several share the range.
+		// Titles name the rule, and what approving does to the other.
 		want := fmt.Sprintf(" — contradicts pending proposal %d “", other)
-		if len(titles) == 0 || !strings.HasPrefix(titles[0], "Approve rule") || !strings.Contains(titles[0], want) ||
+		if len(titles) == 0 || !strings.HasPrefix(titles[0], "Approve rule: "+p.Content) || !strings.Contains(titles[0], want) ||
 			!slices.ContainsFunc(titles, func(s string) bool {
-				return strings.HasPrefix(s, "Reject") && strings.Contains(s, fmt.Sprintf(" — leaves proposal %d “", other))
+				return strings.HasPrefix(s, "Reject rule: "+p.Content) && strings.Contains(s, fmt.Sprintf(" — leaves proposal %d “", other))
 			}) {
 			t.Errorf("code actions of proposal %d: %q, want %q… and a reject leaving the other", p.ID, titles, want)
 		}
 	}
 	source := c.memCodeActions(t, use.Location.URI, use.Location.Range, nil, protocol.Source)
-	if len(source) != 1 || !strings.Contains(source[0].Title, "(1; 2 that contradict each other are left to choose)") {
+	if len(source) != 1 || source[0].Title != "Approve the pending rule (2 that contradict each other are left to choose)" {
 		t.Errorf("source actions %+v", source)
 	}
 	var all struct {
@@ -226,4 +226,86 @@ func memArgsID(a protocol.CodeAction) int64 {
 		return 0
 	}
 	return args.ID
+}
+
+// TestE2EProposalSeverity: proposals are Information diagnostics on the
+// lines their corrections were about; with several, approving them all is
+// a quick fix there too; the memory.proposalSeverity setting turns them
+// down to hints, or off.
+func TestE2EProposalSeverity(t *testing.T) {
+	t.Parallel()
+	root := sampleApp(t)
+	c := startClient(t)
+	c.memStart(t, root)
+	repoURI := fileURI(root, "users/repo.go")
+	c.open(t, repoURI, "go", readFile(t, root, "users/repo.go"))
+	for i, text := range []string{"Prefer table driven tests", "Name test helpers with a help prefix"} {
+		var ans memCorrectionAnswer
+		c.memCommand(t, &ans, cmdMemoryRecord, map[string]any{"text": text, "uri": repoURI, "range": rng(uint32(i), 0, uint32(i), 0)})
+	}
+	from := c.mark()
+	var proposed struct {
+		Proposals []memProposal `json:"proposals"`
+	}
+	c.memCommand(t, &proposed, cmdMemoryPropose)
+	diags := c.waitDiagnostics(t, from, repoURI, "two proposals", func(ds []protocol.Diagnostic) bool { return len(ds) == 2 })
+	for _, d := range diags {
+		if d.Severity != protocol.DiagnosticSeverityInformation {
+			t.Errorf("proposal diagnostic %q at severity %v, want Information", d.Message, d.Severity)
+		}
+		// An empty range is widened to its line's text ("package users",
+		// then the blank line's start).
+		if d.Range.Start.Line == 0 && d.Range != rng(0, 0, 0, 13) || d.Range.Start.Line == 1 && d.Range != rng(1, 0, 1, 0) {
+			t.Errorf("proposal diagnostic %q at %v, want on its line's text", d.Message, d.Range)
+		}
+	}
+
+	t.Run("approve all as a quick fix", func(t *testing.T) {
+		var all []string
+		for _, a := range c.memCodeActions(t, repoURI, rng(0, 0, 0, 0), nil, protocol.QuickFix) {
+			if a.Command != nil && a.Command.Command == cmdMemoryApproveAll {
+				all = append(all, fmt.Sprintf("%s %s", a.Kind, a.Title))
+			}
+		}
+		if !slices.Equal(all, []string{"quickfix Approve all 2 pending rules"}) {
+			t.Errorf("quick fixes approving all: %q, want one \"Approve all 2 pending rules\"", all)
+		}
+		// The editor's Source Action menu still has it.
+		source := c.memCodeActions(t, repoURI, rng(5, 0, 5, 0), nil, protocol.Source)
+		if len(source) != 1 || source[0].Kind != protocol.Source || source[0].Title != "Approve all 2 pending rules" {
+			t.Errorf("source actions %+v, want \"Approve all 2 pending rules\"", source)
+		}
+	})
+
+	for _, tc := range []struct {
+		setting string
+		want    protocol.DiagnosticSeverity
+		n       int
+	}{
+		{"hint", protocol.DiagnosticSeverityHint, 2},
+		{"off", 0, 0},
+		{"bogus", 0, 0}, // ignored, with a warning
+	} {
+		from := c.mark()
+		c.notify(t, "workspace/didChangeConfiguration", &protocol.DidChangeConfigurationParams{Settings: map[string]any{
+			"anchorage": map[string]any{"memory": map[string]any{"proposalSeverity": tc.setting}},
+		}})
+		if tc.setting == "bogus" {
+			// An unknown value keeps the one in force ("off"): nothing is
+			// published again, and the user is told.
+			c.wait(t, from, eventTimeout, "a warning about the setting", isLog(protocol.MessageTypeWarning, "memory.proposalSeverity"))
+			continue
+		}
+		c.waitDiagnostics(t, from, repoURI, "proposals at "+tc.setting, func(ds []protocol.Diagnostic) bool {
+			if len(ds) != tc.n {
+				return false
+			}
+			for _, d := range ds {
+				if d.Severity != tc.want {
+					return false
+				}
+			}
+			return true
+		})
+	}
 }

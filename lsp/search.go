@@ -6,6 +6,9 @@ import (
 	"errors"
 	"fmt"
 	"sort"
+	"strings"
+
+	"go.uber.org/zap"
 
 	"go.lsp.dev/jsonrpc2"
 
@@ -54,10 +57,56 @@ type searchResponse struct {
 	Results []folderResult `json:"results"`
 }
 
-// folderResult is a result with the folder it is relative to.
+// folderResult is a result with the folder it is relative to, and, for
+// a symbol, where its name is and the first line of its doc comment, for
+// editors to show and to put the cursor on.
 type folderResult struct {
 	retrieval.Result
 	Root string `json:"root,omitempty"`
+	// NameLine and NameColumn are 1-based (columns in UTF-16 units).
+	NameLine   int    `json:"name_line,omitempty"`
+	NameColumn int    `json:"name_column,omitempty"`
+	Doc        string `json:"doc,omitempty"`
+}
+
+// describe adds to a symbol's result where its name is and its doc
+// comment's first line, from the folder's symbols of the file.
+func (s *Server) describe(ctx context.Context, f *folder, fr *folderResult, syms map[string][]analysis.SymbolInfo) {
+	if fr.Symbol == "" {
+		return
+	}
+	list, ok := syms[fr.File]
+	if !ok {
+		var err error
+		if list, err = f.ws.FileSymbols(ctx, fr.File); err != nil {
+			s.log.Debug("search result's symbol", zap.String("file", fr.File), zap.Error(err))
+		}
+		syms[fr.File] = list
+	}
+	for _, sym := range list {
+		if sym.Range.Start.Line+1 != fr.Line || (sym.Name != fr.Symbol && sym.QualifiedName != fr.Symbol &&
+			!strings.HasSuffix(fr.Symbol, "."+sym.Name)) {
+			continue
+		}
+		name := selectionRange(sym).Start
+		fr.NameLine, fr.NameColumn = int(name.Line)+1, int(name.Character)+1
+		fr.Doc = firstDocLine(sym.Doc)
+		return
+	}
+}
+
+// firstDocLine is the first line of a doc comment with words, without
+// comment markers.
+func firstDocLine(doc string) string {
+	for _, l := range strings.Split(doc, "\n") {
+		l = strings.TrimSpace(l)
+		l = strings.TrimLeft(l, "/#*!")
+		l = strings.TrimSpace(strings.Trim(strings.TrimSpace(l), `"'`))
+		if l != "" {
+			return l
+		}
+	}
+	return ""
 }
 
 // search runs anchorage.search: {"query", "top_k"?, "strategy"?,
@@ -87,11 +136,13 @@ func (s *Server) search(ctx context.Context, args []any) (any, error) {
 			out.Partial = out.Partial || resp.Partial
 			out.Files = append(out.Files, resp.Files...)
 		}
+		syms := map[string][]analysis.SymbolInfo{}
 		for _, r := range resp.Results {
 			if !s.owns(f, r.File) {
 				continue // a nested folder answers for it
 			}
 			fr := folderResult{Result: r}
+			s.describe(ctx, f, &fr, syms)
 			if len(folders) > 1 {
 				fr.Root = f.dir
 			}

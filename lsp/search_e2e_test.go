@@ -21,7 +21,10 @@ import (
 // e2eSearchResult is a result of anchorage.search as sent.
 type e2eSearchResult struct {
 	retrieval.Result
-	Root string `json:"root"`
+	Root       string `json:"root"`
+	NameLine   int    `json:"name_line"`
+	NameColumn int    `json:"name_column"`
+	Doc        string `json:"doc"`
 }
 
 // e2eSearchResponse is anchorage.search's answer as sent.
@@ -120,6 +123,10 @@ func TestE2ESearch(t *testing.T) {
 			if r.File != "users/service.go" || r.Symbol != "Service.GetUser" || r.Line != getUser || r.Root != "" ||
 				!strings.HasPrefix(r.Snippet, "func (s *Service) GetUser(") {
 				t.Errorf("result %+v, want Service.GetUser at users/service.go:%d", r, getUser)
+			}
+			// Editors show the doc's first line and open at the name.
+			if r.NameLine != getUser || r.NameColumn != len("func (s *Service) ")+1 || r.Doc != "GetUser returns the user with the given id." {
+				t.Errorf("result's name at %d:%d, doc %q; want %d:%d and GetUser's doc", r.NameLine, r.NameColumn, r.Doc, getUser, len("func (s *Service) ")+1)
 			}
 			if resp.FeedbackID <= feedbackID {
 				t.Errorf("feedback_id %d, want a new one after %d", resp.FeedbackID, feedbackID)
