@@ -39,6 +39,10 @@ type Settings struct {
 	Embedding EmbeddingSettings `json:"embedding,omitempty"`
 	// Memory configures coding rules learned from corrections.
 	Memory MemorySettings `json:"memory,omitempty"`
+	// IndexDependencies allows indexing a workspace folder that is a
+	// dependency directory: the Go toolchain or module cache,
+	// site-packages, node_modules (see dependencyDir).
+	IndexDependencies *bool `json:"indexDependencies,omitempty"`
 }
 
 // MemorySettings configure the memory of coding rules (package memory).
@@ -97,6 +101,9 @@ func (s Settings) merge(o Settings) Settings {
 		s.Embedding = o.Embedding
 	}
 	s.Memory = s.Memory.merge(o.Memory)
+	if o.IndexDependencies != nil {
+		s.IndexDependencies = o.IndexDependencies
+	}
 	return s
 }
 
@@ -163,6 +170,9 @@ type folder struct {
 	done     atomic.Int64
 	total    atomic.Int64
 	last     atomic.Pointer[analysis.Summary]
+	// skipTold is set once the user was told the folder is not indexed
+	// (Server.indexable).
+	skipTold atomic.Bool
 }
 
 func (f *folder) root() string { return f.ws.Index().Root() }

@@ -17,6 +17,9 @@ import (
 // work done progress in the editor. Requests are answered meanwhile from
 // what is indexed so far.
 func (s *Server) indexFolder(f *folder, title string) {
+	if !s.indexable(f) {
+		return
+	}
 	f.indexing.Add(1) // counted before it starts, so status never says idle too early
 	s.goBackground(func(ctx context.Context) {
 		defer f.indexing.Add(-1)
@@ -51,6 +54,9 @@ func (s *Server) indexFolder(f *folder, title string) {
 // refreshFolder re-indexes what changed on disk in a folder, quietly (no
 // progress): a closed document, files changed outside the editor.
 func (s *Server) refreshFolder(f *folder) {
+	if !s.indexable(f) {
+		return
+	}
 	s.goBackground(func(ctx context.Context) {
 		f.indexMu.Lock()
 		defer f.indexMu.Unlock()
