@@ -83,7 +83,7 @@ async function targetUri(t: Target, preferred: string[]): Promise<vscode.Uri | u
 }
 
 function targetPosition(t: Target): vscode.Position {
-  return new vscode.Position(Math.max(0, t.line - 1), Math.max(0, (t.column ?? 1) - 1));
+  return new vscode.Position(Math.max(0, (t.nameLine ?? t.line) - 1), Math.max(0, (t.column ?? 1) - 1));
 }
 
 async function openTarget(t: Target, preferred: string[]): Promise<boolean> {
@@ -153,6 +153,9 @@ async function searchCodebase(a: Anchorage): Promise<void> {
       }
       feedbackId = typeof resp.feedback_id === 'number' ? resp.feedback_id : undefined;
       qp.title = searchTitle(resp);
+      if (resp.reasoning) {
+        a.output.debug(`search ${JSON.stringify(resp.query)}: ${resp.strategy} — ${resp.reasoning}`);
+      }
       const items = searchResponseToItems(resp).map(toQuickPickItem);
       if (items.length === 0) {
         showMessage('$(info) No results', resp.reasoning);
@@ -251,6 +254,15 @@ async function showGraph(a: Anchorage, op: GraphOp): Promise<void> {
     void vscode.window.showInformationMessage('Anchorage: open a file and put the cursor on a function, method or type.');
     return;
   }
+  // A file outside every workspace folder (one of the Go toolchain, a
+  // dependency) is not in the graph: the word under the cursor would name
+  // another symbol of the workspace.
+  if (editor.document.uri.scheme === 'file' && !folderOf(editor.document.uri.fsPath, workspaceRoots())) {
+    void vscode.window.showInformationMessage(
+      `Anchorage: ${vscode.workspace.asRelativePath(editor.document.uri)} is outside the workspace folders, so the code graph does not know its ${graphNoun(op)}.`,
+    );
+    return;
+  }
   const client = await a.requireClient();
   if (!client) {
     return;
@@ -316,6 +328,10 @@ async function showGraph(a: Anchorage, op: GraphOp): Promise<void> {
   });
   qp.onDidHide(() => qp.dispose());
   qp.show();
+}
+
+function graphNoun(op: GraphOp): string {
+  return op === 'callers' ? 'callers' : op === 'callees' ? 'callees' : 'blast radius';
 }
 
 // ---- Re-index, status ----------------------------------------------------

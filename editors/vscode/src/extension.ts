@@ -288,8 +288,12 @@ export class Anchorage implements vscode.Disposable {
   }
 
   private setState(s: ServerState): void {
+    const changed = s !== this.state;
     this.state = s;
     this.render();
+    if (changed) {
+      this.memory?.tree.refresh(); // its welcome content follows the server's state
+    }
   }
 
   private render(): void {

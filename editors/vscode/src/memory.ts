@@ -6,7 +6,7 @@ import * as vscode from 'vscode';
 import type { Anchorage } from './extension';
 import { errorMessage, isUnknownCommand } from './lib/errors';
 import {
-  approvalSummary,
+  approvalsMessage,
   ApprovalView,
   buildApproveArgs,
   buildCorrectionArgs,
@@ -25,7 +25,7 @@ import {
   PendingProposals,
   plural,
   Proposal,
-  proposalFromDiagnostic,
+  proposalFromData,
   proposalIdOf,
   proposalItems,
   RuleLocation,
@@ -59,6 +59,10 @@ export class Memory implements vscode.Disposable {
   private countTimer: ReturnType<typeof setTimeout> | undefined;
   /** False once the server said it has no anchorage.stats. */
   private statsKnown = true;
+  /** A "recorded correction" notification is showing (announceCorrection). */
+  private correctionShowing = false;
+  private correctionsUnseen = 0;
+  private statusMessage: vscode.Disposable | undefined;
 
   constructor(private readonly a: Anchorage) {
     this.tree = new MemoriesProvider(a);
@@ -87,8 +91,9 @@ export class Memory implements vscode.Disposable {
     const out: Proposal[] = [];
     for (const [, diags] of vscode.languages.getDiagnostics()) {
       for (const d of diags) {
-        const id = proposalIdOf({ source: d.source, code: d.code, data: (d as { data?: unknown }).data });
-        const p = id !== undefined ? proposalFromDiagnostic(id, d.message) : undefined;
+        const data = (d as { data?: unknown }).data;
+        const id = proposalIdOf({ source: d.source, code: d.code, data });
+        const p = id !== undefined ? proposalFromData(data) : undefined;
         if (p) {
           out.push(p);
         }
@@ -188,8 +193,7 @@ export class Memory implements vscode.Disposable {
       return;
     }
     const withExample = views.find((v) => v.location && v.anchor_status === 'anchored');
-    const text =
-      views.length === 1 ? `Anchorage: ${approvalSummary(views[0])}` : `Anchorage: approved ${plural(views.length, 'rule')}: ${views.map((v) => `rule ${v.rule.id}`).join(', ')}`;
+    const text = `Anchorage: ${approvalsMessage(views, (uri) => vscode.workspace.asRelativePath(vscode.Uri.parse(uri)))}`;
     const open = 'Open Example';
     const choice = await vscode.window.showInformationMessage(text, ...(withExample ? [open] : []));
     if (choice === open && withExample?.location) {
@@ -348,13 +352,37 @@ export class Memory implements vscode.Disposable {
         }
         res = await this.run<CorrectionResult>(MEMORY_COMMANDS.record, [{ text: built.args[0].text }]);
       }
-      const approve = 'Propose and Approve';
-      const choice = await vscode.window.showInformationMessage(`Anchorage: ${correctionMessage(res)}.`, approve);
-      if (choice === approve) {
-        await this.approveProposals();
-      }
+      await this.announceCorrection(res);
     } catch (err) {
       void vscode.window.showErrorMessage(`Anchorage: recording the correction failed: ${errorMessage(err)}`);
+    }
+  }
+
+  /**
+   * Tells that a correction was recorded: one notification at a time.
+   * While one is showing, later corrections update the status bar and the
+   * count of the next notification instead of stacking more of them.
+   */
+  private async announceCorrection(res: CorrectionResult): Promise<void> {
+    this.correctionsUnseen++;
+    const text = `Anchorage: ${correctionMessage(res)}.`;
+    if (this.correctionShowing) {
+      this.statusMessage?.dispose();
+      this.statusMessage = vscode.window.setStatusBarMessage(`$(check) ${text}`, 8000);
+      return;
+    }
+    this.correctionShowing = true;
+    const n = this.correctionsUnseen;
+    this.correctionsUnseen = 0;
+    const approve = 'Propose and Approve';
+    let choice: string | undefined;
+    try {
+      choice = await vscode.window.showInformationMessage(n > 1 ? `${text} (${n} corrections recorded)` : text, approve);
+    } finally {
+      this.correctionShowing = false;
+    }
+    if (choice === approve) {
+      await this.approveProposals();
     }
   }
 
@@ -540,7 +568,10 @@ export class MemoriesProvider implements vscode.TreeDataProvider<RuleNode>, vsco
         const t = ruleTreeItem(n.rule);
         const item = new vscode.TreeItem(t.label, vscode.TreeItemCollapsibleState.None);
         item.description = t.description;
-        item.tooltip = t.tooltip;
+        // The whole rule, however long: the label may be cut.
+        const tip = new vscode.MarkdownString();
+        tip.appendText(t.tooltip);
+        item.tooltip = tip;
         item.iconPath = new vscode.ThemeIcon(t.icon);
         item.id = `rule:${n.rule.id}`;
         item.contextValue = n.rule.anchor_status === 'lost' || n.rule.anchor_status === 'none' ? 'rule.unanchored' : 'rule';
@@ -565,13 +596,17 @@ export class MemoriesProvider implements vscode.TreeDataProvider<RuleNode>, vsco
     if (n) {
       return [];
     }
+    // The view's welcome content (package.json, viewsWelcome) shows when
+    // there is nothing to list: which one is chosen by this context key.
     if (!this.a.client || this.a.serverState !== 'running') {
-      return [{ kind: 'message', text: 'The Anchorage server is not running', icon: 'circle-slash' }];
+      this.setState(this.a.serverState === 'missing' ? 'missing' : 'stopped');
+      return [];
     }
     let rules: RuleView[];
     try {
       rules = (await this.a.execute<{ rules: RuleView[] | null }>(MEMORY_COMMANDS.list, [])).rules ?? [];
     } catch (err) {
+      this.setState('error');
       return [{ kind: 'message', text: `Cannot list rules: ${errorMessage(err)}`, icon: 'error' }];
     }
     const out: RuleNode[] = [];
@@ -585,14 +620,22 @@ export class MemoriesProvider implements vscode.TreeDataProvider<RuleNode>, vsco
       });
     }
     const groups = groupRulesByScope(rules);
-    if (groups.length === 0 && pending === 0) {
-      out.push({ kind: 'message', text: 'No rules yet: record corrections, then approve proposals', icon: 'info' });
-    }
+    this.setState(groups.length === 0 && pending === 0 ? 'empty' : 'rules');
     if (this.view) {
       const n = groups.reduce((s, g) => s + g.rules.length, 0);
       this.view.description = n > 0 ? plural(n, 'rule') : undefined;
     }
     return out.concat(groups.map((group) => ({ kind: 'scope', group })));
+  }
+
+  private state: string | undefined;
+
+  /** Sets the anchorage.memoriesState context key the welcome content depends on. */
+  private setState(state: 'missing' | 'stopped' | 'error' | 'empty' | 'rules'): void {
+    if (state !== this.state) {
+      this.state = state;
+      void vscode.commands.executeCommand('setContext', 'anchorage.memoriesState', state);
+    }
   }
 
   dispose(): void {

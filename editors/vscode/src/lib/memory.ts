@@ -98,6 +98,8 @@ export interface RuleLocation {
   symbol?: string;
   /** 1-based. */
   line: number;
+  /** The file relative to its workspace folder (after the folder's name when several are open); newer servers only. */
+  path?: string;
 }
 
 export type AnchorStatus = 'anchored' | 'lost' | 'elsewhere' | 'pending' | 'none';
@@ -273,12 +275,30 @@ export function buildApproveArgs(id: number, scope?: string): [{ id: number; sco
   return scope ? [{ id, scope }] : [{ id }];
 }
 
+/**
+ * A file's path for messages: the server's workspace-relative path when it
+ * sends one, else what relative() makes of the URI (in VS Code,
+ * workspace.asRelativePath), else the URI's file name.
+ */
+export type RelativePath = (uri: string) => string;
+
+/** A location's workspace-relative path (see RelativePath). */
+export function locationPath(loc: Pick<RuleLocation, 'uri' | 'path'>, relative?: RelativePath): string {
+  if (loc.path) {
+    return loc.path;
+  }
+  if (relative) {
+    return relative(loc.uri);
+  }
+  return decodeURIComponent(loc.uri.replace(/^file:\/\//, ''));
+}
+
 /** "rule 3 (project:app): Wrap errors … — example db.Open (internal/db/db.go:12)". */
-export function approvalSummary(v: ApprovalView): string {
+export function approvalSummary(v: ApprovalView, relative?: RelativePath): string {
   const rule = v.rule;
   let s = `${v.merged ? 'merged into' : 'approved as'} rule ${rule.id} (${rule.scope}): ${shorten(rule.content, 80)}`;
   if (v.location && v.anchor_status === 'anchored') {
-    s += ` — example ${v.location.symbol || 'file'} (${relativeToFolder(v.location.uri)}:${v.location.line})`;
+    s += ` — example ${v.location.symbol || 'file'} (${locationPath(v.location, relative)}:${v.location.line})`;
   } else if (v.anchor_note) {
     s += ` — ${v.anchor_note}`;
   }
@@ -288,10 +308,22 @@ export function approvalSummary(v: ApprovalView): string {
   return s;
 }
 
-/** The last two path segments of a file URI, for messages. */
-function relativeToFolder(uri: string): string {
-  const parts = decodeURIComponent(uri.replace(/^file:\/\//, '')).split('/');
-  return parts.slice(-2).join('/');
+/**
+ * What approving several rules did, in one message: each rule's text and
+ * where its example is ("approved 2 rules: “Wrap errors …” (users/repo.go:12);
+ * “Log every request …”"). One approval gets approvalSummary.
+ */
+export function approvalsMessage(views: ApprovalView[], relative?: RelativePath): string {
+  if (views.length === 1) {
+    return approvalSummary(views[0], relative);
+  }
+  const merged = views.filter((v) => v.merged).length;
+  const head = `approved ${plural(views.length, 'rule')}${merged > 0 ? ` (${merged} merged into existing ones)` : ''}`;
+  const each = views.map((v) => {
+    const where = v.location && v.anchor_status === 'anchored' ? ` (${locationPath(v.location, relative)}:${v.location.line})` : '';
+    return `“${shorten(v.rule.content, 60)}”${where}`;
+  });
+  return `${head}: ${each.join('; ')}`;
 }
 
 /** Cuts text to n characters with an ellipsis, on one line. */
@@ -314,30 +346,39 @@ export function proposalIdOf(d: { source?: string; code?: unknown; data?: unknow
 }
 
 /**
- * A pending proposal as its hint diagnostic tells it ("Proposed rule: Wrap
- * errors (project:app, from 3 corrections)", then the conflict, if any),
- * for proposals that anchorage.memory.propose did not answer (made by the
- * CLI or by another editor session), from an older server that has no
- * anchorage.memory.proposals. Undefined for another message.
+ * A pending proposal as its diagnostic's data carries it (the server sends
+ * its text, scope and strength there, so nothing is read out of the
+ * message), for proposals that anchorage.memory.propose did not answer
+ * (made by the CLI or by another editor session), from a server that has
+ * no anchorage.memory.proposals. Undefined when the data does not hold a
+ * proposal.
  */
-export function proposalFromDiagnostic(id: number, message: string): Proposal | undefined {
-  const [first, ...rest] = message.split('\n');
-  const m = /^Proposed rule: (.*) \(([^\s,()]+), from (\d+) corrections?\)$/.exec(first);
-  if (!m) {
+export function proposalFromData(data: unknown): Proposal | undefined {
+  if (!data || typeof data !== 'object') {
     return undefined;
   }
-  const scope = m[2];
-  const p: Proposal = { id, status: 'pending', category: 'rule', scope, content: m[1], frequency: Number(m[3]), confidence: 0 };
-  const lang = /^language:(.+)$/.exec(scope);
-  if (lang) {
-    p.language = lang[1];
+  const d = data as Record<string, unknown>;
+  const str = (k: string) => (typeof d[k] === 'string' && d[k] !== '' ? (d[k] as string) : undefined);
+  const id = d.proposal;
+  const content = str('content');
+  const scope = str('scope');
+  if (typeof id !== 'number' || !Number.isInteger(id) || id <= 0 || !content || !scope) {
+    return undefined;
   }
-  const proj = /^project:(.+)$/.exec(scope);
-  if (proj) {
-    p.project = proj[1];
-  }
-  if (rest.length > 0) {
-    p.conflict = rest.join(' ');
+  const p: Proposal = {
+    id,
+    status: 'pending',
+    category: str('category') ?? 'rule',
+    scope,
+    content,
+    frequency: typeof d.frequency === 'number' ? d.frequency : 0,
+    confidence: 0,
+  };
+  for (const k of ['language', 'project', 'conflict', 'file'] as const) {
+    const v = str(k);
+    if (v) {
+      p[k] = v;
+    }
   }
   return p;
 }
@@ -569,7 +610,7 @@ export function ruleTreeItem(r: RuleView): { label: string; description: string;
 }
 
 function fileOf(r: RuleView): string {
-  return r.anchor?.file ?? relativeToFolder(r.location?.uri ?? '');
+  return r.location?.path ?? r.anchor?.file ?? locationPath({ uri: r.location?.uri ?? '' });
 }
 
 // ---- the status bar ------------------------------------------------------------

@@ -105,46 +105,62 @@ function baseName(file: string): string {
 
 /**
  * The QuickPick item of one search result: symbol (or file name) with its
- * kind icon and ★ for hits several strategies found; the strategy badge and
- * the location as description; the snippet as detail. alwaysShow keeps VS
- * Code from filtering the server's results against the typed query.
+ * kind icon and ★ for hits several strategies found; the location as
+ * description (with the backend that found it when the search was hybrid:
+ * otherwise the title says the strategy once); the doc comment's first
+ * line as detail, else the snippet's first line. Accepting it puts the
+ * cursor on the symbol's name. alwaysShow keeps VS Code from filtering
+ * the server's results against the typed query.
  */
-export function searchResultToItem(r: SearchResult): PickItem {
+export function searchResultToItem(r: SearchResult, strategy?: string): PickItem {
   const star = r.multi_strategy ? '★ ' : '';
   const name = r.symbol || baseName(r.file);
   const end = r.end_line && r.end_line > r.line ? `-${r.end_line}` : '';
+  const via = strategy === 'hybrid' && r.strategy && r.strategy !== strategy ? ` · ${r.strategy}` : '';
+  const doc = r.doc ? r.doc.replace(/\s+/g, ' ').trim() : '';
+  const target: Target = { file: r.file, line: r.line, endLine: r.end_line, root: r.root };
+  if (typeof r.name_line === 'number' && r.name_line > 0) {
+    target.nameLine = r.name_line;
+  }
+  if (typeof r.name_column === 'number' && r.name_column > 0) {
+    target.column = r.name_column;
+  }
   return {
     label: `${star}$(${kindIcon(r.symbol ? r.kind : undefined)}) ${name}`,
-    description: `$(${strategyIcon(r.strategy)}) ${strategyBadge(r.strategy)} ${r.file}:${r.line}${end}`,
-    detail: snippetLine(r.snippet),
+    description: `${r.file}:${r.line}${end}${via}`,
+    detail: doc ? (doc.length > maxSnippet ? doc.slice(0, maxSnippet - 1) + '…' : doc) : snippetLine(r.snippet),
     alwaysShow: true,
-    target: { file: r.file, line: r.line, endLine: r.end_line, root: r.root },
+    target,
   };
 }
 
 /** Items of a whole response, in the server's order. */
 export function searchResponseToItems(resp: SearchResponse): PickItem[] {
-  return (resp.results ?? []).filter((r) => r && typeof r.file === 'string' && r.file !== '').map(searchResultToItem);
+  return (resp.results ?? [])
+    .filter((r) => r && typeof r.file === 'string' && r.file !== '')
+    .map((r) => searchResultToItem(r, resp.strategy));
 }
 
-/** The QuickPick title: the router's choice and reasoning. */
+/**
+ * The QuickPick title, on one line: the strategy the router chose (once
+ * for every row), its confidence, the count and the time, and what else
+ * the user should know. The router's reasoning is the title's tooltip in
+ * spirit: too long for the title, it goes to the output channel.
+ */
 export function searchTitle(resp: SearchResponse): string {
-  const parts: string[] = [];
   const conf = typeof resp.confidence === 'number' && Number.isFinite(resp.confidence) ? ` ${Math.round(resp.confidence * 100)}%` : '';
-  parts.push(`${strategyBadge(resp.strategy)}${conf}`);
-  if (resp.reasoning) {
-    parts.push(resp.reasoning);
-  }
-  const meta: string[] = [];
+  const parts = [`Anchorage: ${resp.strategy || 'search'}${conf}`];
   const n = resp.results?.length ?? 0;
   const total = typeof resp.total === 'number' && resp.total > n ? ` of ${resp.total}` : '';
-  meta.push(`${n}${total} result${n === 1 && !total ? '' : 's'}`);
+  parts.push(`${n}${total} result${n === 1 && !total ? '' : 's'}`);
   if (typeof resp.elapsed_ms === 'number') {
-    meta.push(`${Math.round(resp.elapsed_ms)} ms`);
+    parts.push(`${Math.round(resp.elapsed_ms)} ms`);
   }
   if (resp.partial) {
-    meta.push('partial');
+    parts.push('partial');
   }
-  const notice = resp.notice ? ` · ${resp.notice}` : '';
-  return `Anchorage ${parts.join(' — ')} (${meta.join(', ')})${notice}`;
+  if (resp.notice) {
+    parts.push(resp.notice);
+  }
+  return parts.join(' · ');
 }

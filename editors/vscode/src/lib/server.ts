@@ -103,8 +103,13 @@ export interface ServerSettings {
     anchorThreshold?: number;
     llm?: { url?: string; model?: string; timeout?: number };
     documents?: string[];
+    proposalSeverity?: string;
   };
+  indexDependencies?: boolean;
 }
+
+/** Values of anchorage.memory.proposalSeverity. */
+export const PROPOSAL_SEVERITIES = ['information', 'warning', 'hint', 'off'] as const;
 
 function str(get: ConfigGet, key: string): string | undefined {
   const v = get<unknown>(key);
@@ -158,15 +163,21 @@ export function buildServerSettings(get: ConfigGet): ServerSettings {
     anchorThreshold: num(get, 'memory.anchorThreshold', (n) => n > 0 && n <= 1),
     llm: compact({ url: str(get, 'memory.llm.url'), model: str(get, 'memory.llm.model'), timeout: num(get, 'memory.llm.timeout', (n) => n > 0) }),
     documents: Array.isArray(docs) ? docs.filter((x): x is string => typeof x === 'string' && x.trim() !== '') : undefined,
+    proposalSeverity: (PROPOSAL_SEVERITIES as readonly string[]).includes(str(get, 'memory.proposalSeverity') ?? '')
+      ? str(get, 'memory.proposalSeverity')
+      : undefined,
   });
   if (memory) {
     out.memory = memory;
+  }
+  if (get<unknown>('indexDependencies') === true) {
+    out.indexDependencies = true;
   }
   return out;
 }
 
 /** Settings that the server reads; a change is sent with didChangeConfiguration. */
-export const SERVER_SETTING_KEYS = ['excludedDirectories', 'maxFileSize', 'dataDir', 'logLevel', 'embedding', 'memory'] as const;
+export const SERVER_SETTING_KEYS = ['excludedDirectories', 'maxFileSize', 'dataDir', 'logLevel', 'embedding', 'memory', 'indexDependencies'] as const;
 
 /** Settings that need the server restarted. */
 export const RESTART_SETTING_KEYS = ['path', 'logFile'] as const;
@@ -174,9 +185,9 @@ export const RESTART_SETTING_KEYS = ['path', 'logFile'] as const;
 /** The message shown when the binary is missing. */
 export function missingMessage(r: Resolved, setting: string | undefined): string {
   if (setting && setting.trim() !== '') {
-    return `Anchorage: the language server was not found at "${setting.trim()}" (setting anchorage.path). Install it with \`${INSTALL_COMMAND}\` or fix the setting.`;
+    return `Anchorage: the language server was not found at "${setting.trim()}" (setting anchorage.path). Install it with "${INSTALL_COMMAND}", or fix the setting.`;
   }
-  return `Anchorage: the language server \`anchorage\` was not found on PATH. Install it with \`${INSTALL_COMMAND}\` or set anchorage.path.`;
+  return `Anchorage: the language server (anchorage) was not found on PATH. Install it with "${INSTALL_COMMAND}", or set anchorage.path.`;
 }
 
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error';

@@ -21,6 +21,11 @@ export interface SearchResult {
   snippet?: string;
   /** Absolute root of the folder the file belongs to, if the server says. */
   root?: string;
+  /** Where the symbol's name is: 1-based line and column (UTF-16); newer servers only. */
+  name_line?: number;
+  name_column?: number;
+  /** The first line of the symbol's doc comment; newer servers only. */
+  doc?: string;
 }
 
 /** The answer of `anchorage.search`. */
@@ -115,6 +120,8 @@ export interface Target {
   line: number;
   /** 1-based column, when known. */
   column?: number;
+  /** 1-based line to put the cursor on when it is not `line` (a symbol's name). */
+  nameLine?: number;
   endLine?: number;
   /** Absolute root the file is relative to, when known. */
   root?: string;

@@ -3,6 +3,7 @@ import { describe, it } from 'node:test';
 
 import {
   approvalSummary,
+  approvalsMessage,
   ApprovalView,
   buildApproveArgs,
   buildCorrectionArgs,
@@ -17,7 +18,7 @@ import {
   listPendingProposals,
   MEMORY_COMMANDS,
   mergeProposals,
-  proposalFromDiagnostic,
+  proposalFromData,
   injectionSummary,
   MAX_CORRECTION_BYTES,
   pendingFromStats,
@@ -181,9 +182,18 @@ describe('listPendingProposals', () => {
   });
 });
 
-describe('proposals from hint diagnostics (older servers)', () => {
-  it('reads the hint of a proposal made elsewhere', () => {
-    const p = proposalFromDiagnostic(2, 'Proposed rule: Always log HTTP requests with their duration (project:sampleapp, from 3 corrections)');
+describe('proposals from diagnostic data', () => {
+  it('reads the proposal the server puts in the data, not the message', () => {
+    const p = proposalFromData({
+      proposal: 2,
+      content: 'Always log HTTP requests with their duration',
+      scope: 'project:sampleapp',
+      category: 'rule',
+      frequency: 3,
+      language: 'go',
+      project: 'sampleapp',
+      file: 'api/handlers.go',
+    });
     assert.deepEqual(p, {
       id: 2,
       status: 'pending',
@@ -192,20 +202,22 @@ describe('proposals from hint diagnostics (older servers)', () => {
       content: 'Always log HTTP requests with their duration',
       frequency: 3,
       confidence: 0,
+      language: 'go',
       project: 'sampleapp',
+      file: 'api/handlers.go',
     });
-    assert.equal(proposalItems([p!])[0].detail, 'from another session');
+    assert.equal(proposalItems([p!])[0].detail, 'from another session · from api/handlers.go');
   });
-  it('keeps parentheses in the rule, the language and the conflict line', () => {
-    const p = proposalFromDiagnostic(
-      5,
-      'Proposed rule: Use errors.Is (not ==) to compare errors (language:go, from 1 correction)\nContradicts rule 4 "Never use errors.Is"',
-    );
-    assert.equal(p?.content, 'Use errors.Is (not ==) to compare errors');
-    assert.equal(p?.language, 'go');
-    assert.equal(p?.frequency, 1);
-    assert.equal(p?.conflict, 'Contradicts rule 4 "Never use errors.Is"');
-    assert.equal(proposalFromDiagnostic(1, 'something else'), undefined);
+  it('keeps the conflict and needs an id, a text and a scope', () => {
+    const p = proposalFromData({ proposal: 5, content: 'Use errors.Is (not ==)', scope: 'language:go', frequency: 1, conflict: 'contradicts rule 4' });
+    assert.equal(p?.conflict, 'contradicts rule 4');
+    assert.equal(p?.category, 'rule');
+    // An older server's data: the id only.
+    assert.equal(proposalFromData({ proposal: 5 }), undefined);
+    assert.equal(proposalFromData({ proposal: 0, content: 'x', scope: 'universal' }), undefined);
+    assert.equal(proposalFromData({ proposal: '5', content: 'x', scope: 'universal' }), undefined);
+    assert.equal(proposalFromData(null), undefined);
+    assert.equal(proposalFromData('Proposed rule: x (universal, from 3 corrections)'), undefined);
   });
   it('merges them after the proposed ones, once each', () => {
     const merged = mergeProposals([proposal({ id: 3 }), proposal({ id: 1 })], [proposal({ id: 1, content: 'dup' }), proposal({ id: 2 })]);
@@ -264,8 +276,28 @@ describe('approvalSummary', () => {
   it('names the rule and its example from a real approval', () => {
     assert.equal(
       approvalSummary(approved),
-      'approved as rule 1 (project:sampleapp): Wrap errors with context using fmt.Errorf and %w — example db.Open (db/db.go:17)',
+      'approved as rule 1 (project:sampleapp): Wrap errors with context using fmt.Errorf and %w — example db.Open (internal/db/db.go:17)',
     );
+  });
+  it('names files relative to the workspace, also from a server without path', () => {
+    const old: ApprovalView = { ...approved, location: { ...approved.location!, path: undefined } };
+    const rel = (uri: string) => uri.replace(/^file:\/\/\/work\/sampleapp\//, '');
+    assert.match(approvalSummary(old, rel), /example db\.Open \(internal\/db\/db\.go:17\)$/);
+    // Without a way to make it relative, the whole path rather than a misleading tail.
+    assert.match(approvalSummary(old), /example db\.Open \(\/work\/sampleapp\/internal\/db\/db\.go:17\)$/);
+  });
+  it('says what approving several rules did, with their text', () => {
+    const second: ApprovalView = {
+      ...approved,
+      rule: { ...approved.rule, id: 3, content: 'Log every HTTP request with its duration' },
+      location: null,
+      anchor_status: 'none',
+    };
+    assert.equal(
+      approvalsMessage([approved, second]),
+      'approved 2 rules: “Wrap errors with context using fmt.Errorf and %w” (internal/db/db.go:17); “Log every HTTP request with its duration”',
+    );
+    assert.equal(approvalsMessage([approved]), approvalSummary(approved));
   });
   it('says why there is no example, a merge and what it replaced', () => {
     const v: ApprovalView = {

@@ -46,25 +46,32 @@ describe('buildUsedArgs', () => {
 describe('searchResultToItem', () => {
   const resp = fixture<SearchResponse>('search.json');
 
-  it('maps a multi-strategy symbol hit with star, kind icon, badge and location', () => {
-    const item = searchResultToItem(resp.results![0]);
+  it('maps a multi-strategy symbol hit with star, kind icon, location and doc line; opens at the name', () => {
+    const item = searchResultToItem(resp.results![0], 'semantic');
     assert.equal(item.label, '★ $(symbol-method) UserRepository.FindByID');
-    assert.equal(item.description, '$(sparkle) [semantic] users/repo.go:25-32');
-    assert.equal(item.detail, '// FindByID loads one user by its id.');
+    assert.equal(item.description, 'users/repo.go:25-32');
+    assert.equal(item.detail, 'FindByID loads one user by its id.');
     assert.equal(item.alwaysShow, true);
-    assert.deepEqual(item.target, { file: 'users/repo.go', line: 25, endLine: 32, root: undefined });
+    assert.deepEqual(item.target, { file: 'users/repo.go', line: 25, endLine: 32, root: undefined, nameLine: 25, column: 27 });
   });
 
-  it('has no star for single-strategy hits', () => {
+  it('names the backend of each row only in a hybrid search', () => {
+    assert.equal(searchResultToItem(resp.results![1], 'hybrid').description, 'users/service.go:20-26 · structural');
+    assert.equal(searchResultToItem(resp.results![1], 'structural').description, 'users/service.go:20-26');
+    assert.ok(searchResponseToItems(resp).every((i) => !/\[(semantic|structural|keyword|hybrid)\]/.test(i.description ?? '')));
+  });
+
+  it('falls back to the snippet from an older server, and opens at the line', () => {
     const item = searchResultToItem(resp.results![1]);
     assert.equal(item.label, '$(symbol-method) Service.GetUser');
-    assert.match(item.description!, /^\$\(type-hierarchy\) \[structural\] users\/service\.go:20-26/);
+    assert.equal(item.detail, 'func (s *Service) GetUser(ctx context.Context, id string) (*User, error) {');
+    assert.deepEqual(item.target, { file: 'users/service.go', line: 20, endLine: 26, root: undefined });
   });
 
   it('names text hits by their file', () => {
     const item = searchResultToItem(resp.results![2]);
     assert.equal(item.label, '$(file-code) db.go');
-    assert.equal(item.description, '$(whole-word) [keyword] internal/db/db.go:30');
+    assert.equal(item.description, 'internal/db/db.go:30');
     assert.equal(item.detail, 'return c.db.QueryRowContext(ctx, query, args...)');
   });
 
@@ -84,23 +91,20 @@ describe('searchResultToItem', () => {
 });
 
 describe('searchTitle', () => {
-  it('shows the strategy, confidence, reasoning and timing', () => {
+  it('says the strategy once, its confidence, the count and timing, on one short line', () => {
     const resp = fixture<SearchResponse>('search.json');
-    assert.equal(
-      searchTitle(resp),
-      'Anchorage [hybrid] 72% — a question about behaviour that names a domain noun: semantic search plus the graph around it (3 results, 12 ms)',
-    );
+    assert.equal(searchTitle(resp), 'Anchorage: hybrid 72% · 3 results · 12 ms');
   });
   it('counts what was cut and shows the notice', () => {
     assert.equal(
       searchTitle({ query: 'q', strategy: 'keyword', confidence: 0.9, reasoning: 'a quoted string', total: 57, notice: 'query cut to 2000 characters', results: [{ file: 'a', line: 1 }] }),
-      'Anchorage [keyword] 90% — a quoted string (1 of 57 results) · query cut to 2000 characters',
+      'Anchorage: keyword 90% · 1 of 57 results · query cut to 2000 characters',
     );
   });
   it('flags partial answers', () => {
     assert.equal(
       searchTitle({ query: 'q', strategy: 'keyword', confidence: 1, reasoning: '', partial: true, results: [] }),
-      'Anchorage [keyword] 100% (0 results, partial)',
+      'Anchorage: keyword 100% · 0 results · partial',
     );
   });
 });

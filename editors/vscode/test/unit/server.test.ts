@@ -50,6 +50,10 @@ describe('missingMessage', () => {
   it('says how to install', () => {
     assert.ok(missingMessage({ command: 'anchorage', found: false, searched: [] }, '').includes(INSTALL_COMMAND));
     assert.match(missingMessage({ command: '/x', found: false, searched: [] }, '/x'), /not found at "\/x"/);
+    // Notifications show text as it is: no Markdown backticks.
+    for (const setting of ['', '/x']) {
+      assert.ok(!missingMessage({ command: 'anchorage', found: false, searched: [] }, setting).includes('`'));
+    }
   });
 });
 
