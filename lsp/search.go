@@ -83,17 +83,37 @@ func (s *Server) describe(ctx context.Context, f *folder, fr *folderResult, syms
 		}
 		syms[fr.File] = list
 	}
-	for _, sym := range list {
-		if sym.Range.Start.Line+1 != fr.Line || (sym.Name != fr.Symbol && sym.QualifiedName != fr.Symbol &&
-			!strings.HasSuffix(fr.Symbol, "."+sym.Name)) {
+	// The result's line is where its text starts: the symbol's first line,
+	// or the doc comment above it.
+	best, dist := -1, 0
+	for i, sym := range list {
+		if sym.Name != fr.Symbol && sym.QualifiedName != fr.Symbol && !strings.HasSuffix(fr.Symbol, "."+sym.Name) {
 			continue
 		}
-		name := selectionRange(sym).Start
-		fr.NameLine, fr.NameColumn = int(name.Line)+1, int(name.Character)+1
-		fr.Doc = firstDocLine(sym.Doc)
+		start, end := sym.Range.Start.Line+1, sym.Range.End.Line+1
+		if fr.Line > end || fr.Line < start-maxDocLines {
+			continue
+		}
+		d := start - fr.Line
+		if d < 0 {
+			d = -d
+		}
+		if best < 0 || d < dist {
+			best, dist = i, d
+		}
+	}
+	if best < 0 {
 		return
 	}
+	sym := list[best]
+	name := selectionRange(sym).Start
+	fr.NameLine, fr.NameColumn = int(name.Line)+1, int(name.Character)+1
+	fr.Doc = firstDocLine(sym.Doc)
 }
+
+// maxDocLines is how far above a symbol a search result's text may start
+// (its doc comment) and still be that symbol's.
+const maxDocLines = 40
 
 // firstDocLine is the first line of a doc comment with words, without
 // comment markers.

@@ -39,9 +39,10 @@ local function same_file(a, b)
   return vim.fn.fnamemodify(a, ':p') == vim.fn.fnamemodify(b, ':p')
 end
 
---- Opens a file at a 1-based line (and column, else the line's first
---- non-blank), keeping the jump in the jumplist. Returns whether it did.
-function M.open_location(path, line, col)
+--- Opens a file at a 1-based line (and byte column, or UTF-16 column
+--- utf16_col as servers send them, else the line's first non-blank),
+--- keeping the jump in the jumplist. Returns whether it did.
+function M.open_location(path, line, col, utf16_col)
   vim.cmd("normal! m'")
   if not same_file(path, vim.api.nvim_buf_get_name(0)) then
     local ok, err = pcall(vim.cmd, 'edit ' .. vim.fn.fnameescape(path))
@@ -53,6 +54,16 @@ function M.open_location(path, line, col)
   local last = vim.api.nvim_buf_line_count(0)
   line = math.max(1, math.min(tonumber(line) or 1, last))
   vim.api.nvim_win_set_cursor(0, { line, 0 })
+  if utf16_col and utf16_col > 1 then
+    local text = vim.api.nvim_buf_get_lines(0, line - 1, line, false)[1] or ''
+    local ok, byte
+    if compat.has('0.11') then
+      ok, byte = pcall(vim.str_byteindex, text, 'utf-16', utf16_col - 1, false)
+    else
+      ok, byte = pcall(vim.str_byteindex, text, utf16_col - 1, true)
+    end
+    col = ok and byte + 1 or nil
+  end
   if col and col > 1 then
     vim.api.nvim_win_set_cursor(0, { line, col - 1 })
   else
@@ -72,13 +83,14 @@ local function first_line(s)
   return vim.trim((s:gsub('\n.*', '')))
 end
 
---- One search result as a line of the picker: the strategy that found it
---- as a badge, ★ when several strategies found it, file:line and the
---- symbol (or, for text matches, the line's text).
+--- One search result as a line of the picker: ★ when several strategies
+--- found it, file:line, the symbol and its kind, and the first line of its
+--- doc (for text matches, the line's text). The strategy is in the prompt,
+--- once; in a hybrid search each line says which backend found it.
 ---@param r table a result of anchorage.search
+---@param strategy string|nil the search's strategy
 ---@return string
-function M.format_result(r)
-  local badge = string.format('%-12s', '[' .. (nonempty(r.strategy) or '?') .. ']')
+function M.format_result(r, strategy)
   local star = val(r.multi_strategy) == true and '★' or ' '
   local where = string.format('%s:%d', nonempty(r.file) or '?', tonumber(val(r.line)) or 0)
   local what = nonempty(r.symbol)
@@ -87,10 +99,18 @@ function M.format_result(r)
     if kind then
       what = what .. ' (' .. kind .. ')'
     end
+    local doc = first_line(r.doc)
+    if doc ~= '' then
+      what = what .. ' — ' .. doc
+    end
   else
     what = first_line(r.snippet)
   end
-  return string.format('%s %s %s  %s', badge, star, where, what)
+  local via = ''
+  if strategy == 'hybrid' and nonempty(r.strategy) and r.strategy ~= strategy then
+    via = '  [' .. r.strategy .. ']'
+  end
+  return string.format('%s %s  %s%s', star, where, what, via)
 end
 
 --- The picker's prompt: the router's strategy, confidence and reasoning.
@@ -143,14 +163,19 @@ function M.show_search(client, resp)
   end
   vim.ui.select(results, {
     prompt = M.search_prompt(resp),
-    format_item = M.format_result,
+    format_item = function(r)
+      return M.format_result(r, resp.strategy)
+    end,
     kind = 'anchorage.search',
   }, function(choice)
     if not choice then
       return
     end
     local root = nonempty(choice.root) or anchorage.client_root(client)
-    if M.open_location(abs_path(root, choice.file), choice.line) then
+    -- On the symbol's name (the server says where, in UTF-16 columns),
+    -- so that :AnchorageCallers there asks about it.
+    local line = tonumber(val(choice.name_line)) or choice.line
+    if M.open_location(abs_path(root, choice.file), line, nil, tonumber(val(choice.name_column))) then
       search_used(client, resp, choice)
     end
   end)

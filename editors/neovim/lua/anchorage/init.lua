@@ -21,7 +21,8 @@ local M = {}
 --- for the server, so the commands work with clients they start.
 M.name = 'anchorage'
 
-M.install_hint = 'go install github.com/anchorage-dev/anchorage@latest'
+M.install_command = 'go install github.com/anchorage-dev/anchorage@latest'
+M.install_hint = M.install_command
   .. ' (needs Go 1.26+ and a C compiler; the binary lands in $(go env GOPATH)/bin)'
 
 local default_config = {
@@ -57,6 +58,13 @@ local default_config = {
   -- :AnchorageInject: the register (nil: '+' with a clipboard, else '"')
   -- and the token budget (nil: the server's default, 1500).
   inject = { register = nil, budget = nil },
+  -- Files of the Go toolchain, the module cache, site-packages or
+  -- node_modules: attached to the running client (an outline, quietly),
+  -- never a server of their own, unless this is true.
+  index_dependencies = false,
+  -- Neovim before 0.11 shows one server's hover: Anchorage's rules are
+  -- added to the other servers' hover (gopls, pyright, ...) in one float.
+  merge_hover = true,
 }
 
 --- The defaults of setup()'s options.
@@ -141,6 +149,8 @@ local function validate(opts)
   v('autostart', opts.autostart, 'boolean', true)
   v('commands', opts.commands, 'boolean', true)
   v('codelens', opts.codelens, 'boolean', true)
+  v('index_dependencies', opts.index_dependencies, 'boolean', true)
+  v('merge_hover', opts.merge_hover, 'boolean', true)
   v('search', opts.search, 'table', true)
   v('graph', opts.graph, 'table', true)
   v('inject', opts.inject, 'table', true)
@@ -438,6 +448,10 @@ function M.lsp_config(root)
     settings = settings,
     capabilities = cfg.capabilities
       and vim.tbl_deep_extend('force', vim.lsp.protocol.make_client_capabilities(), cfg.capabilities) or nil,
+    handlers = {
+      ['$/progress'] = require('anchorage.progress').handler,
+      ['textDocument/hover'] = cfg.merge_hover and require('anchorage.hover').handler() or nil,
+    },
     on_attach = function(client, bufnr)
       -- From 0.8 on the LspAttach autocommand of setup() does it, for
       -- every Anchorage client (also those lspconfig starts).
@@ -449,6 +463,7 @@ function M.lsp_config(root)
       end
     end,
     on_exit = function(code, signal, client_id)
+      require('anchorage.progress').forget(client_id)
       if state.clients[root] == client_id then
         state.clients[root] = nil
       end
@@ -475,6 +490,79 @@ local function buffer_filetype_ok(bufnr)
     end
   end
   return false, string.format("filetype '%s' is not in filetypes", ft)
+end
+
+--- What a file's directory is when it holds code a project depends on:
+--- the Go toolchain (GOROOT, or a directory with VERSION, src/runtime and
+--- pkg/tool), the Go module cache, a Python site-packages, a node_modules,
+--- Cargo's registry or a Rust toolchain; nil for any other. The server
+--- never indexes such a directory unless asked (see dependencyDir in
+--- lsp/dependency.go).
+---@param path string
+---@return string|nil
+function M.dependency_dir(path)
+  path = normalize(path)
+  local goroot = os.getenv('GOROOT')
+  if goroot and goroot ~= '' and under(path, normalize(goroot)) then
+    return 'the Go toolchain (GOROOT)'
+  end
+  local caches = { os.getenv('GOMODCACHE') }
+  for _, gp in ipairs(vim.split(os.getenv('GOPATH') or '', ':', { plain = true })) do
+    if gp ~= '' then
+      table.insert(caches, gp .. '/pkg/mod')
+    end
+  end
+  local home = uv.os_homedir()
+  if home then
+    table.insert(caches, home .. '/go/pkg/mod')
+  end
+  for _, c in pairs(caches) do
+    if c and c ~= '' and under(path, normalize(c)) then
+      return 'the Go module cache'
+    end
+  end
+  local parts = vim.split(path, '/', { plain = true })
+  for i, part in ipairs(parts) do
+    if part == 'node_modules' then
+      return 'a node_modules directory'
+    elseif part == 'site-packages' or part == 'dist-packages' then
+      return 'a Python ' .. part .. ' directory'
+    elseif part == 'registry' and parts[i - 1] == '.cargo' then
+      return "Cargo's registry"
+    elseif part == 'toolchains' and parts[i - 1] == '.rustup' then
+      return 'a Rust toolchain'
+    elseif part == 'mod' and parts[i - 1] == 'pkg' and table.concat(parts, '/', i + 1):find('@', 1, true) then
+      return 'the Go module cache'
+    end
+  end
+  local dir = is_dir(path) and path or vim.fn.fnamemodify(path, ':h')
+  while dir and dir ~= '' do
+    if vim.fn.filereadable(dir .. '/VERSION') == 1 and is_dir(dir .. '/src/runtime') and is_dir(dir .. '/pkg/tool') then
+      return 'a Go toolchain'
+    end
+    local up = parent(dir)
+    if not up or up == dir then
+      break
+    end
+    dir = up
+  end
+  return nil
+end
+
+--- The client a file outside every client's root goes to: that of the
+--- buffer the user came from, else the only one running.
+local function borrowed_client()
+  local alt = vim.fn.bufnr('#')
+  if alt > 0 then
+    for _, client in ipairs(compat.get_clients({ name = M.name, bufnr = alt })) do
+      return client
+    end
+  end
+  local running = all_clients()
+  if #running == 1 then
+    return running[1]
+  end
+  return nil
 end
 
 local function home_or_top(root)
@@ -512,6 +600,22 @@ function M.attach(bufnr)
     return client.id
   end
 
+  -- A file of the Go toolchain or a dependency (jumped to from a
+  -- project): answered quietly by the project's server, as gopls does,
+  -- never a server indexing the whole toolchain.
+  local dependency = not state.config.index_dependencies and M.dependency_dir(path)
+  if dependency then
+    local borrowed = borrowed_client()
+    if borrowed then
+      vim.lsp.buf_attach_client(bufnr, borrowed.id)
+      state.reasons[bufnr] = nil
+      return borrowed.id
+    end
+    state.reasons[bufnr] = string.format('the file is in %s, which is not indexed (index_dependencies = true to index it)',
+      dependency)
+    return nil
+  end
+
   local root = M.find_root(path)
   if not root then
     local names = {}
@@ -532,10 +636,16 @@ function M.attach(bufnr)
   local exe = state.config.cmd[1]
   if vim.fn.executable(exe) ~= 1 then
     state.reasons[bufnr] = string.format("'%s' is not an executable", exe)
-    notify_once('exe:' .. exe, string.format(
-      "cannot start the language server: '%s' is not an executable%s.\nInstall it with: %s\n"
-        .. "or give its path: require('anchorage').setup{ cmd = { '/path/to/anchorage', 'serve' } }",
-      exe, exe:find('/') and '' or ' on your PATH', M.install_hint), vim.log.levels.ERROR)
+    -- One message, after the autocommand: an error there would stop
+    -- start-up with "Error detected while processing FileType
+    -- Autocommands" and a press-Enter prompt.
+    if not state.warned['exe:' .. exe] then
+      state.warned['exe:' .. exe] = true
+      vim.schedule(function()
+        notify(string.format("'%s' was not found%s: install it with %s, or set cmd in setup() (:help anchorage-setup)",
+          exe, exe:find('/') and '' or ' on PATH', M.install_command), vim.log.levels.WARN)
+      end)
+    end
     return nil
   end
 
@@ -642,6 +752,12 @@ function M.setup(opts)
     require('anchorage.commands').create()
   end
   return true
+end
+
+--- What the server is doing, for a statusline ("⚓ Indexing app 40%"), or
+--- "" when it is idle.
+function M.status()
+  return require('anchorage.progress').status()
 end
 
 --- The options in force (after setup()).

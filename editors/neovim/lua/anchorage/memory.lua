@@ -71,23 +71,33 @@ function M.pending(answer)
   return out
 end
 
---- A pending proposal as its hint diagnostic tells it ("Proposed rule: X
---- (scope, from 3 corrections)", then the conflict), for proposals that
---- anchorage.memory.propose did not answer (made by the CLI or another
---- session), from an older server without anchorage.memory.proposals. nil
---- for another message.
-function M.proposal_from_message(id, message)
-  local first, rest = message:match('^([^\n]*)\n?(.*)$')
-  local content, scope, n = first:match('^Proposed rule: (.*) %(([^%s,()]+), from (%d+) corrections?%)$')
-  if not content then
+--- A pending proposal as its diagnostic's data carries it (the server
+--- sends its text, scope and strength there: nothing is read out of the
+--- message), for proposals that anchorage.memory.propose did not answer
+--- (made by the CLI or another session), from a server without
+--- anchorage.memory.proposals. nil when the data holds no proposal.
+function M.proposal_from_data(data)
+  if type(data) ~= 'table' then
     return nil
   end
-  local p = { id = id, status = 'pending', scope = scope, content = content, frequency = tonumber(n), confidence = 0,
-    language = scope:match('^language:(.+)$'), project = scope:match('^project:(.+)$') }
-  if rest ~= '' then
-    p.conflict = rest:gsub('\n', ' ')
+  local id = val(data.proposal)
+  local content, scope = nonempty(val(data.content)), nonempty(val(data.scope))
+  if type(id) ~= 'number' or id <= 0 or id % 1 ~= 0 or not content or not scope then
+    return nil
   end
-  return p
+  return {
+    id = id,
+    status = 'pending',
+    category = nonempty(val(data.category)) or 'rule',
+    scope = scope,
+    content = content,
+    frequency = tonumber(val(data.frequency)) or 0,
+    confidence = 0,
+    language = nonempty(val(data.language)),
+    project = nonempty(val(data.project)),
+    conflict = nonempty(val(data.conflict)),
+    file = nonempty(val(data.file)),
+  }
 end
 
 --- The pending proposals the server's hints show, in every buffer.
@@ -98,7 +108,7 @@ function M.diagnostic_proposals()
     local data = type(lsp) == 'table' and val(lsp.data) or nil
     local id = type(data) == 'table' and tonumber(val(data.proposal)) or nil
     if d.source == 'anchorage' and id and (lsp.code == 'proposal' or d.code == 'proposal') then
-      local p = M.proposal_from_message(id, d.message)
+      local p = M.proposal_from_data(data)
       if p then
         table.insert(out, p)
       end
@@ -193,6 +203,14 @@ function M.scope_choices(proposals)
   return out
 end
 
+--- A location's file for messages: relative to its workspace folder (the
+--- server's path, else the rule's anchor file, else relative to the
+--- current directory).
+local function location_file(loc, rule)
+  return nonempty(val(loc.path)) or nonempty(val(rule.anchor) and rule.anchor.file)
+    or vim.fn.fnamemodify(vim.uri_to_fname(loc.uri), ':~:.')
+end
+
 --- What an approval did, in one line.
 function M.approval_summary(v)
   local rule = val(v.rule) or {}
@@ -200,8 +218,8 @@ function M.approval_summary(v)
     tostring(rule.id), tostring(rule.scope), shorten(rule.content, 80))
   local loc = val(v.location)
   if loc and v.anchor_status == 'anchored' then
-    local file = nonempty(val(rule.anchor) and rule.anchor.file) or vim.uri_to_fname(loc.uri)
-    s = s .. string.format(' — example %s (%s:%d)', nonempty(loc.symbol) or 'file', file, tonumber(loc.line) or 0)
+    s = s .. string.format(' — example %s (%s:%d)', nonempty(loc.symbol) or 'file', location_file(loc, rule),
+      tonumber(loc.line) or 0)
   elseif nonempty(v.anchor_note) then
     s = s .. ' — ' .. v.anchor_note
   end
@@ -212,15 +230,30 @@ function M.approval_summary(v)
   return s
 end
 
+--- What approving several rules did, in one message: each rule's text
+--- and where its example is. One approval gets approval_summary.
+function M.approvals_message(views)
+  if #views == 1 then
+    return M.approval_summary(views[1])
+  end
+  local each = {}
+  for _, v in ipairs(views) do
+    local rule = val(v.rule) or {}
+    local loc = val(v.location)
+    local where = ''
+    if loc and v.anchor_status == 'anchored' then
+      where = string.format(' (%s:%d)', location_file(loc, rule), tonumber(loc.line) or 0)
+    end
+    table.insert(each, string.format('“%s”%s', shorten(rule.content, 60), where))
+  end
+  return string.format('approved %s: %s', plural(#views, 'rule'), table.concat(each, '; '))
+end
+
 local function announce(views)
   if #views == 0 then
     return
   end
-  local lines = {}
-  for _, v in ipairs(views) do
-    table.insert(lines, M.approval_summary(v))
-  end
-  notify(table.concat(lines, '\n'), levels.INFO)
+  notify(M.approvals_message(views), levels.INFO)
   M.refresh_lenses()
 end
 
@@ -271,6 +304,10 @@ function M.approve()
           approve(nil)
           return
         end
+        -- On Neovim's built-in vim.ui.select (inputlist), the next prompt
+        -- would start on the line of the answer just typed.
+        vim.cmd('redraw')
+        vim.api.nvim_echo({ { '' } }, false, {})
         vim.ui.select(scopes, {
           prompt = 'Scope of the approved rule: ',
           format_item = function(c)
