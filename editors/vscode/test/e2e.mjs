@@ -10,7 +10,7 @@
 //                  read the memory with the CLI
 // Exits non-zero when a check fails.
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, readdirSync, readFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { chromium } from 'playwright-core';
 
@@ -225,6 +225,45 @@ try {
     { fatal: true },
   );
 
+  await check('a file outside the workspace (GOROOT) gets an outline, no error pop-ups, and Show Callers says why it has none', async () => {
+    const file = process.env.E2E_OUTSIDE;
+    if (!file) {
+      return 'skipped: E2E_OUTSIDE not set';
+    }
+    const base = file.split('/').pop();
+    const input = await openQuickInput('Control+P');
+    await input.fill(file);
+    const row = page.locator(rows, { hasText: base }).first();
+    await row.waitFor({ state: 'visible', timeout: 15000 });
+    await row.click();
+    await page.locator('.tab.active', { hasText: base }).waitFor({ state: 'visible', timeout: 10000 });
+    // The outline comes from the server (documentSymbol of the open text).
+    await runCommand('Explorer: Focus on Outline View');
+    const outline = page.locator('.pane', { has: page.locator('.pane-header', { hasText: /^Outline/ }) }).first();
+    const symbol = outline.locator('.monaco-list-row', { hasText: process.env.E2E_OUTSIDE_SYMBOL || 'ListenAndServe' }).first();
+    await symbol.waitFor({ state: 'visible', timeout: 30000 });
+    // Folding ranges came too: the gutter has folding controls.
+    await page.locator('.monaco-editor .margin-view-overlays .codicon-folding-expanded, .monaco-editor .margin-view-overlays .cldr.codicon-folding-expanded').first()
+      .waitFor({ state: 'attached', timeout: 15000 });
+    await runCommand('Anchorage: Show Callers');
+    const toast = page.locator('.notifications-toasts .notification-toast', { hasText: 'outside the workspace folders' }).first();
+    await toast.waitFor({ state: 'visible', timeout: 10000 });
+    const toasts = (await page.locator('.notifications-toasts .notification-toast').allInnerTexts()).map((t) => t.replace(/\s+/g, ' ').trim());
+    const errors = toasts.filter((t) => /failed|outside the workspace\b(?! folders)/i.test(t));
+    if (errors.length > 0) {
+      throw new Error(`error notifications: ${JSON.stringify(errors)}`);
+    }
+    await shot('01b-outside-workspace');
+    // The server was not asked to index GOROOT: one folder, sampleapp's size.
+    const log = anchorageLog();
+    if (/indexed [^\n]*\/src\/net/.test(log) || /indexed \/usr\/local\/go/.test(log)) {
+      throw new Error('the server indexed the toolchain');
+    }
+    await page.locator('.notifications-toasts .notification-toast .codicon-notifications-clear, .notifications-toasts .notification-toast .codicon-close').first().click().catch(() => {});
+    await page.keyboard.press('Control+W');
+    return `outline has ${await symbol.innerText()}; notifications: ${JSON.stringify(toasts)}`;
+  });
+
   await check('Show Callers of UserRepository.FindByID in users/repo.go', async () => {
     await openFile('users/repo.go');
     await goToLine(25, 28); // func (r *UserRepository) Fi|ndByID(...)
@@ -262,63 +301,91 @@ try {
     return texts.join(' | ');
   });
 
-  await check('Search Codebase returns routed results with a strategy badge', async () => {
+  await check('Search Codebase: the strategy once in a one-line title, doc lines in rows, opens at the name', async () => {
     await runCommand('Anchorage: Search Codebase');
     const input = page.locator(`${quickInput} input`);
     await input.waitFor({ state: 'visible', timeout: 10000 });
     await input.pressSequentially('where are users loaded', { delay: 20 });
-    const badge = /\[(semantic|structural|keyword|hybrid)\]/;
+    const title = page.locator(`${quickInput} .quick-input-title`);
+    const strategy = /^Anchorage: (semantic|structural|keyword|hybrid) \d+%/;
     const deadline = Date.now() + 20000;
     let texts = [];
     for (;;) {
       texts = await rowTexts();
-      if (texts.some((t) => badge.test(t))) {
+      const t = (await title.innerText().catch(() => '')).trim();
+      if (strategy.test(t) && texts.length > 0) {
         break;
       }
-      if (texts.some((t) => /cannot search|Search failed/.test(t)) || Date.now() > deadline) {
+      if (texts.some((x) => /cannot search|Search failed/.test(x)) || Date.now() > deadline) {
         await shot('06-search');
-        throw new Error(`no routed results; the palette shows ${JSON.stringify(texts)}`);
+        throw new Error(`no routed results; title "${t}", the palette shows ${JSON.stringify(texts)}`);
       }
       await page.waitForTimeout(100);
     }
-    const title = (await page.locator(`${quickInput} .quick-input-title`).innerText()).trim();
-    if (!badge.test(title)) {
-      throw new Error(`title has no router strategy: "${title}"`);
+    const titleText = (await title.innerText()).trim();
+    // Said once, in the title: no row repeats it.
+    const badged = texts.filter((t) => /\[(semantic|structural|keyword|hybrid)\]/.test(t));
+    if (badged.length > 0) {
+      throw new Error(`rows repeat the strategy: ${JSON.stringify(badged)}`);
+    }
+    // The title fits on one line.
+    const box = await title.boundingBox();
+    const lineHeight = await title.evaluate((e) => parseFloat(getComputedStyle(e).lineHeight) || 22);
+    if (!box || box.height > lineHeight * 1.5) {
+      throw new Error(`the title wraps: ${box?.height}px for a ${lineHeight}px line: "${titleText}"`);
+    }
+    // A symbol's row shows its doc, not its definition line.
+    const first = texts[0];
+    if (/^\S*\s*(export |async )?(func|def|function|class) /.test(first.split(' ').slice(2).join(' ')) || !/Loads|loads|users?/i.test(first)) {
+      throw new Error(`first row does not show a doc line: "${first}"`);
     }
     await shot('06-search');
     await page.keyboard.press('Enter');
     await page.locator('.tab.active').waitFor({ state: 'visible', timeout: 10000 });
-    return `title "${title}"; ${texts.length} rows; first: ${texts[0]}`;
+    // On the symbol's name: its column, not 1.
+    const pos = page.locator('.statusbar-item', { hasText: /Ln \d+, Col \d+/ }).first();
+    await page.waitForFunction(() => /Ln \d+, Col ([2-9]|\d\d+)/.test(document.querySelector('#status\\.editor\\.selection')?.textContent ?? ''), null, { timeout: 10000 });
+    const where = (await pos.innerText()).trim();
+    const word = await page.evaluate(() => {
+      const sel = document.querySelector('.monaco-editor .cursors-layer .cursor');
+      return sel ? 'cursor shown' : 'no cursor';
+    });
+    await shot('06b-search-opened');
+    return `title "${titleText}"; ${texts.length} rows; first: ${first}; opened at ${where} (${word})`;
   });
+
   // ---- memory: the data directory was seeded by e2e.sh with rule 1 "Wrap
   // errors with context …" (anchored on db.Open in internal/db/db.go) and
   // pending proposal 2 "… log HTTP requests with their duration" (a hint
   // at the top of api/handlers.go).
 
-  await check('hover over an anchored symbol shows its rule', async () => {
+  await check('hover over an anchored symbol shows its rule at the first Ctrl+K Ctrl+I', async () => {
     await openFile('internal/db/db.go');
+    // The editor knows the file's language server answers once the lens is
+    // drawn: the document is open on the server, its rules resolved.
+    await page
+      .locator('.monaco-editor .codelens-decoration', { hasText: 'Wrap errors with context' })
+      .first()
+      .waitFor({ state: 'visible', timeout: 20000 });
     await goToLine(17, 7); // func O|pen(ctx context.Context, …)
     const hover = page.locator('.monaco-hover').filter({ hasText: 'Wrap errors with context' }).first();
-    for (let attempt = 1; ; attempt++) {
-      await page.keyboard.press('Control+K');
-      await page.keyboard.press('Control+I'); // editor.action.showHover
-      try {
-        await hover.waitFor({ state: 'visible', timeout: 5000 });
-        break;
-      } catch (err) {
-        if (attempt === 4) {
-          const seen = await page.locator('.monaco-hover').allInnerTexts().catch(() => []);
-          throw new Error(`no hover with the rule; hovers seen: ${JSON.stringify(seen)}`);
-        }
-      }
+    const t0 = Date.now();
+    await page.keyboard.press('Control+K');
+    await page.keyboard.press('Control+I'); // editor.action.showHover
+    try {
+      await hover.waitFor({ state: 'visible', timeout: 15000 });
+    } catch {
+      const seen = await page.locator('.monaco-hover').allInnerTexts().catch(() => []);
+      throw new Error(`the first Ctrl+K Ctrl+I showed no hover with the rule; hovers seen: ${JSON.stringify(seen)}`);
     }
+    const ms = Date.now() - t0;
     const text = (await hover.innerText()).replace(/\s+/g, ' ').trim();
     if (!/is the example of 1 rule/.test(text) || !/scope project:sampleapp/.test(text)) {
       throw new Error(`hover text: ${text}`);
     }
     await shot('08-hover-rule');
     await page.keyboard.press('Escape');
-    return text.slice(0, 200);
+    return `shown ${ms} ms after the keys: ${text.slice(0, 200)}`;
   });
 
   await check('the code lens of the anchored symbol is there', async () => {
@@ -346,6 +413,16 @@ try {
       throw new Error(`the rule does not name its example: ${JSON.stringify(texts)}`);
     }
     await shot('10-memories-view');
+    // Its tooltip holds the whole rule, however long the label.
+    await row.hover();
+    const tip = page.locator('.workbench-hover, .monaco-hover, .context-view .hover-contents').filter({ hasText: 'from 3 corrections' }).first();
+    await tip.waitFor({ state: 'visible', timeout: 10000 });
+    const tipText = (await tip.innerText()).replace(/\s+/g, ' ').trim();
+    if (!tipText.includes('Wrap errors with context using fmt.Errorf and %w')) {
+      throw new Error(`tooltip: ${tipText}`);
+    }
+    await shot('10a-memories-tooltip');
+    await page.mouse.move(700, 450);
     // Clicking the rule opens its example.
     await openFile('users/repo.go');
     await row.click();
@@ -364,8 +441,21 @@ try {
       { timeout: 15000 },
     );
     const before = (await item.innerText()).trim();
-    await goToLine(1, 1);
-    const action = page.locator('.action-widget .monaco-list-row', { hasText: 'Approve rule' }).first();
+    // The proposal is an Information diagnostic with the rule's text: the
+    // Problems panel lists it.
+    await runCommand('View: Focus Problems');
+    const problem = page.locator('.markers-panel .monaco-list-row', { hasText: 'Proposed rule: Always log HTTP requests with their duration' }).first();
+    await problem.waitFor({ state: 'visible', timeout: 15000 });
+    const problems = (await page.locator('.markers-panel .monaco-list-row').allInnerTexts()).map((t) => t.replace(/\s+/g, ' ').trim());
+    const info = await problem.locator('.codicon-info, .codicon-warning, .codicon-error').first().getAttribute('class').catch(() => '');
+    if (!/codicon-info/.test(info ?? '')) {
+      throw new Error(`the proposal is not listed at Information severity: icon "${info}" in ${JSON.stringify(problems)}`);
+    }
+    await shot('10b-problems-proposal');
+    // Opening it puts the cursor on its line: the Quick Fix is there.
+    await problem.dblclick();
+    await page.locator('.tab.active', { hasText: 'handlers.go' }).waitFor({ state: 'visible', timeout: 10000 });
+    const action = page.locator('.action-widget .monaco-list-row', { hasText: 'Approve rule: Always log HTTP requests' }).first();
     for (let attempt = 1; ; attempt++) {
       await page.keyboard.press('Control+.'); // Quick Fix
       try {
@@ -374,11 +464,16 @@ try {
       } catch (err) {
         await page.keyboard.press('Escape');
         if (attempt === 4) {
-          throw new Error('the Quick Fix menu has no "Approve rule" action');
+          const seen = (await page.locator('.action-widget .monaco-list-row').allInnerTexts().catch(() => [])).join(' | ');
+          throw new Error(`the Quick Fix menu has no "Approve rule: Always log HTTP requests…" action: ${seen}`);
         }
       }
     }
     const actions = (await page.locator('.action-widget .monaco-list-row').allInnerTexts()).map((t) => t.replace(/\s+/g, ' ').trim());
+    // Two proposals are pending (this one and the CLI's worker one): approving all is a quick fix too.
+    if (!actions.some((t) => /^Approve all 2 pending rules/.test(t)) || !actions.some((t) => /^Reject rule: Always log HTTP requests/.test(t))) {
+      throw new Error(`quick fixes: ${JSON.stringify(actions)}`);
+    }
     await shot('11-quick-fix');
     await action.click();
     // The extension sees the answer: a notification names the rule and its example.
@@ -391,6 +486,10 @@ try {
     const rule = shown.rules.find((r) => r.id === 2);
     if (!rule?.anchor) {
       throw new Error(`rule 2 is not stored with an anchor: ${JSON.stringify(shown.rules.map((r) => [r.id, r.anchor]))}`);
+    }
+    // The toast names the example's file relative to the workspace.
+    if (!toastText.includes(`(${rule.anchor.file}:`)) {
+      throw new Error(`the notification does not name ${rule.anchor.file}: "${toastText}"`);
     }
     await toast.locator('.monaco-button', { hasText: 'Open Example' }).click();
     const base = rule.anchor.file.split('/').pop();
@@ -449,17 +548,25 @@ try {
       throw new Error(`notification: ${text}`);
     }
     await shot('15-record-correction');
-    // Two more alike, typed into the input box, make a proposal.
+    // Two more alike, typed into the input box, make a proposal. The
+    // notification of the first is still up: they do not stack more.
     for (const [i, more] of ['Check for an empty user id before saving a user', 'Always check for an empty id before saving a user'].entries()) {
       await runCommand('Anchorage: Record Correction');
       await input.waitFor({ state: 'visible', timeout: 10000 });
       await input.fill(more);
       await page.keyboard.press('Enter');
       await page
-        .locator('.notifications-toasts .notification-toast', { hasText: `${i + 2} open corrections` })
+        .locator('.statusbar-item, .notifications-toasts .notification-toast', { hasText: `${i + 2} open corrections` })
         .first()
         .waitFor({ state: 'visible', timeout: 15000 });
     }
+    const stacked = await page.locator('.notifications-toasts .notification-toast', { hasText: 'recorded correction' }).count();
+    if (stacked !== 1) {
+      throw new Error(`${stacked} "recorded correction" notifications, want 1`);
+    }
+    await shot('15b-corrections-collapsed');
+    await page.locator('.notifications-toasts .notification-toast', { hasText: 'recorded correction' }).first().hover();
+    await page.locator('.notifications-toasts .notification-toast .codicon-notifications-clear, .notifications-toasts .notification-toast .codicon-close').first().click().catch(() => {});
     return `title "${title}"; ${text}; then 3 open corrections`;
   });
 
@@ -487,7 +594,7 @@ try {
     const scopes = await rowTexts();
     await shot('19-approve-scope');
     await page.locator(rows, { hasText: 'Universal' }).first().click();
-    const toast = page.locator('.notifications-toasts .notification-toast', { hasText: new RegExp(`approved ${texts.length} rules: rule 3`) }).first();
+    const toast = page.locator('.notifications-toasts .notification-toast', { hasText: new RegExp(`approved ${texts.length} rules: “`) }).first();
     await toast.waitFor({ state: 'visible', timeout: 20000 });
     const msg = (await toast.innerText()).replace(/\s+/g, ' ').trim();
     const rules = cli('memory', 'show').rules.filter((r) => r.id >= 3);
@@ -496,6 +603,10 @@ try {
     }
     if (cli('memory', 'stats').proposals.pending !== 0) {
       throw new Error('proposals are still pending');
+    }
+    // The message says each rule's text, not "rule 3, rule 4".
+    if (!rules.every((r) => msg.includes(r.content.slice(0, 40)))) {
+      throw new Error(`the notification does not name every rule: "${msg}"`);
     }
     await shot('20-approved-universal');
     return `proposals ${JSON.stringify(texts)} (selected); scopes ${JSON.stringify(scopes)}; ${msg}`;
@@ -553,6 +664,63 @@ try {
     }
     await shot('07-reindexed');
     return `"anchorage: indexed" log lines ${before} → ${after}; status seen: ${[...seen].join(' → ')}`;
+  });
+  // ---- bad input: the binary goes missing (anchorage.path changes, which
+  // restarts the server): one clear message, the status item says so, the
+  // Memories view offers the way out. Then a memory with no rules: the
+  // view's welcome.
+  const machineSettings = process.env.E2E_MACHINE_SETTINGS;
+  const writeMachine = (o) => writeFileSync(machineSettings, JSON.stringify(o, null, 2));
+  const original = machineSettings ? JSON.parse(readFileSync(machineSettings, 'utf8')) : undefined;
+
+  await check('a missing server binary: the status item, one clear message, the Memories view says what to do', async () => {
+    if (!machineSettings) {
+      return 'skipped: E2E_MACHINE_SETTINGS not set';
+    }
+    await closeQuickInput();
+    await page.locator('.notifications-toasts .notification-toast').first().waitFor({ state: 'hidden', timeout: 1 }).catch(() => {});
+    await runCommand('Notifications: Clear All Notifications');
+    writeMachine({ ...original, 'anchorage.path': '/nonexistent/anchorage' });
+    await page.waitForFunction(
+      () => [...document.querySelectorAll('[aria-label^="Anchorage language server"]')].some((e) => /not installed/.test(e.textContent ?? '')),
+      null,
+      { timeout: 30000 },
+    );
+    const toast = page.locator('.notifications-toasts .notification-toast', { hasText: 'was not found' }).first();
+    await toast.waitFor({ state: 'visible', timeout: 15000 });
+    const toasts = (await page.locator('.notifications-toasts .notification-toast').allInnerTexts()).map((t) => t.replace(/\s+/g, ' ').trim());
+    const ours = toasts.filter((t) => /Anchorage/.test(t));
+    if (ours.length !== 1 || ours[0].includes('`')) {
+      throw new Error(`want one message without Markdown backticks: ${JSON.stringify(toasts)}`);
+    }
+    const pane = page.locator('.pane', { has: page.locator('.pane-header', { hasText: 'Anchorage Memories' }) }).first();
+    const welcome = pane.locator('.welcome-view-content', { hasText: 'was not found' }).first();
+    await welcome.waitFor({ state: 'visible', timeout: 15000 });
+    await shot('21-missing-binary');
+    return `${ours[0]}; view: ${(await welcome.innerText()).replace(/\s+/g, ' ').trim()}`;
+  });
+
+  await check('a memory without rules: the Memories view welcomes with buttons', async () => {
+    if (!machineSettings || !process.env.E2E_EMPTY_DATA) {
+      return 'skipped: E2E_MACHINE_SETTINGS or E2E_EMPTY_DATA not set';
+    }
+    await runCommand('Notifications: Clear All Notifications');
+    writeMachine({ ...original, 'anchorage.dataDir': process.env.E2E_EMPTY_DATA });
+    await page.waitForFunction(
+      () => [...document.querySelectorAll('[aria-label^="Anchorage language server"]')].some((e) => (e.textContent ?? '').trim() === '⚓ Anchorage'),
+      null,
+      { timeout: 60000 },
+    );
+    await runCommand('Anchorage: Refresh Memories');
+    const pane = page.locator('.pane', { has: page.locator('.pane-header', { hasText: 'Anchorage Memories' }) }).first();
+    const welcome = pane.locator('.welcome-view-content', { hasText: 'No rules yet' }).first();
+    await welcome.waitFor({ state: 'visible', timeout: 20000 });
+    const buttons = (await welcome.locator('.monaco-button').allInnerTexts()).map((t) => t.trim());
+    if (!buttons.includes('Record a Correction') || !buttons.includes('Open the Docs')) {
+      throw new Error(`welcome buttons: ${JSON.stringify(buttons)}`);
+    }
+    await shot('22-memories-welcome');
+    return `buttons ${JSON.stringify(buttons)}`;
   });
 } catch (err) {
   console.log(`aborted: ${err.message}`);

@@ -246,8 +246,15 @@ node -e '
 
 phase "drive VS Code in Chromium (test/e2e.mjs)"
 set +e
+# A file outside the workspace: one of the Go toolchain (opened from the
+# workspace as a user jumping to a definition would).
+OUTSIDE="$(go env GOROOT)/src/net/http/server.go"
+[ -f "$OUTSIDE" ] || OUTSIDE=""
+mkdir -p "$S/empty-data"
 (cd "$WORK/ext" && E2E_URL="$URL" E2E_ARTIFACTS="$ARTIFACTS" E2E_CHROMIUM="$CHROMIUM" E2E_LOGS="$S/user-data/logs" \
-  E2E_ANCHORAGE="$WORK/bin/anchorage" E2E_DATA="$S/anchorage-data" E2E_ROOT="$WORK/sampleapp" node test/e2e.mjs)
+  E2E_ANCHORAGE="$WORK/bin/anchorage" E2E_DATA="$S/anchorage-data" E2E_ROOT="$WORK/sampleapp" \
+  E2E_OUTSIDE="$OUTSIDE" E2E_MACHINE_SETTINGS="$S/user-data/Machine/settings.json" E2E_EMPTY_DATA="$S/empty-data" \
+  node test/e2e.mjs)
 E2E_RC=$?
 set -e
 # The extension host's log holds the extension's output channel.
