@@ -56,9 +56,15 @@ const maxRelated = 3
 
 // nearbyMemories returns the memories near the current slot's anchor
 // related to a symbol's rules, other than those rules.
+//
+// A hover never waits for the memory graph: when it is being opened or
+// brought up to date (the first time, or by the slots following the
+// cursor, which every hover moves), the hover answers with the rules
+// alone and the graph gets ready in the background. Waiting made the
+// first keyboard hover in VS Code arrive seconds late.
 func (s *Server) nearbyMemories(ctx context.Context, sym analysis.SymbolInfo, hit []documentRule) []recall.Result {
-	g, err := s.recallStore(ctx, false)
-	if err != nil || g == nil {
+	g := s.readyRecallStore()
+	if g == nil {
 		return nil
 	}
 	text := []string{sym.QualifiedName}

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"go.lsp.dev/jsonrpc2"
@@ -46,6 +47,10 @@ type recallState struct {
 	graph    *recall.Store
 	docs     *memdoc.Store
 	lastSync time.Time
+	// warming is set while readyRecallStore opens or syncs the graph in
+	// the background; busy while recallStore opens or syncs it.
+	warming atomic.Bool
+	busy    atomic.Bool
 
 	// focusMu orders the slots' inputs; lastFocus is the last one fed,
 	// so that edits within one symbol do not repeat it.
@@ -106,6 +111,10 @@ func (s *Server) recallStore(ctx context.Context, sync bool) (*recall.Store, err
 	}
 	s.rec.mu.Lock()
 	defer s.rec.mu.Unlock()
+	if s.rec.graph == nil || sync || time.Since(s.rec.lastSync) > recallSyncEvery {
+		s.rec.busy.Store(true)
+		defer s.rec.busy.Store(false)
+	}
 	if s.rec.graph == nil {
 		path, err := s.memoryPath()
 		if err != nil {
@@ -133,6 +142,31 @@ func (s *Server) recallStore(ctx context.Context, sync bool) (*recall.Store, err
 		s.rec.lastSync = time.Now()
 	}
 	return s.rec.graph, nil
+}
+
+// readyRecallStore returns the memory graph when it is open and nobody is
+// opening or syncing it, without waiting. Otherwise it returns nil (or
+// the graph as it is, when only a sync is due) and opens or syncs it in
+// the background, once at a time.
+func (s *Server) readyRecallStore() *recall.Store {
+	if !s.rec.mu.TryLock() {
+		if s.rec.busy.Load() {
+			return nil // being opened or synced: that takes a while
+		}
+		s.rec.mu.Lock() // held for a moment only
+	}
+	g := s.rec.graph
+	due := g == nil || time.Since(s.rec.lastSync) > recallSyncEvery
+	s.rec.mu.Unlock()
+	if due && s.rec.warming.CompareAndSwap(false, true) {
+		s.goBackground(func(ctx context.Context) {
+			defer s.rec.warming.Store(false)
+			if _, err := s.recallStore(ctx, false); err != nil && ctx.Err() == nil {
+				s.log.Debug("memory graph", zap.Error(err))
+			}
+		})
+	}
+	return g
 }
 
 // recallCommand runs a working-memory command; ok is false for a command

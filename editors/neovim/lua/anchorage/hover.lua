@@ -26,7 +26,7 @@ end
 --- syntax shows them: `db.Open` rather than db.Open).
 local function conceal_backticks(buf)
   pcall(vim.api.nvim_buf_call, buf, function()
-    vim.cmd([[syntax region anchorageInlineCode matchgroup=markdownCodeDelimiter start="`" end="`" oneline keepend concealends]])
+    vim.cmd([[syntax region anchorageInlineCode matchgroup=markdownCodeDelimiter start="`" end="`" oneline keepend concealends containedin=ALL]])
     vim.cmd('highlight default link anchorageInlineCode markdownCode')
   end)
 end
