@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"regexp"
 	"sort"
 	"strings"
 
@@ -116,18 +117,22 @@ func (s *Server) describe(ctx context.Context, f *folder, fr *folderResult, syms
 const maxDocLines = 40
 
 // firstDocLine is the first line of a doc comment with words, without
-// comment markers.
+// comment markers, and with Javadoc's inline tags as their text ("{@link
+// User}" reads "User").
 func firstDocLine(doc string) string {
 	for _, l := range strings.Split(doc, "\n") {
 		l = strings.TrimSpace(l)
 		l = strings.TrimLeft(l, "/#*!")
 		l = strings.TrimSpace(strings.Trim(strings.TrimSpace(l), `"'`))
 		if l != "" {
-			return l
+			return inlineTags.ReplaceAllString(l, "$1")
 		}
 	}
 	return ""
 }
+
+// inlineTags are Javadoc's and JSDoc's inline tags: {@link X}, {@code X}.
+var inlineTags = regexp.MustCompile(`\{@(?:link|linkplain|code|literal)\s+([^}]*)\}`)
 
 // search runs anchorage.search: {"query", "top_k"?, "strategy"?,
 // "budget"?, "group"?} or ["query"].
