@@ -600,6 +600,9 @@ export class MemoriesProvider implements vscode.TreeDataProvider<RuleNode>, vsco
     // there is nothing to list: which one is chosen by this context key.
     if (!this.a.client || this.a.serverState !== 'running') {
       this.setState(this.a.serverState === 'missing' ? 'missing' : 'stopped');
+      if (this.view) {
+        this.view.description = undefined; // no count of rules it cannot list
+      }
       return [];
     }
     let rules: RuleView[];

@@ -691,6 +691,12 @@ try {
     await closeQuickInput();
     await page.locator('.notifications-toasts .notification-toast').first().waitFor({ state: 'hidden', timeout: 1 }).catch(() => {});
     await runCommand('Notifications: Clear All Notifications');
+    // Room for the view: no panel, no outline.
+    await runCommand('View: Close Panel').catch(() => {});
+    const outlineHeader = page.locator('.pane-header', { hasText: /^Outline/ }).first();
+    if ((await outlineHeader.getAttribute('aria-expanded').catch(() => null)) === 'true') {
+      await outlineHeader.click();
+    }
     writeMachine({ ...original, 'anchorage.path': '/nonexistent/anchorage' });
     await page.waitForFunction(
       () => [...document.querySelectorAll('[aria-label^="Anchorage language server"]')].some((e) => /not installed/.test(e.textContent ?? '')),
