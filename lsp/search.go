@@ -59,20 +59,20 @@ type searchResponse struct {
 }
 
 // folderResult is a result with the folder it is relative to, and, for
-// a symbol, where its name is and the first line of its doc comment, for
-// editors to show and to put the cursor on.
+// a symbol, where its name is, for editors to put the cursor on.
 type folderResult struct {
 	retrieval.Result
 	Root string `json:"root,omitempty"`
 	// NameLine and NameColumn are 1-based (columns in UTF-16 units).
-	NameLine   int    `json:"name_line,omitempty"`
-	NameColumn int    `json:"name_column,omitempty"`
-	Doc        string `json:"doc,omitempty"`
+	NameLine   int `json:"name_line,omitempty"`
+	NameColumn int `json:"name_column,omitempty"`
 }
 
-// describe adds to a symbol's result where its name is and its doc
-// comment's first line, from the folder's symbols of the file.
+// describe adds to a symbol's result where its name is, and its doc
+// comment's first line when the search did not give it (Javadoc's inline
+// tags read as their text), from the folder's symbols of the file.
 func (s *Server) describe(ctx context.Context, f *folder, fr *folderResult, syms map[string][]analysis.SymbolInfo) {
+	fr.Doc = inlineTags.ReplaceAllString(fr.Doc, "$1")
 	if fr.Symbol == "" {
 		return
 	}
@@ -109,7 +109,9 @@ func (s *Server) describe(ctx context.Context, f *folder, fr *folderResult, syms
 	sym := list[best]
 	name := selectionRange(sym).Start
 	fr.NameLine, fr.NameColumn = int(name.Line)+1, int(name.Character)+1
-	fr.Doc = firstDocLine(sym.Doc)
+	if fr.Doc == "" {
+		fr.Doc = firstDocLine(sym.Doc)
+	}
 }
 
 // maxDocLines is how far above a symbol a search result's text may start
