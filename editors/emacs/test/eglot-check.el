@@ -144,7 +144,7 @@
                                          :range (:start (:line 0 :character 0) :end (:line 0 :character 0))
                                          :context (:diagnostics ,(vconcat (mapcar (lambda (d) (alist-get 'eglot-lsp-diag (flymake-diagnostic-data d)))
                                                                                   (list diag)))))))
-               (approve (seq-find (lambda (a) (equal (plist-get a :title) "Approve rule")) actions))
+               (approve (seq-find (lambda (a) (string-prefix-p "Approve rule: " (plist-get a :title))) actions))
                (command (and approve (plist-get approve :command))))
           (if (not command)
               (anchorage-fail "approve-code-action" (format "%S" actions))
