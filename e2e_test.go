@@ -348,6 +348,21 @@ func TestMCPMalformedInput(t *testing.T) {
 		t.Fatalf("symbols after the malformed lines: %s %v", a.Result, a.Error)
 	}
 
+	// An invalid value of 3 MiB is not repeated back in full.
+	a, _ = p.call(998, "tools/call", map[string]any{"name": "search", "arguments": map[string]any{"query": "retry", "strategy": strings.Repeat("x", 3<<20)}})
+	var res struct {
+		IsError bool `json:"isError"`
+		Content []struct {
+			Text string `json:"text"`
+		} `json:"content"`
+	}
+	if a.Error != nil || json.Unmarshal(a.Result, &res) != nil || !res.IsError || len(res.Content) == 0 {
+		t.Fatalf("search with a 3 MiB strategy: %.300s %v", a.Result, a.Error)
+	}
+	if msg := res.Content[0].Text; len(a.Result) > 4096 || !strings.Contains(msg, "strategy") || !strings.Contains(msg, "semantic") {
+		t.Errorf("the error about a 3 MiB strategy (%d bytes): %.600s", len(a.Result), msg)
+	}
+
 	// A message over 4 MiB ends the session, with an error first. The
 	// server stops reading at the limit: the rest of the write may fail.
 	go p.stdin.Write([]byte(`{"jsonrpc":"2.0","id":1000,"method":"ping","params":{"x":"` + strings.Repeat("a", 5<<20) + "\"}}\n"))

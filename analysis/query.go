@@ -102,7 +102,7 @@ func (s *Store) Symbol(ctx context.Context, id int64) (SymbolInfo, bool, error) 
 // exactly, ignoring case only when nothing matches with case.
 func (s *Store) Lookup(ctx context.Context, symbol string) ([]SymbolInfo, error) {
 	symbol = strings.TrimSpace(symbol)
-	if symbol == "" {
+	if symbol == "" || len(symbol) > MaxNameQuery {
 		return nil, nil
 	}
 	name := symbol
@@ -170,11 +170,21 @@ func (m SymbolMatch) MarshalJSON() ([]byte, error) {
 	return append(append(sym[:len(sym)-1], `,"match":"`...), m.Match.String()+`"}`...), nil
 }
 
+// MaxNameQuery is the longest symbol name Lookup and Symbols look for:
+// longer queries (a pasted file, a runaway client) find nothing, and are
+// answered before any of them reaches the database.
+const MaxNameQuery = 4096
+
 // Symbols searches symbol names: exact matches first, then prefixes, then
 // camel-case or snake-case initials (FBI finds FindByID), then substrings;
-// all ignoring case, capped at limit (≤ 0 means 200).
+// all ignoring case, capped at limit (≤ 0 means 200). A query longer than
+// MaxNameQuery finds nothing.
 func (s *Store) Symbols(ctx context.Context, query string, limit int) ([]SymbolMatch, error) {
-	q := foldName(strings.TrimSpace(query))
+	query = strings.TrimSpace(query)
+	if len(query) > MaxNameQuery {
+		return nil, nil
+	}
+	q := foldName(query)
 	if q == "" {
 		return nil, nil
 	}

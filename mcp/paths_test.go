@@ -154,3 +154,19 @@ func TestParseProfile(t *testing.T) {
 		}
 	}
 }
+
+func TestElideMiddle(t *testing.T) {
+	for _, tc := range []struct {
+		in   string
+		n    int
+		want string
+	}{
+		{"short", 10, "short"},
+		{"0123456789abcdefghij", 10, "01234… (10 bytes left out) …fghij"},
+		{"ééééééééééé", 10, "éé… (14 bytes left out) …éé"},
+	} {
+		if got := elideMiddle(tc.in, tc.n); got != tc.want {
+			t.Errorf("elideMiddle(%q, %d) = %q, want %q", tc.in, tc.n, got, tc.want)
+		}
+	}
+}

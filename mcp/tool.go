@@ -164,12 +164,34 @@ func shortErrors(next sdk.MethodHandler) sdk.MethodHandler {
 		if r, ok := res.(*sdk.CallToolResult); ok && r != nil && r.IsError {
 			for _, c := range r.Content {
 				if tc, ok := c.(*sdk.TextContent); ok {
-					tc.Text = elideQuoted(tc.Text, maxQuoted)
+					tc.Text = elideMiddle(elideQuoted(tc.Text, maxQuoted), maxErrorText)
 				}
 			}
 		}
 		return res, err
 	}
+}
+
+// maxErrorText is the longest tool error text: the SDK's schema errors
+// repeat some invalid values without quotes ("enum: VALUE does not equal
+// any of: [...]"), and such a value may be megabytes long.
+const maxErrorText = 1024
+
+// elideMiddle cuts s to at most about n bytes by leaving out its middle
+// (on rune boundaries), saying how many bytes were left out: the start
+// says what was validated, the end what was expected.
+func elideMiddle(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	head, tail := n/2, len(s)-n/2
+	for head > 0 && !utf8.RuneStart(s[head]) {
+		head--
+	}
+	for tail < len(s) && !utf8.RuneStart(s[tail]) {
+		tail++
+	}
+	return fmt.Sprintf("%s… (%d bytes left out) …%s", s[:head], tail-head, s[tail:])
 }
 
 // elideQuoted cuts every double-quoted run of text longer than n bytes

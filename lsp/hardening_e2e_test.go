@@ -1,10 +1,13 @@
 package lsp
 
 import (
+	"context"
 	"math/rand/v2"
 	"os"
 	"os/exec"
+	"strings"
 	"testing"
+	"time"
 
 	"go.lsp.dev/protocol"
 
@@ -49,6 +52,33 @@ func TestDamagedIndexServe(t *testing.T) {
 				t.Errorf("the rebuild is reported %d times, want once", n)
 			}
 		})
+	}
+}
+
+// TestHugeSymbolQuery: a workspace/symbol query of 50 MB is answered,
+// with nothing, without the database running out of memory (the query is
+// capped before it reaches SQLite), and the server goes on answering.
+func TestHugeSymbolQuery(t *testing.T) {
+	root := sampleApp(t)
+	c := startClient(t)
+	c.start(t, clientOptions{}, root)
+	// Reading and decoding 50 MB under the race detector on a busy
+	// machine takes a while: a failsafe, not a target (see the
+	// benchmarks of the language server's stream for speed).
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	res, err := c.server.Symbols(ctx, &protocol.WorkspaceSymbolParams{Query: strings.Repeat("a", 50<<20)})
+	if err != nil {
+		t.Fatalf("workspace/symbol of 50 MB: %v", err)
+	}
+	if len(res) != 0 {
+		t.Errorf("workspace/symbol of 50 MB of a: %d symbols", len(res))
+	}
+	if syms := c.symbols(t, "FindByID"); len(syms) == 0 {
+		t.Fatal("workspace/symbol FindByID: nothing after the huge query")
+	}
+	if log := c.stderr.String(); strings.Contains(log, "out of memory") {
+		t.Errorf("the server ran out of memory:\n%s", log)
 	}
 }
 
