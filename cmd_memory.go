@@ -287,6 +287,9 @@ type approveOutput struct {
 	Approvals []memory.Approval `json:"approvals"`
 	// Anchors says where each approved rule was anchored.
 	Anchors []anchorOutcome `json:"anchors,omitempty"`
+	// AnchorError says why anchoring failed; the rules are stored all
+	// the same.
+	AnchorError string `json:"anchor_error,omitempty"`
 }
 
 func newMemoryApproveCmd(m *memoryFlags) *cobra.Command {
@@ -328,20 +331,28 @@ scope covers the rule's, and is kept beside it as an exception otherwise.
 				}
 				as = append(as, a)
 			}
-			// An approved rule is anchored at once in the workspace.
+			// An approved rule is anchored at once in the workspace. The
+			// rule is stored whether or not this works: a failure is said,
+			// after what was approved.
 			var anchored []anchorOutcome
+			var anchorErr error
 			if !noAnchor {
 				var rules []memory.Rule
 				for _, a := range as {
 					rules = append(rules, a.Rule)
 				}
-				if anchored, err = anchorRules(cmd.Context(), cmd, m, s, rules, nil); err != nil {
-					return fmt.Errorf("approved, but anchoring failed (run anchorage memory reanchor): %w", err)
-				}
+				anchored, anchorErr = anchorRules(cmd.Context(), cmd, m, s, rules, nil)
+			}
+			if anchorErr != nil {
+				defer fmt.Fprintf(cmd.ErrOrStderr(), "anchorage: approved, but anchoring failed (run anchorage memory reanchor in the workspace): %v\n", anchorErr)
 			}
 			w := cmd.OutOrStdout()
 			if m.json {
-				return writeJSON(w, approveOutput{Approvals: as, Anchors: anchored})
+				out := approveOutput{Approvals: as, Anchors: anchored}
+				if anchorErr != nil {
+					out.AnchorError = anchorErr.Error()
+				}
+				return writeJSON(w, out)
 			}
 			defer printAnchorOutcomes(w, anchored)
 			if len(as) == 0 {

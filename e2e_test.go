@@ -617,3 +617,24 @@ func TestDamagedUserDatabase(t *testing.T) {
 		})
 	}
 }
+
+// TestApproveWhenAnchoringFails: a rule approved where its example cannot
+// be looked for (no such workspace) is stored, and approve says both.
+func TestApproveWhenAnchoringFails(t *testing.T) {
+	root := sampleRoot(t)
+	data := t.TempDir()
+	mustRun(t, "--data-dir", data, "--root", root, "memory", "correct", "Wrap database errors with the query that failed", "--file", "users/repo.go")
+	mustRun(t, "--data-dir", data, "--root", root, "memory", "propose")
+	gone := filepath.Join(t.TempDir(), "gone")
+	r := mustRun(t, "--data-dir", data, "--root", gone, "memory", "approve", "1")
+	if !strings.Contains(r.stdout, "Approved proposal 1 as rule 1") {
+		t.Errorf("approve does not say the rule was approved:\n%s", r.stdout)
+	}
+	if !strings.Contains(r.stderr, "anchoring failed") || !strings.Contains(r.stderr, "reanchor") {
+		t.Errorf("approve does not say anchoring failed:\n%s", r.stderr)
+	}
+	r = mustRun(t, "--data-dir", data, "--root", root, "memory", "show")
+	if !strings.Contains(r.stdout, "Wrap database errors with the query that failed") {
+		t.Errorf("the approved rule is not stored:\n%s", r.stdout)
+	}
+}
