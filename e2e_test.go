@@ -638,3 +638,45 @@ func TestApproveWhenAnchoringFails(t *testing.T) {
 		t.Errorf("the approved rule is not stored:\n%s", r.stdout)
 	}
 }
+
+// TestFullDisk: with the data directory on a full file system (a 1 MiB
+// tmpfs, filled), a command that must write says that the disk is full,
+// not just "disk I/O error", and what is stored is intact once space is
+// freed. It needs to mount a tmpfs (root on Linux), and is skipped
+// otherwise.
+func TestFullDisk(t *testing.T) {
+	bin := anchorageBinary(t)
+	mnt := t.TempDir()
+	if out, err := exec.Command("mount", "-t", "tmpfs", "-o", "size=1m", "tmpfs", mnt).CombinedOutput(); err != nil {
+		t.Skipf("cannot mount a tmpfs to fill: %v %s", err, out)
+	}
+	t.Cleanup(func() { exec.Command("umount", mnt).Run() })
+	root := sampleRoot(t)
+	data := filepath.Join(mnt, "data")
+	mustRun(t, "--data-dir", data, "--root", root, "memory", "correct", "Wrap database errors with the query that failed")
+	fill := filepath.Join(mnt, "fill")
+	f, err := os.Create(fill)
+	if err != nil {
+		t.Fatal(err)
+	}
+	chunk := make([]byte, 4096)
+	for {
+		if _, err := f.Write(chunk); err != nil {
+			break // full
+		}
+	}
+	f.Close()
+	cmd := exec.Command(bin, "--data-dir", data, "--root", root, "memory", "correct", "Retry jobs that fail with an I/O error")
+	out, err := cmd.CombinedOutput()
+	if err == nil {
+		t.Fatalf("memory correct on a full disk succeeded:\n%s", out)
+	}
+	if !strings.Contains(string(out), "is full") || !strings.Contains(string(out), filepath.Join(data, "data")) {
+		t.Errorf("memory correct on a full disk:\n%s", out)
+	}
+	os.Remove(fill)
+	r := mustRun(t, "--data-dir", data, "--root", root, "memory", "correct", "Retry jobs that fail with an I/O error")
+	if !strings.Contains(r.stdout, "Recorded correction 2") {
+		t.Errorf("after freeing space:\n%s", r.stdout)
+	}
+}
