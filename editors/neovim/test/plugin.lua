@@ -564,6 +564,59 @@ local function run()
     end
   end
 
+  -- Dependency directories (no server rooted there), the merged hover's
+  -- order and the statusline's progress.
+  do
+    local home = (vim.uv or vim.loop).os_homedir()
+    local gomod = (os.getenv('GOMODCACHE') ~= nil and os.getenv('GOMODCACHE') ~= '') and os.getenv('GOMODCACHE')
+      or home .. '/go/pkg/mod'
+    local cases = {
+      { gomod .. '/github.com/x/y@v1.0.0/y.go', 'the Go module cache' },
+      { '/srv/app/node_modules/react/index.js', 'a node_modules directory' },
+      { '/usr/lib/python3/dist-packages/yaml/__init__.py', 'a Python dist-packages directory' },
+      { home .. '/.cargo/registry/src/index/serde-1.0.0/src/lib.rs', "Cargo's registry" },
+      { root .. '/users/repo.go', nil },
+    }
+    local goroot = os.getenv('GOROOT')
+    if goroot and goroot ~= '' then
+      table.insert(cases, { goroot .. '/src/net/http/server.go', 'the Go toolchain (GOROOT)' })
+    end
+    -- A toolchain elsewhere: VERSION next to src/runtime and pkg/tool.
+    local other = scratch .. '/go1.22'
+    vim.fn.mkdir(other .. '/src/runtime', 'p')
+    vim.fn.mkdir(other .. '/pkg/tool', 'p')
+    vim.fn.writefile({ 'go1.22.0' }, other .. '/VERSION')
+    table.insert(cases, { other .. '/src/runtime/proc.go', 'a Go toolchain' })
+    local bad = {}
+    for _, c in ipairs(cases) do
+      local got = anchorage.dependency_dir(c[1])
+      if got ~= c[2] then
+        table.insert(bad, string.format('%s: %s, want %s', c[1], tostring(got), tostring(c[2])))
+      end
+    end
+    local hover = require('anchorage.hover')
+    local merged = hover.merge({ [1] = { 'rule' }, [2] = { 'func Open()' }, [3] = { 'pyright' } }, { [1] = true })
+    if table.concat(merged, '|') ~= 'func Open()|---|pyright|---|rule' then
+      table.insert(bad, 'merged hover: ' .. table.concat(merged, '|'))
+    end
+    local progress = require('anchorage.progress')
+    local ctx = { client_id = client.id, method = '$/progress' }
+    progress.handler(nil, { token = 't', value = { kind = 'begin', title = 'Indexing app' } }, ctx)
+    progress.handler(nil, { token = 't', value = { kind = 'report', percentage = 40 } }, ctx)
+    local during = anchorage.status()
+    progress.handler(nil, { token = 't', value = { kind = 'end', message = '3 files, 9 symbols' } }, ctx)
+    local after = anchorage.status()
+    if during ~= '⚓ Indexing app 40%' or after ~= '' or #notes_matching('Indexing app: 3 files, 9 symbols', 1) ~= 1 then
+      table.insert(bad, string.format('progress: "%s" then "%s"', during, after))
+    end
+    if #bad > 0 then
+      fail('editor-helpers', table.concat(bad, '; '))
+    else
+      ok('editor-helpers', string.format('%d dependency paths; hover order %s; status "%s" then ""', #cases,
+        table.concat(merged, '|'), during))
+    end
+  end
+
   -- The picker's line for a result found by several strategies.
   do
     local line = commands.format_result({ strategy = 'semantic', multi_strategy = true, file = 'users/repo.go',
@@ -599,7 +652,11 @@ local function run()
     for i = since, #notes do
       table.insert(got, notes[i])
     end
+    -- The server answers the two requests in either order.
     local warn, err = got[1], got[2]
+    if warn and err and warn.level == vim.log.levels.ERROR then
+      warn, err = err, warn
+    end
     if answered > 0 or #got ~= 2 or warn.level ~= vim.log.levels.WARN or warn.msg:find('failed', 1, true)
       or not warn.msg:find('unknown command', 1, true) or err.level ~= vim.log.levels.ERROR
       or not err.msg:find('anchorage.noSuchCommand failed: ', 1, true) then

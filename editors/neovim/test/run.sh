@@ -120,7 +120,7 @@ if [ -f "$presult" ] && grep -q '^FAIL' "$presult"; then
   pstatus=1
 fi
 for check in root-markers setup-validate missing-binary attach indexed status callers blast-radius callees \
-  search search-open search-used search-input search-format command-errors hover codelens approve-code-action approve-lens \
+  search search-open search-used search-input search-format editor-helpers command-errors hover codelens approve-code-action approve-lens \
   correct correct-range list-pending approve-command inject slots memory-format reuse-root codelens-guard reindex help \
   lsp-config-file no-errors no-globals; do
   if ! { [ -f "$presult" ] && grep -qx "ok $check" "$presult"; }; then

@@ -186,7 +186,7 @@ try {
   await check(
     'workbench opens and the extension starts the server',
     async () => {
-      await page.goto(url, { waitUntil: 'domcontentloaded' });
+      await page.goto(url, { waitUntil: 'domcontentloaded', timeout: 90000 });
       await page.locator('.monaco-workbench').waitFor({ state: 'visible', timeout: 60000 });
       await page.locator('.explorer-folders-view .monaco-list-row').first().waitFor({ state: 'visible', timeout: 60000 });
       const item = statusItem();
