@@ -9,6 +9,7 @@
 #   progress           the end of indexing is said with vim.notify
 #   dependency-file    a file of GOROOT joins the project's client (no
 #                      second server) and gets an outline
+#   dependency-callers :AnchorageCallers there says the graph does not know it
 #   approve-prompts    :AnchorageApprove's two prompts do not run together
 #   missing-binary     a missing binary: one message, no "Error detected
 #                      while processing", no press-Enter prompt
@@ -194,13 +195,22 @@ else
   fi
 fi
 
-# The end of indexing was said (the message may have been drawn over since).
-keys main Escape ":redir! > $tmp/progress | silent messages | redir END" Enter
-wait_file "$tmp/progress" 30 || true
-if grep -Eq 'anchorage: Indexing sampleapp: [0-9]+ files' "$tmp/progress"; then
-  ok progress "$(grep -Eo 'anchorage: Indexing sampleapp: .*' "$tmp/progress" | head -1)"
+# The end of indexing was said (the message may have been drawn over
+# since): Neovim's message history, read until it has it.
+said=""
+deadline=$((SECONDS + 90))
+keys main Escape
+while [ -z "$said" ] && [ "$SECONDS" -lt "$deadline" ]; do
+  rm -f "$tmp/progress"
+  keys main ":lua vim.fn.writefile(vim.split(vim.fn.execute('messages'), '\\n'), '$tmp/progress')" Enter
+  wait_file "$tmp/progress" 30 || true
+  said=$(grep -Eo 'anchorage: Indexing sampleapp: [0-9]+ files.*' "$tmp/progress" 2>/dev/null | head -1 || true)
+  [ -n "$said" ] || sleep 0.5 # polls the history, not a window of time
+done
+if [ -n "$said" ]; then
+  ok progress "$said"
 else
-  fail progress "no message at the end of indexing: $(cat "$tmp/progress")"
+  fail progress "no message at the end of indexing: $(cat "$tmp/progress" 2>/dev/null)"
 fi
 
 # ---- a file of GOROOT ---------------------------------------------------------
@@ -217,6 +227,14 @@ else
   else
     ok dependency-file "$state"
   fi
+fi
+# :AnchorageCallers there says why it has nothing (not the callers of a
+# symbol of the project named alike).
+keys main "/func (srv \\*Server) ListenAndServe(" Enter "w" ":AnchorageCallers" Enter
+if wait_screen main 'outside the workspace: the code graph does not know its callers' 30; then
+  ok dependency-callers "$(screen main | grep -Eo 'anchorage: [^│]*outside the workspace[^│]*' | head -1)"
+else
+  fail dependency-callers "$(screen main | tail -3)"
 fi
 save main 03-goroot-file
 

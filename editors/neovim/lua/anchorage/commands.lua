@@ -359,9 +359,19 @@ function M.graph(kind, symbol, depth)
   end
   if symbol and symbol ~= '' then
     run(symbol)
-  else
-    resolve_symbol(client, bufnr, run)
+    return
   end
+  -- A file outside the client's root (the Go toolchain's, a
+  -- dependency's): the graph does not know it, and the word under the
+  -- cursor would name another symbol of the project.
+  local name = vim.api.nvim_buf_get_name(bufnr)
+  local root = anchorage.client_root(client)
+  if name ~= '' and root and not vim.startswith(vim.fn.fnamemodify(name, ':p'), root .. '/') then
+    notify(string.format('%s is outside the workspace: the code graph does not know its %s',
+      vim.fn.fnamemodify(name, ':t'), (kind:gsub('_', ' '))), levels.INFO)
+    return
+  end
+  resolve_symbol(client, bufnr, run)
 end
 
 -- Index -----------------------------------------------------------------------
