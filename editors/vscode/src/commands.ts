@@ -258,9 +258,8 @@ async function showGraph(a: Anchorage, op: GraphOp): Promise<void> {
   // dependency) is not in the graph: the word under the cursor would name
   // another symbol of the workspace.
   if (editor.document.uri.scheme === 'file' && !folderOf(editor.document.uri.fsPath, workspaceRoots())) {
-    void vscode.window.showInformationMessage(
-      `Anchorage: ${vscode.workspace.asRelativePath(editor.document.uri)} is outside the workspace folders, so the code graph does not know its ${graphNoun(op)}.`,
-    );
+    const base = editor.document.uri.path.split('/').pop();
+    void vscode.window.showInformationMessage(`Anchorage: ${base} is outside the workspace: no ${graphNoun(op)} known.`);
     return;
   }
   const client = await a.requireClient();
