@@ -159,6 +159,9 @@ export class Memory implements vscode.Disposable {
     if (!CHANGING.has(command) || result === undefined || result === null) {
       return;
     }
+    // The corrections' count in the status bar is out of date now.
+    this.statusMessage?.dispose();
+    this.statusMessage = undefined;
     const r = result as { proposals?: Proposal[]; approvals?: ApprovalView[]; proposal?: Proposal } & Partial<ApprovalView>;
     if (command === MEMORY_COMMANDS.propose) {
       this.pending.setProposed(pendingProposals(r).map((p) => p.id));
@@ -511,6 +514,7 @@ export class Memory implements vscode.Disposable {
     if (this.countTimer) {
       clearTimeout(this.countTimer);
     }
+    this.statusMessage?.dispose();
     for (const d of this.disposables) {
       d.dispose();
     }
