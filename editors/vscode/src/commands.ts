@@ -259,7 +259,9 @@ async function showGraph(a: Anchorage, op: GraphOp): Promise<void> {
   // another symbol of the workspace.
   if (editor.document.uri.scheme === 'file' && !folderOf(editor.document.uri.fsPath, workspaceRoots())) {
     const base = editor.document.uri.path.split('/').pop();
-    void vscode.window.showInformationMessage(`Anchorage: ${base} is outside the workspace: no ${graphNoun(op)} known.`);
+    // Short: a toast shows one line. (The graph knows the workspace
+    // folders' files only: it has no callers for this one.)
+    void vscode.window.showInformationMessage(`Anchorage: ${base} is outside the workspace.`);
     return;
   }
   const client = await a.requireClient();
@@ -327,10 +329,6 @@ async function showGraph(a: Anchorage, op: GraphOp): Promise<void> {
   });
   qp.onDidHide(() => qp.dispose());
   qp.show();
-}
-
-function graphNoun(op: GraphOp): string {
-  return op === 'callers' ? 'callers' : op === 'callees' ? 'callees' : 'blast radius';
 }
 
 // ---- Re-index, status ----------------------------------------------------

@@ -245,7 +245,7 @@ try {
     await symbol.waitFor({ state: 'visible', timeout: 30000 });
     const symbolText = (await symbol.innerText()).replace(/\s+/g, ' ').trim();
     await runCommand('Anchorage: Show Callers');
-    const toast = page.locator('.notifications-toasts .notification-toast', { hasText: `${base} is outside the workspace: no callers known` }).first();
+    const toast = page.locator('.notifications-toasts .notification-toast', { hasText: `${base} is outside the workspace.` }).first();
     await toast.waitFor({ state: 'visible', timeout: 10000 });
     const toasts = (await page.locator('.notifications-toasts .notification-toast').allInnerTexts()).map((t) => t.replace(/\s+/g, ' ').trim());
     // No error pop-ups (a request that failed "outside the workspace").
