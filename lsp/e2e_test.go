@@ -2797,3 +2797,41 @@ func TestE2ERoutedWorkspaceSymbol(t *testing.T) {
 	c.symbolAppears(t, "what calls UserRepository.FindByID", "GetUser", fileURI(root, "users/service.go"))
 	c.symbolAppears(t, "subclasses of Job", "EmailJob", fileURI(root, "worker/jobs.py"))
 }
+
+// TestE2EDependencyFolder opens a workspace folder that is a dependency
+// directory (a node_modules package) beside a project: the server says
+// why it does not index the dependency, indexes the project, and answers
+// the dependency's files quietly (an outline of the open text).
+func TestE2EDependencyFolder(t *testing.T) {
+	t.Parallel()
+	root := sampleApp(t)
+	dep := filepath.Join(filepath.Dir(root), "node_modules", "leftpad")
+	if err := os.MkdirAll(dep, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	text := "export function leftPad(s, n) {\n  return s.padStart(n);\n}\n"
+	if err := os.WriteFile(filepath.Join(dep, "index.js"), []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	c := startClient(t)
+	c.initialize(t, clientOptions{}, root, dep)
+	if err := c.server.Initialized(callCtx(t), &protocol.InitializedParams{}); err != nil {
+		t.Fatal(err)
+	}
+	c.wait(t, 0, eventTimeout, "why the dependency is not indexed", isLog(protocol.MessageTypeWarning, "not indexing "+dep+": it is a node_modules directory"))
+	c.waitIndexed(t, 0, root)
+	c.noSymbol(t, "leftPad", "leftPad", "")
+	for _, f := range c.all() {
+		if isLog(protocol.MessageTypeInfo, "indexed "+dep+":")(f) {
+			t.Errorf("the dependency was indexed: %s", f.Params)
+		}
+	}
+	// Its file, opened, is answered from the editor's text.
+	u := protocol.DocumentURI(uri.File(filepath.Join(dep, "index.js")))
+	c.open(t, u, "javascript", text)
+	var res []protocol.DocumentSymbol
+	if err := c.call(t, protocol.MethodTextDocumentDocumentSymbol, &protocol.DocumentSymbolParams{TextDocument: protocol.TextDocumentIdentifier{URI: u}}, &res); err != nil ||
+		len(res) != 1 || res[0].Name != "leftPad" {
+		t.Errorf("outline of the dependency's file: %+v, %v; want leftPad", res, err)
+	}
+}
