@@ -2192,6 +2192,47 @@ func TestE2EBadContentLengthWithBody(t *testing.T) {
 	}
 }
 
+// TestE2EWrongContentLength sends frames whose Content-Length does not
+// match their body, each followed by requests: no request after the bad
+// frame is lost, and a frame that cannot be read is answered with a parse
+// error.
+func TestE2EWrongContentLength(t *testing.T) {
+	t.Parallel()
+	root := sampleApp(t)
+	c := startRaw(t)
+	c.start(t, root)
+	req := func(id int) string {
+		return fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"workspace/symbol","params":{"query":"FindByID"}}`, id)
+	}
+	bigText := strings.Repeat(`Content-Length: 12\r\n\r\n{} `, maxFrame/24+1)
+	oversized := `{"jsonrpc":"2.0","method":"textDocument/didOpen","params":{"textDocument":{"uri":"` + string(fileURI(root, "big.txt")) + `","languageId":"plaintext","version":1,"text":"` + bigText + `"}}}`
+	tests := []struct {
+		name       string
+		raw        string
+		answered   []int // requests answered without error
+		parseError bool
+	}{
+		{"Content-Length larger than its message", "Content-Length: 5000\r\n\r\n" + req(300) + framed(req(301)) + framed(req(302)), []int{300, 301, 302}, false},
+		{"Content-Length larger than a body cut short", "Content-Length: 5000\r\n\r\n" + req(310)[:25] + framed(req(311)) + framed(req(312)), []int{311, 312}, true},
+		{"a frame over 64 MiB that contains Content-Length:", framed(oversized) + framed(req(320)), []int{320}, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			from := c.mark()
+			c.send(t, tt.raw)
+			if tt.parseError {
+				c.parseErrorAfter(t, from)
+			}
+			for _, id := range tt.answered {
+				f := c.response(t, from, strconv.Itoa(id))
+				if f.Error != nil || !strings.Contains(string(f.Result), "FindByID") {
+					t.Errorf("request %d after the bad frame: %v", id, f)
+				}
+			}
+		})
+	}
+}
+
 // TestE2EBadNotifications sends document notifications the server must
 // refuse or repair, and checks that it keeps serving after each.
 func TestE2EBadNotifications(t *testing.T) {

@@ -2,6 +2,7 @@ package lsp
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -23,6 +24,7 @@ const maxFrame = 64 << 20
 // Only the end of the input ends the stream.
 type stream struct {
 	in  *bufio.Reader
+	src *replayReader // what in reads: bytes given back, then the input
 	out io.Writer
 	c   io.Closer
 	log func(format string, args ...any)
@@ -34,7 +36,33 @@ type stream struct {
 }
 
 func newStream(r io.Reader, w io.Writer, c io.Closer, log func(string, ...any)) *stream {
-	return &stream{in: bufio.NewReaderSize(r, 64<<10), out: w, c: c, log: log}
+	src := &replayReader{r: r}
+	return &stream{in: bufio.NewReaderSize(src, 64<<10), src: src, out: w, c: c, log: log}
+}
+
+// replayReader reads bytes given back to the stream before its input.
+type replayReader struct {
+	back []byte
+	r    io.Reader
+}
+
+func (r *replayReader) Read(p []byte) (int, error) {
+	if len(r.back) > 0 {
+		n := copy(p, r.back)
+		r.back = r.back[n:]
+		return n, nil
+	}
+	return r.r.Read(p)
+}
+
+// unread gives b back to the stream: the next reads return b first, then
+// what was buffered, then the rest of the input.
+func (s *stream) unread(b []byte) {
+	buffered, _ := s.in.Peek(s.in.Buffered())
+	back := make([]byte, 0, len(b)+len(buffered)+len(s.src.back))
+	back = append(append(append(back, b...), buffered...), s.src.back...)
+	s.src.back = back
+	s.in.Reset(s.src)
 }
 
 // Read returns the next well-formed message.
@@ -99,10 +127,13 @@ func (s *stream) readFrame() ([]byte, int64, error) {
 		}
 		if strings.EqualFold(strings.TrimSpace(name), "Content-Length") {
 			n, err := strconv.ParseInt(strings.TrimSpace(value), 10, 64)
-			if err != nil || n <= 0 || n > maxFrame {
+			if err != nil || n <= 0 {
 				bad = fmt.Sprintf("Content-Length %q", truncate(strings.TrimSpace(value), 40))
 				length = -1
 				continue
+			}
+			if n > maxFrame {
+				bad = fmt.Sprintf("Content-Length %d is over the limit of %d bytes", n, maxFrame)
 			}
 			length = n
 		}
@@ -112,24 +143,162 @@ func (s *stream) readFrame() ([]byte, int64, error) {
 	}
 	if bad != "" {
 		s.log("malformed frame skipped: %s", bad)
+		if length > maxFrame {
+			// Answered at once: the sender may wait for it before it
+			// sends more.
+			s.writeRaw(parseError(fmt.Errorf("malformed frame: %s", bad)))
+			n, err := s.skipBody(length)
+			return nil, total + n, cmpErr(err, errBadFrame)
+		}
 		if length > 0 {
-			if n, err := s.in.Discard(int(length)); err != nil {
-				return nil, total + int64(n), err
+			n, err := s.skipBody(length)
+			if err != nil {
+				return nil, total + n, err
 			}
 			s.writeRaw(parseError(fmt.Errorf("malformed frame: %s", bad)))
-			return nil, total, errBadFrame
+			return nil, total + n, errBadFrame
 		}
 		s.writeRaw(parseError(fmt.Errorf("malformed frame: %s", bad)))
 		n, err := s.resync()
 		return nil, total + n, cmpErr(err, errBadFrame)
 	}
-	body := make([]byte, length)
-	n, err := io.ReadFull(s.in, body)
-	total += int64(n)
+	body, err := s.readBody(int(length))
+	total += int64(len(body))
 	if err != nil {
 		return nil, total, fmt.Errorf("read %d-byte body: %w", length, err)
 	}
+	if h := findHeader(body); h >= 0 {
+		// The Content-Length was larger than the message: the next
+		// frame's header is inside what was read. What follows it is
+		// given back, so that no later message is lost.
+		s.unread(body[h:])
+		total -= int64(len(body) - h)
+		msg := bytes.TrimSpace(body[:h])
+		if json.Valid(msg) {
+			s.log("Content-Length %d is larger than its message (%d bytes); reading on from the next header", length, h)
+			return msg, total, nil
+		}
+		s.log("malformed frame skipped: Content-Length %d is larger than its %d-byte body, which is cut short", length, h)
+		s.writeRaw(parseError(fmt.Errorf("malformed frame: Content-Length %d is larger than its %d-byte body", length, h)))
+		return nil, total, errBadFrame
+	}
 	return body, total, nil
+}
+
+// readBody reads a body of length bytes. When the input stops before the
+// body is complete (the sender waits for an answer) and what came holds
+// the next frame's header, the Content-Length was wrong: it returns what
+// was read, for readFrame to resynchronise, rather than waiting forever.
+func (s *stream) readBody(length int) ([]byte, error) {
+	body := make([]byte, length)
+	got, scanned := 0, 0
+	for got < length {
+		if got > 0 && s.in.Buffered() == 0 && findHeader(body[scanned:got]) >= 0 {
+			return body[:got], nil
+		}
+		scanned = max(0, got-maxHeaderLen)
+		n, err := s.in.Read(body[got:])
+		got += n
+		if err != nil {
+			if findHeader(body[scanned:got]) >= 0 {
+				return body[:got], nil // the error comes again on the next read
+			}
+			if err == io.EOF {
+				err = io.ErrUnexpectedEOF
+			}
+			return body[:got], err
+		}
+	}
+	return body, nil
+}
+
+// skipBody discards the length-byte body of a frame that is not read (its
+// Content-Length is over the limit). A frame header found in it ends the
+// body early: the Content-Length was wrong, and the input resumes there.
+func (s *stream) skipBody(length int64) (int64, error) {
+	buf := make([]byte, 64<<10)
+	var skipped int64
+	keep := 0 // bytes of buf kept from the last read, for a header cut in two
+	for skipped < length {
+		want := int(min(int64(len(buf)-keep), length-skipped))
+		n, err := s.in.Read(buf[keep : keep+want])
+		if h := findHeader(buf[:keep+n]); h >= 0 {
+			s.unread(buf[h : keep+n])
+			return skipped + int64(h-keep), nil
+		}
+		skipped += int64(n)
+		if err != nil {
+			return skipped, err
+		}
+		tail := min(keep+n, maxHeaderLen)
+		copy(buf, buf[keep+n-tail:keep+n])
+		keep = tail
+	}
+	return skipped, nil
+}
+
+// maxHeaderLen bounds the length of a Content-Length header line that
+// findHeader recognises.
+const maxHeaderLen = 64
+
+// findHeader returns the offset of the first line in b that is a
+// Content-Length header ("Content-Length: 123" and a line break, any
+// case), or -1. No JSON message holds one: a line break inside a JSON
+// string is escaped, so a raw header line is proof that a frame ended
+// before it.
+func findHeader(b []byte) int {
+	for off := 0; ; {
+		i := indexFold(b[off:], contentLength)
+		if i < 0 {
+			return -1
+		}
+		at := off + i
+		off = at + 1
+		j := at + len(contentLength)
+		for j < len(b) && (b[j] == ' ' || b[j] == '\t') {
+			j++
+		}
+		digits := j
+		for j < len(b) && '0' <= b[j] && b[j] <= '9' && j-digits < 20 {
+			j++
+		}
+		if j == digits {
+			continue
+		}
+		if j < len(b) && b[j] == '\r' {
+			j++
+		}
+		if j < len(b) && b[j] == '\n' {
+			return at
+		}
+	}
+}
+
+// indexFold is bytes.Index for a lower-case ASCII pattern, ignoring the
+// case of b.
+func indexFold(b []byte, pattern string) int {
+	for i := 0; i+len(pattern) <= len(b); i++ {
+		j := bytes.IndexAny(b[i:len(b)-len(pattern)+1], "cC")
+		if j < 0 {
+			return -1
+		}
+		i += j
+		k := 0
+		for k < len(pattern) {
+			c := b[i+k]
+			if 'A' <= c && c <= 'Z' {
+				c += 'a' - 'A'
+			}
+			if c != pattern[k] {
+				break
+			}
+			k++
+		}
+		if k == len(pattern) {
+			return i
+		}
+	}
+	return -1
 }
 
 // contentLength is the header that starts every frame, lower-cased.

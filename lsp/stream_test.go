@@ -154,6 +154,14 @@ func TestStreamRead(t *testing.T) {
 		{"truncated headers", "Content-Length: 10\r\n", nil, 0, io.ErrUnexpectedEOF},
 		{"truncated header line", "Content-Len", nil, 0, io.ErrUnexpectedEOF},
 		{"bad frame length known, truncated", "Oops\r\nContent-Length: 50\r\n\r\n{}", nil, 0, io.EOF},
+		{"Content-Length larger than its message, then two frames", "Content-Length: 500\r\n\r\n" + callBody + framed(noteBody) + framed(call2Body),
+			[]string{"call workspace/symbol 1", "notify initialized", `call shutdown "two"`}, 0, io.EOF},
+		{"Content-Length larger than a body cut short, then two frames", "Content-Length: 500\r\n\r\n" + callBody[:30] + framed(noteBody) + framed(call2Body),
+			[]string{"notify initialized", `call shutdown "two"`}, 1, io.EOF},
+		{"Content-Length larger than its message, LF headers after", "Content-Length: 90\r\n\r\n" + noteBody + fmt.Sprintf("content-length:%d\n\n%s", len(callBody), callBody),
+			[]string{"notify initialized", "call workspace/symbol 1"}, 0, io.EOF},
+		{"a header inside a JSON string is text", framed(`{"jsonrpc":"2.0","method":"x","params":{"text":"Content-Length: 5\r\n\r\n{}"}}`) + framed(noteBody),
+			[]string{"notify x", "notify initialized"}, 0, io.EOF},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -200,6 +208,58 @@ func TestStreamBadLengthWithBody(t *testing.T) {
 				t.Errorf("read %q, ended with %v; want %q then EOF", got, err, want)
 			}
 		})
+	}
+}
+
+// TestStreamOversizedFrame sends a frame over the size limit whose body
+// holds "Content-Length:" (a file's text that mentions the header): it is
+// skipped whole, with one parse error, and the request after it is read.
+func TestStreamOversizedFrame(t *testing.T) {
+	text := strings.Repeat("Content-Length: 12\\r\\n\\r\\n{} x", maxFrame/30+1)
+	big := `{"jsonrpc":"2.0","method":"textDocument/didOpen","params":{"textDocument":{"text":"` + text + `"}}}`
+	if len(big) <= maxFrame {
+		t.Fatalf("the test frame has %d bytes, want more than %d", len(big), maxFrame)
+	}
+	ts := newTestStream(framed(big) + framed(callBody) + framed(noteBody))
+	msgs, err := ts.readAll(t, 20)
+	var got []string
+	for _, m := range msgs {
+		got = append(got, describeMsg(m))
+	}
+	if want := []string{"call workspace/symbol 1", "notify initialized"}; strings.Join(got, "; ") != strings.Join(want, "; ") || !errors.Is(err, io.EOF) {
+		t.Errorf("read %q, ended with %v; want %q then EOF", got, err, want)
+	}
+	if out := written(t, ts.out.Bytes()); len(out) != 1 || !isParseError(out[0]) {
+		t.Errorf("wrote %v, want one parse error", out)
+	}
+}
+
+// TestStreamLengthLargerThanSent sends, over a pipe, a frame whose
+// Content-Length is larger than its message, then a request, and waits
+// for the answer as an editor would: the stream must not wait for bytes
+// that never come, and reads both messages.
+func TestStreamLengthLargerThanSent(t *testing.T) {
+	r, w := io.Pipe()
+	defer w.Close()
+	s := newStream(r, io.Discard, nil, func(string, ...any) {})
+	go func() {
+		io.WriteString(w, "Content-Length: 4000\r\n\r\n"+noteBody+framed(callBody))
+	}()
+	read := make(chan string)
+	go func() {
+		defer close(read)
+		for {
+			msg, _, err := s.Read(context.Background())
+			if err != nil {
+				return
+			}
+			read <- describeMsg(msg)
+		}
+	}()
+	for _, want := range []string{"notify initialized", "call workspace/symbol 1"} {
+		if got := <-read; got != want {
+			t.Fatalf("read %q, want %q", got, want)
+		}
 	}
 }
 
@@ -325,6 +385,9 @@ func FuzzStream(f *testing.F) {
 		framed(`{"jsonrpc":"2.0","id":1.5,"method":"x","params":[1]}`),
 		framed("\x00\xff"),
 		"Content-Length: 5\r\nContent-Length: 2\r\n\r\n{}",
+		"Content-Length: 500\r\n\r\n" + callBody + framed(noteBody) + framed(call2Body),
+		"Content-Length: 500\r\n\r\n" + callBody[:30] + framed(noteBody),
+		fmt.Sprintf("Content-Length: %d\r\n\r\n{\"text\":\"Content-Length: 2\\r\\n\"}", maxFrame+1) + framed(callBody),
 	} {
 		f.Add([]byte(s))
 	}
