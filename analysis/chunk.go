@@ -4,8 +4,10 @@ import (
 	"bytes"
 	"fmt"
 	"path"
+	"slices"
 	"sort"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 )
 
@@ -76,7 +78,7 @@ func chunkFile(g *FileGraph, src []byte, lines *lineIndex, comments []span) []Ch
 	var pieces []piece
 	for _, i := range chosen {
 		s := g.Symbols[i]
-		pieces = append(pieces, piece{i, docStart(src, comments, decoratorStart(src, s.Range.Start.Offset)), s.Range.End.Offset})
+		pieces = append(pieces, piece{i, docStart(src, comments, decoratorStart(src, lines, s.Range.Start.Offset)), s.Range.End.Offset})
 	}
 	sort.SliceStable(pieces, func(a, b int) bool { return pieces[a].start < pieces[b].start })
 	// A type that contains chosen members (a class and its methods) keeps
@@ -84,29 +86,31 @@ func chunkFile(g *FileGraph, src []byte, lines *lineIndex, comments []span) []Ch
 	for k := range pieces {
 		for j := k + 1; j < len(pieces) && pieces[j].start < pieces[k].end; j++ {
 			if pieces[j].end <= pieces[k].end {
-				pieces[k].end = lineStart(src, pieces[j].start)
+				pieces[k].end = lines.lineStart(pieces[j].start)
 				break
 			}
 		}
 	}
+	calls := callsByOffset(g.Refs)
+	types := newEnclosingTypes(g.Symbols)
 	var out []Chunk
 	covered := 0 // offset up to which the file is chunked
 	for _, p := range pieces {
-		start, end := lineStart(src, p.start), lineEnd(src, p.end)
+		start, end := lines.lineStart(p.start), lines.lineEnd(p.end)
 		if start < covered {
 			start = covered
 		}
 		if end <= start {
 			continue
 		}
-		if gap := lineStart(src, start); covered < gap {
-			out = appendGapChunks(out, g, src, lines, covered, gap)
+		if gap := lines.lineStart(start); covered < gap {
+			out = appendGapChunks(out, g, types, src, lines, covered, gap)
 		}
-		out = appendSymbolChunks(out, g, p.sym, src, lines, start, end)
+		out = appendSymbolChunks(out, g, calls, p.sym, src, lines, start, end)
 		covered = end
 	}
 	if covered < len(src) {
-		out = appendGapChunks(out, g, src, lines, covered, len(src))
+		out = appendGapChunks(out, g, types, src, lines, covered, len(src))
 	}
 	// The path is indexed without its extension: ".go" in every chunk's
 	// context would only slow the index down.
@@ -140,10 +144,10 @@ func chunkSymbols(symbols []Symbol) []int {
 
 // appendSymbolChunks appends the chunks of one symbol spanning
 // src[start:end], split into parts when it is long.
-func appendSymbolChunks(out []Chunk, g *FileGraph, sym int, src []byte, lines *lineIndex, start, end int) []Chunk {
+func appendSymbolChunks(out []Chunk, g *FileGraph, calls []int, sym int, src []byte, lines *lineIndex, start, end int) []Chunk {
 	s := g.Symbols[sym]
 	spans := splitSpan(src, start, end, chunkMaxLines, chunkPartLines)
-	context := symbolContext(g, s, src, start, end)
+	context := symbolContext(g, calls, s, start, end)
 	for k, sp := range spans {
 		c := Chunk{
 			Symbol: sym, Kind: s.Kind, Name: s.QualifiedName,
@@ -163,14 +167,8 @@ func appendSymbolChunks(out []Chunk, g *FileGraph, sym int, src []byte, lines *l
 // appendGapChunks appends chunks for the code in src[start:end] that no
 // symbol covers (imports, constants, variables, top-level statements),
 // in runs of lines, skipping runs with next to no code in them.
-func appendGapChunks(out []Chunk, g *FileGraph, src []byte, lines *lineIndex, start, end int) []Chunk {
-	owner := 0
-	for i := 1; i < len(g.Symbols); i++ {
-		s := g.Symbols[i]
-		if s.Kind.IsType() && s.Range.Start.Offset <= start && end <= s.Range.End.Offset {
-			owner = i // the innermost type around the gap
-		}
-	}
+func appendGapChunks(out []Chunk, g *FileGraph, types *enclosingTypes, src []byte, lines *lineIndex, start, end int) []Chunk {
+	owner := types.around(start, end)
 	o := g.Symbols[owner]
 	for _, sp := range splitSpan(src, start, end, gapChunkLines, gapChunkLines) {
 		text := src[sp[0]:sp[1]]
@@ -193,8 +191,71 @@ func appendGapChunks(out []Chunk, g *FileGraph, src []byte, lines *lineIndex, st
 	return out
 }
 
-// symbolContext is the contextual prefix of a symbol's chunks.
-func symbolContext(g *FileGraph, s Symbol, src []byte, start, end int) string {
+// enclosingTypes finds the innermost type around each gap of a file, for
+// gaps visited in order of their start: one pass over the types for the
+// whole file.
+type enclosingTypes struct {
+	symbols []Symbol
+	types   []int // the types, by start offset
+	next    int   // the next of types to consider
+	open    []int // types that start before the current gap
+}
+
+func newEnclosingTypes(symbols []Symbol) *enclosingTypes {
+	e := &enclosingTypes{symbols: symbols}
+	for i := 1; i < len(symbols); i++ {
+		if symbols[i].Kind.IsType() {
+			e.types = append(e.types, i)
+		}
+	}
+	sort.SliceStable(e.types, func(a, b int) bool {
+		return symbols[e.types[a]].Range.Start.Offset < symbols[e.types[b]].Range.Start.Offset
+	})
+	return e
+}
+
+// around returns the index of the innermost type (the last in the
+// symbols' order) that contains start..end, or 0 (the module). Calls must
+// come with start never decreasing.
+func (e *enclosingTypes) around(start, end int) int {
+	for ; e.next < len(e.types) && e.symbols[e.types[e.next]].Range.Start.Offset <= start; e.next++ {
+		e.open = append(e.open, e.types[e.next])
+	}
+	// Types that end before the gap starts cannot hold this gap or any
+	// later one.
+	kept := e.open[:0]
+	for _, i := range e.open {
+		if e.symbols[i].Range.End.Offset >= start {
+			kept = append(kept, i)
+		}
+	}
+	e.open = kept
+	owner := 0
+	for _, i := range e.open {
+		if end <= e.symbols[i].Range.End.Offset {
+			owner = max(owner, i)
+		}
+	}
+	return owner
+}
+
+// callsByOffset returns the indexes of the call references among refs,
+// ordered by where they start (a stable sort: refs at the same offset keep
+// their order).
+func callsByOffset(refs []Ref) []int {
+	var out []int
+	for i, r := range refs {
+		if r.Kind == EdgeCalls {
+			out = append(out, i)
+		}
+	}
+	sort.SliceStable(out, func(a, b int) bool { return refs[out[a]].Range.Start.Offset < refs[out[b]].Range.Start.Offset })
+	return out
+}
+
+// symbolContext is the contextual prefix of a symbol's chunks. calls are
+// the file's call references, by offset (callsByOffset).
+func symbolContext(g *FileGraph, calls []int, s Symbol, start, end int) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "From %s, %s %s", g.Path, s.Kind, s.QualifiedName)
 	if d := firstSentence(s.Doc); d != "" {
@@ -205,10 +266,13 @@ func symbolContext(g *FileGraph, s Symbol, src []byte, start, end int) string {
 	}
 	var callees []string
 	seen := map[string]bool{}
-	for _, r := range g.Refs {
-		if r.Kind != EdgeCalls || r.Range.Start.Offset < start || r.Range.Start.Offset >= end {
-			continue
-		}
+	// The calls in start..end, in the order of g.Refs.
+	first := sort.Search(len(calls), func(i int) bool { return g.Refs[calls[i]].Range.Start.Offset >= start })
+	last := first + sort.Search(len(calls)-first, func(i int) bool { return g.Refs[calls[first+i]].Range.Start.Offset >= end })
+	within := slices.Clone(calls[first:last])
+	slices.Sort(within)
+	for _, ci := range within {
+		r := g.Refs[ci]
 		name := r.Name
 		if r.Qualifier != "" {
 			name = r.Qualifier + "." + r.Name
@@ -264,12 +328,21 @@ func splitSpan(src []byte, start, end, maxLines, partLines int) [][2]int {
 	var out [][2]int
 	for start < end {
 		stop, n := start, 0
+		// A line break further than chunkMaxBytes from start is not looked
+		// for: the part is cut before it anyway. This keeps a long line
+		// from being scanned again for each of its parts.
+		limit := min(end, start+chunkMaxBytes+1)
 		for stop < end && n < partLines {
-			nl := indexByteFrom(src, '\n', stop, end)
-			if nl < 0 {
-				stop = end
-			} else {
+			nl := indexByteFrom(src, '\n', stop, limit)
+			switch {
+			case nl >= 0:
 				stop = nl + 1
+			case limit == end:
+				stop = end
+			default:
+				// The line runs past limit: the part is over
+				// chunkMaxBytes, as the line's end would make it.
+				stop = max(limit, stop+1)
 			}
 			n++
 			if lineBytes(src, start, stop) > chunkMaxBytes {
@@ -308,14 +381,14 @@ func lineBytes(src []byte, start, stop int) int {
 // decoratorStart returns where the decorators and attributes on the lines
 // above a definition starting at def begin (@cache, #[derive(…)],
 // @Override), or def when it has none.
-func decoratorStart(src []byte, def int) int {
-	start := lineStart(src, def)
-	if len(bytes.TrimSpace(src[start:def])) != 0 {
+func decoratorStart(src []byte, lines *lineIndex, def int) int {
+	if !onlyBlanksBefore(src, def) {
 		return def // something else precedes the definition on its line
 	}
+	start := lines.lineStart(def)
 	out := def
 	for start > 0 {
-		prev := lineStart(src, start-1)
+		prev := lines.lineStart(start - 1)
 		l := bytes.TrimSpace(src[prev : start-1])
 		if !bytes.HasPrefix(l, []byte("@")) && !bytes.HasPrefix(l, []byte("#[")) {
 			break
@@ -323,6 +396,36 @@ func decoratorStart(src []byte, def int) int {
 		out, start = prev, prev
 	}
 	return out
+}
+
+// onlyBlanksBefore reports whether only white space precedes offset on its
+// line. It stops at the first other character.
+func onlyBlanksBefore(src []byte, offset int) bool {
+	for i := offset - 1; i >= 0 && src[i] != '\n'; {
+		if src[i] < utf8.RuneSelf {
+			if !isASCIISpace(src[i]) {
+				return false
+			}
+			i--
+			continue
+		}
+		r, size := utf8.DecodeLastRune(src[:i+1])
+		if !unicode.IsSpace(r) {
+			return false
+		}
+		i -= size
+	}
+	return true
+}
+
+// isASCIISpace reports whether c is ASCII white space, as bytes.TrimSpace
+// sees it.
+func isASCIISpace(c byte) bool {
+	switch c {
+	case '\t', '\n', '\v', '\f', '\r', ' ':
+		return true
+	}
+	return false
 }
 
 // docStart returns where the doc comment of a definition starting at def
@@ -377,10 +480,11 @@ func lineEnd(src []byte, offset int) int {
 }
 
 func indexByteFrom(src []byte, c byte, from, to int) int {
-	for i := from; i < to; i++ {
-		if src[i] == c {
-			return i
-		}
+	if from >= to {
+		return -1
+	}
+	if i := bytes.IndexByte(src[from:to], c); i >= 0 {
+		return from + i
 	}
 	return -1
 }

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"sort"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	sitter "github.com/smacker/go-tree-sitter"
 )
@@ -119,34 +121,71 @@ func startsLine(src []byte, offset int) bool {
 // isDocGap reports whether the text between a comment and a definition
 // keeps the comment attached: the comment ends its line, every line in
 // between is a decorator or attribute, and the definition's own line holds
-// only leading keywords before it. It stops at the first line that breaks
-// the rule, so a long gap costs little.
+// only leading keywords before it. It stops at the first character that
+// breaks the rule, so a long gap (a long line) costs little.
 func isDocGap(gap []byte) bool {
-	nl := bytes.IndexByte(gap, '\n')
-	if nl < 0 || len(bytes.TrimSpace(gap[:nl])) != 0 {
-		return false
+	rest := skipBlanks(gap)
+	if len(rest) == 0 || rest[0] != '\n' {
+		return false // the comment does not end its line
 	}
-	rest := gap[nl+1:]
+	rest = rest[1:]
 	for {
-		nl := bytes.IndexByte(rest, '\n')
-		if nl < 0 {
+		l := skipBlanks(rest)
+		if !bytes.HasPrefix(l, []byte("@")) && !bytes.HasPrefix(l, []byte("#[")) {
+			rest = l
 			break
 		}
-		l := bytes.TrimSpace(rest[:nl])
-		if !(bytes.HasPrefix(l, []byte("@")) || bytes.HasPrefix(l, []byte("#["))) {
-			return false
+		nl := bytes.IndexByte(l, '\n')
+		if nl < 0 {
+			rest = l
+			break
 		}
-		rest = rest[nl+1:]
+		rest = l[nl+1:]
 	}
-	for _, w := range strings.Fields(string(rest)) {
-		switch w {
+	// The definition's line: leading keywords only.
+	for {
+		rest = skipBlanks(rest)
+		if len(rest) == 0 {
+			return true
+		}
+		if rest[0] == '\n' {
+			return false // a line that is neither a decorator nor the definition's
+		}
+		n := 0
+		for n < len(rest) && n <= maxLeadingKeyword && !isSpaceAt(rest, n) {
+			n++
+		}
+		switch string(rest[:n]) {
 		case "export", "default", "declare", "type", "abstract", "public", "private", "protected",
 			"static", "async", "pub", "const", "let", "var", "final", "unsafe", "extern":
+			rest = rest[n:]
 		default:
 			return false
 		}
 	}
-	return true
+}
+
+// maxLeadingKeyword is the length of the longest keyword isDocGap allows
+// before a definition ("protected").
+const maxLeadingKeyword = 9
+
+// skipBlanks skips white space other than line breaks.
+func skipBlanks(b []byte) []byte {
+	for len(b) > 0 && b[0] != '\n' && isSpaceAt(b, 0) {
+		_, size := utf8.DecodeRune(b)
+		b = b[size:]
+	}
+	return b
+}
+
+// isSpaceAt reports whether the character at b[i] is white space, as
+// bytes.TrimSpace and strings.Fields see it.
+func isSpaceAt(b []byte, i int) bool {
+	if c := b[i]; c < utf8.RuneSelf {
+		return c == ' ' || c == '\t' || c == '\n' || c == '\v' || c == '\f' || c == '\r'
+	}
+	r, _ := utf8.DecodeRune(b[i:])
+	return unicode.IsSpace(r)
 }
 
 // cleanDoc strips comment markers and docstring quotes and joins the lines.

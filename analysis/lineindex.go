@@ -2,6 +2,7 @@ package analysis
 
 import (
 	"sort"
+	"sync"
 	"unicode/utf8"
 )
 
@@ -12,7 +13,21 @@ import (
 type lineIndex struct {
 	src    []byte
 	starts []int // byte offset of the start of each line
+
+	// marks count UTF-16 units from the start of the file at rune
+	// boundaries about every markEvery bytes, so that a column on a long
+	// line (a minified file) costs no more than markEvery bytes of
+	// decoding. They are computed on first use.
+	marksOnce sync.Once
+	marks     []unitMark
 }
+
+// unitMark is a rune boundary and the UTF-16 units before it.
+type unitMark struct{ offset, units int }
+
+// markEvery is the spacing of the UTF-16 marks; lines shorter than this
+// are measured directly.
+const markEvery = 4096
 
 func newLineIndex(src []byte) *lineIndex {
 	starts := make([]int, 1, len(src)/32+1)
@@ -28,7 +43,65 @@ func newLineIndex(src []byte) *lineIndex {
 func (li *lineIndex) position(offset int) Position {
 	offset = max(0, min(offset, len(li.src)))
 	line := sort.Search(len(li.starts), func(i int) bool { return li.starts[i] > offset }) - 1
-	return Position{Line: line, Column: utf16Len(li.src[li.starts[line]:offset]), Offset: offset}
+	start := li.starts[line]
+	if offset-start <= markEvery {
+		return Position{Line: line, Column: utf16Len(li.src[start:offset]), Offset: offset}
+	}
+	return Position{Line: line, Column: li.unitsBefore(offset) - li.unitsBefore(start), Offset: offset}
+}
+
+// lineStart returns the offset of the start of the line holding offset.
+func (li *lineIndex) lineStart(offset int) int {
+	offset = max(0, min(offset, len(li.src)))
+	return li.starts[sort.Search(len(li.starts), func(i int) bool { return li.starts[i] > offset })-1]
+}
+
+// lineEnd returns the offset just after the newline ending the line that
+// holds offset-1 (the end of a span), or the end of the file.
+func (li *lineIndex) lineEnd(offset int) int {
+	offset = max(0, min(offset, len(li.src)))
+	if offset > 0 && li.src[offset-1] == '\n' {
+		return offset
+	}
+	line := sort.Search(len(li.starts), func(i int) bool { return li.starts[i] > offset }) - 1
+	if line+1 < len(li.starts) {
+		return li.starts[line+1]
+	}
+	return len(li.src)
+}
+
+// unitsBefore returns the UTF-16 units of src[:offset], where offset is a
+// line start or a rune boundary as utf16Len decodes from the line's start
+// (a line break is always a rune boundary).
+func (li *lineIndex) unitsBefore(offset int) int {
+	li.marksOnce.Do(li.mark)
+	i := sort.Search(len(li.marks), func(i int) bool { return li.marks[i].offset > offset }) - 1
+	m := li.marks[i]
+	return m.units + utf16Len(li.src[m.offset:offset])
+}
+
+// mark computes the UTF-16 marks.
+func (li *lineIndex) mark() {
+	li.marks = make([]unitMark, 1, len(li.src)/markEvery+1)
+	units, next := 0, markEvery
+	for i := 0; i < len(li.src); {
+		if i >= next {
+			li.marks = append(li.marks, unitMark{i, units})
+			next = i + markEvery
+		}
+		if li.src[i] < utf8.RuneSelf {
+			units++
+			i++
+			continue
+		}
+		r, size := utf8.DecodeRune(li.src[i:])
+		if r >= 0x10000 {
+			units += 2
+		} else {
+			units++
+		}
+		i += size
+	}
 }
 
 func (li *lineIndex) rangeOf(start, end uint32) Range {

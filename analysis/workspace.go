@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -14,23 +15,54 @@ import (
 
 // Workspace is the code graph of a workspace as an editor sees it: the
 // index of the files on disk, overlaid with the documents open in the
-// editor, which are the source of truth while they are open. Every change
-// to an open document updates its graph in memory at once; graphs are
-// written to the index in batches, shortly after typing stops or before
-// any query that reads the index (Flush). A Workspace is safe for
-// concurrent use.
+// editor, which are the source of truth while they are open.
+//
+// Edits are applied to a document's text at once, in order, and cost no
+// more than copying the text; the parse they call for is done later, once
+// for all the edits made meanwhile, by the first reader of the document's
+// graph (a request, or the writer below). A reader therefore waits for at
+// most the parse in progress and one parse of the newest text, never for
+// each intermediate version. Graphs are written to the index in batches,
+// shortly after typing stops or before any query that reads the index
+// (Flush); editing never waits for the index.
+//
+// A document larger than the index's size cap is kept as text only: it is
+// never parsed, and its graph is empty (see Oversized). A Workspace is
+// safe for concurrent use.
 type Workspace struct {
 	ix *Index
 
 	mu      sync.Mutex
-	parser  *Parser
-	docs    map[string]*Document
+	docs    map[string]*openDoc
 	pending map[string]bool // open documents whose graph is not in the index yet
 	timer   *time.Timer
 	closed  bool
+	retired []*Document // parsed documents closed or replaced, released under parseMu
+
+	// parseMu serialises parses: it guards parser and every openDoc's doc.
+	parseMu sync.Mutex
+	parser  *Parser
 
 	// flushMu orders index writes of documents.
 	flushMu sync.Mutex
+}
+
+// openDoc is an open document: its newest text, and its parsed state with
+// the edits not yet applied to it.
+type openDoc struct {
+	lang    *Language
+	version int32
+	text    []byte
+	// oversized is set when text is over the size cap: it is not parsed.
+	oversized bool
+
+	// queue holds the edits made since doc was parsed, in order; reset
+	// says that doc is to be parsed afresh from text instead.
+	queue []TextEdit
+	reset bool
+	// doc is the parsed state, guarded by the workspace's parseMu (nil
+	// before the first parse).
+	doc *Document
 }
 
 // FlushDelay is how long after the last change an open document's graph
@@ -47,7 +79,7 @@ var (
 
 // NewWorkspace returns a workspace over an opened index.
 func NewWorkspace(ix *Index) *Workspace {
-	return &Workspace{ix: ix, parser: NewParser(), docs: map[string]*Document{}, pending: map[string]bool{}}
+	return &Workspace{ix: ix, parser: NewParser(), docs: map[string]*openDoc{}, pending: map[string]bool{}}
 }
 
 // Index returns the workspace's index.
@@ -76,7 +108,15 @@ func (w *Workspace) IsOpen(rel string) bool {
 	return w.docs[rel] != nil
 }
 
-// Open starts tracking a document with the editor's text.
+// maxSize is the size cap above which documents are not parsed.
+func (w *Workspace) maxSize() int {
+	w.ix.optsMu.Lock()
+	defer w.ix.optsMu.Unlock()
+	return int(min(w.ix.opts.MaxFileSize, math.MaxInt))
+}
+
+// Open starts tracking a document with the editor's text. It does not
+// parse it: the first reader of its graph does.
 func (w *Workspace) Open(ctx context.Context, rel string, version int32, text []byte) error {
 	lang, err := w.ix.langs.ForPath(rel)
 	if err != nil {
@@ -85,53 +125,105 @@ func (w *Workspace) Open(ctx context.Context, rel string, version int32, text []
 	if lang == nil {
 		return fmt.Errorf("open %s: %w", rel, ErrUnsupported)
 	}
+	limit := w.maxSize()
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if w.closed {
 		return fmt.Errorf("open %s: workspace is shut down", rel)
 	}
-	doc, err := w.parser.OpenDocument(ctx, lang, rel, version, text)
-	if err != nil {
-		return fmt.Errorf("open %s: %w", rel, err)
+	if old := w.docs[rel]; old != nil && old.doc != nil {
+		w.retired = append(w.retired, old.doc) // old.doc is parseMu's: released there
 	}
-	if old := w.docs[rel]; old != nil {
-		old.Close()
-	}
-	w.docs[rel] = doc
+	w.docs[rel] = &openDoc{lang: lang, version: version, text: text, reset: true, oversized: len(text) > limit}
 	w.markPending(rel)
 	return nil
 }
 
-// Change applies an editor's edits to an open document. Versions must
-// increase; a change with a version not newer than the document's is
-// refused and changes nothing.
+// Change applies an editor's edits to an open document's text, in order
+// (each in the coordinates of the text the previous one left). Positions
+// out of range are clamped to the document, as editors expect. Versions
+// must increase; a change with a version not newer than the document's is
+// refused and changes nothing. The parse is left to the next reader of
+// the document's graph.
 func (w *Workspace) Change(ctx context.Context, rel string, version int32, edits []TextEdit) error {
+	limit := w.maxSize()
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	doc := w.docs[rel]
-	if doc == nil {
+	od := w.docs[rel]
+	if od == nil {
 		return fmt.Errorf("change %s: %w", rel, ErrNotOpen)
 	}
-	if version <= doc.Version {
-		return fmt.Errorf("change %s to version %d (at %d): %w", rel, version, doc.Version, ErrStaleVersion)
+	if version <= od.version {
+		return fmt.Errorf("change %s to version %d (at %d): %w", rel, version, od.version, ErrStaleVersion)
 	}
-	if err := doc.Apply(ctx, w.parser, version, edits); err != nil {
-		return fmt.Errorf("change %s: %w", rel, err)
+	od.text = applyEdits(od.text, edits)
+	od.version = version
+	wasOversized := od.oversized
+	od.oversized = len(od.text) > limit
+	switch {
+	case od.oversized:
+		od.queue, od.reset = nil, true
+	case wasOversized || od.reset:
+		od.queue, od.reset = nil, true
+	default:
+		od.queue = append(od.queue, edits...)
 	}
 	w.markPending(rel)
 	return nil
 }
+
+// applyEdits returns text with edits applied in order, as Document.Apply
+// applies them. text is not modified.
+func applyEdits(text []byte, edits []TextEdit) []byte {
+	var lines *lineIndex
+	for _, e := range edits {
+		if e.Range == nil {
+			text, lines = []byte(e.Text), nil
+			continue
+		}
+		if lines == nil {
+			lines = newLineIndex(text)
+		}
+		start := lines.offset(e.Range.StartLine, e.Range.StartColumn)
+		end := lines.offset(e.Range.EndLine, e.Range.EndColumn)
+		if end < start {
+			start, end = end, start
+		}
+		next := make([]byte, 0, len(text)-(end-start)+len(e.Text))
+		text = append(append(append(next, text[:start]...), e.Text...), text[end:]...)
+		lines = nil
+	}
+	return text
+}
+
+// Oversized reports whether an open document is over the size cap, kept
+// as text only, and its size.
+func (w *Workspace) Oversized(rel string) (size int, over bool) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	od := w.docs[rel]
+	if od == nil {
+		return 0, false
+	}
+	return len(od.text), od.oversized
+}
+
+// MaxFileSize is the size cap above which files and open documents are
+// not parsed.
+func (w *Workspace) MaxFileSize() int64 { return int64(w.maxSize()) }
 
 // Close stops tracking a document. The file returns to its content on
 // disk with the next Refresh, which the caller runs when it suits it.
 func (w *Workspace) Close(rel string) error {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	doc := w.docs[rel]
-	if doc == nil {
+	od := w.docs[rel]
+	if od == nil {
 		return fmt.Errorf("close %s: %w", rel, ErrNotOpen)
 	}
-	doc.Close()
+	if od.doc != nil {
+		w.retired = append(w.retired, od.doc)
+	}
 	delete(w.docs, rel)
 	delete(w.pending, rel)
 	return nil
@@ -144,16 +236,84 @@ func (w *Workspace) Refresh(ctx context.Context, progress func(Progress)) (*Summ
 	return w.ix.UpdateExcept(ctx, w.IsOpen, progress)
 }
 
-// Snapshot returns an open document's text and graph, or false when the
-// file is not open. The results must not be modified.
+// Snapshot returns an open document's text and the graph of that text, or
+// false when the file is not open. The document is parsed first if it
+// changed since its last parse. The graph of a document over the size cap
+// is empty. The results must not be modified.
 func (w *Workspace) Snapshot(rel string) (text []byte, g *FileGraph, version int32, ok bool) {
+	return w.parsed(context.Background(), rel)
+}
+
+// parsed parses an open document's newest text if it is not parsed yet,
+// once for all the edits made since the last parse, and returns that text
+// and its graph.
+func (w *Workspace) parsed(ctx context.Context, rel string) (text []byte, g *FileGraph, version int32, ok bool) {
+	w.parseMu.Lock()
+	defer w.parseMu.Unlock()
 	w.mu.Lock()
-	defer w.mu.Unlock()
-	doc := w.docs[rel]
-	if doc == nil {
+	w.releaseRetired()
+	od := w.docs[rel]
+	if od == nil {
+		w.mu.Unlock()
 		return nil, nil, 0, false
 	}
+	if od.oversized {
+		defer w.mu.Unlock()
+		return od.text, &FileGraph{Path: rel, Language: od.lang.Name}, od.version, true
+	}
+	doc := od.doc
+	if doc != nil && !od.reset && len(od.queue) == 0 {
+		defer w.mu.Unlock()
+		return doc.Text(), doc.Graph(), doc.Version, true
+	}
+	queue, reset, text, version, lang := od.queue, od.reset, od.text, od.version, od.lang
+	od.queue, od.reset = nil, false
+	w.mu.Unlock()
+
+	// The parse runs to the end even if the caller gives up: the edits it
+	// takes are not given back.
+	ctx = context.WithoutCancel(ctx)
+	var err error
+	if reset || doc == nil {
+		if doc != nil {
+			doc.Close()
+		}
+		doc, err = w.parser.OpenDocument(ctx, lang, rel, version, text)
+	} else {
+		err = doc.Apply(ctx, w.parser, version, queue)
+	}
+
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.docs[rel] != od {
+		// Closed or opened again meanwhile.
+		if doc != nil {
+			doc.Close()
+		}
+		if od = w.docs[rel]; od == nil {
+			return nil, nil, 0, false
+		}
+		return od.text, &FileGraph{Path: rel, Language: od.lang.Name}, od.version, true
+	}
+	if err != nil {
+		// Parsed afresh by the next reader.
+		if doc != nil {
+			doc.Close()
+		}
+		od.doc, od.queue, od.reset = nil, nil, true
+		return od.text, &FileGraph{Path: rel, Language: od.lang.Name}, od.version, true
+	}
+	od.doc = doc
 	return doc.Text(), doc.Graph(), doc.Version, true
+}
+
+// releaseRetired releases the syntax trees of documents closed or
+// replaced. w.parseMu and w.mu are held.
+func (w *Workspace) releaseRetired() {
+	for _, d := range w.retired {
+		d.Close()
+	}
+	w.retired = nil
 }
 
 // markPending schedules the document's graph to be written. w.mu is held.
@@ -165,8 +325,9 @@ func (w *Workspace) markPending(rel string) {
 }
 
 // Flush writes the graphs of changed open documents to the index, in one
-// transaction. Queries that read the index call it first, so they see
-// every edit made before them.
+// transaction, parsing those not parsed yet. Queries that read the index
+// call it first, so they see every edit made before them. A document over
+// the size cap is removed from the index while it is open.
 func (w *Workspace) Flush(ctx context.Context) error {
 	w.flushMu.Lock()
 	defer w.flushMu.Unlock()
@@ -175,31 +336,42 @@ func (w *Workspace) Flush(ctx context.Context) error {
 		w.timer.Stop()
 		w.timer = nil
 	}
-	type item struct {
-		g  *FileGraph
-		st FileState
-	}
-	var items []item
+	rels := make([]string, 0, len(w.pending))
 	for rel := range w.pending {
-		doc := w.docs[rel]
-		if doc == nil {
-			continue
-		}
-		text := doc.Text()
-		// Mtime -1 never matches a file on disk: when the document closes,
-		// the next refresh reads the file (and skips parsing it if its
-		// content hashes the same).
-		items = append(items, item{doc.Graph(), FileState{Size: int64(len(text)), Mtime: -1, Hash: xxhash.Sum64(text)}})
+		rels = append(rels, rel)
 	}
 	clear(w.pending)
 	w.mu.Unlock()
-	if len(items) == 0 {
+	if len(rels) == 0 {
 		return nil
+	}
+	type item struct {
+		g         *FileGraph
+		st        FileState
+		oversized bool
+	}
+	var items []item
+	for _, rel := range rels {
+		text, g, _, ok := w.parsed(ctx, rel)
+		if !ok {
+			continue
+		}
+		_, over := w.Oversized(rel)
+		// Mtime -1 never matches a file on disk: when the document closes,
+		// the next refresh reads the file (and skips parsing it if its
+		// content hashes the same).
+		items = append(items, item{g, FileState{Size: int64(len(text)), Mtime: -1, Hash: xxhash.Sum64(text)}, over})
 	}
 	err := w.ix.Store.Write(ctx, func(wr *Writer) error {
 		for _, it := range items {
 			if !w.IsOpen(it.g.Path) {
 				continue // closed meanwhile: the disk's version wins
+			}
+			if it.oversized {
+				if err := wr.DeleteFile(it.g.Path); err != nil {
+					return err
+				}
+				continue
 			}
 			if err := wr.ReplaceFile(it.st, it.g); err != nil {
 				return err
@@ -229,13 +401,22 @@ func (w *Workspace) Flush(ctx context.Context) error {
 // stays open for its owner to close.
 func (w *Workspace) Shutdown(ctx context.Context) error {
 	err := w.Flush(ctx)
+	w.parseMu.Lock()
+	defer w.parseMu.Unlock()
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	w.closed = true
-	for _, d := range w.docs {
-		d.Close()
+	if w.timer != nil {
+		w.timer.Stop()
+		w.timer = nil
 	}
-	w.docs = map[string]*Document{}
+	for _, od := range w.docs {
+		if od.doc != nil {
+			od.doc.Close()
+		}
+	}
+	w.releaseRetired()
+	w.docs = map[string]*openDoc{}
 	w.parser.Close()
 	return err
 }
@@ -245,7 +426,7 @@ func (w *Workspace) Shutdown(ctx context.Context) error {
 // module first. For an open document, IDs and parents number the symbols
 // of this answer only.
 func (w *Workspace) FileSymbols(ctx context.Context, rel string) ([]SymbolInfo, error) {
-	if _, g, _, ok := w.Snapshot(rel); ok {
+	if _, g, _, ok := w.parsed(ctx, rel); ok {
 		out := make([]SymbolInfo, len(g.Symbols))
 		for i, s := range g.Symbols {
 			out[i] = SymbolInfo{

@@ -56,6 +56,18 @@ type recallState struct {
 	// so that edits within one symbol do not repeat it.
 	focusMu   sync.Mutex
 	lastFocus string
+	// focusNext is the newest place to focus on, taken by the one
+	// goroutine that runs while focusRunning is set: a burst of edits
+	// moves the slots once, to where the last one was made.
+	focusNext    atomic.Pointer[focusPlace]
+	focusRunning atomic.Bool
+}
+
+// focusPlace is where an edit was made.
+type focusPlace struct {
+	f   *folder
+	rel string
+	pos protocol.Position
 }
 
 // closeRecall closes the memory graph and the memory documents' store,
@@ -368,29 +380,49 @@ func (s *Server) focusRecall(u protocol.DocumentURI, pos protocol.Position) {
 	if err != nil {
 		return
 	}
+	s.rec.focusNext.Store(&focusPlace{f: f, rel: rel, pos: pos})
+	if !s.rec.focusRunning.CompareAndSwap(false, true) {
+		return // the running goroutine takes it
+	}
 	s.goBackground(func(ctx context.Context) {
-		syms, err := f.ws.FileSymbols(ctx, rel)
-		if err != nil {
-			return
-		}
-		input := recall.FocusText(rel, syms, int(pos.Line))
-		s.rec.focusMu.Lock()
-		defer s.rec.focusMu.Unlock()
-		if input == s.rec.lastFocus {
-			return
-		}
-		g, err := s.recallStore(ctx, false)
-		if err != nil || g == nil {
-			return
-		}
-		if _, err := g.Focus(ctx, input); err != nil {
-			if ctx.Err() == nil {
-				s.log.Debug("memory slots", zap.Error(err))
+		for {
+			p := s.rec.focusNext.Swap(nil)
+			if p == nil {
+				s.rec.focusRunning.Store(false)
+				// An edit may have come between the Swap and the Store.
+				if s.rec.focusNext.Load() == nil || !s.rec.focusRunning.CompareAndSwap(false, true) {
+					return
+				}
+				continue
 			}
-			return
+			s.focusOn(ctx, p)
 		}
-		s.rec.lastFocus = input
 	})
+}
+
+// focusOn feeds the symbol at a place to the working-memory slots.
+func (s *Server) focusOn(ctx context.Context, p *focusPlace) {
+	syms, err := p.f.ws.FileSymbols(ctx, p.rel)
+	if err != nil {
+		return
+	}
+	input := recall.FocusText(p.rel, syms, int(p.pos.Line))
+	s.rec.focusMu.Lock()
+	defer s.rec.focusMu.Unlock()
+	if input == s.rec.lastFocus {
+		return
+	}
+	g, err := s.recallStore(ctx, false)
+	if err != nil || g == nil {
+		return
+	}
+	if _, err := g.Focus(ctx, input); err != nil {
+		if ctx.Err() == nil {
+			s.log.Debug("memory slots", zap.Error(err))
+		}
+		return
+	}
+	s.rec.lastFocus = input
 }
 
 // recallRuleIDs is memory.InjectDeps.Recall: the rules a localized memory

@@ -61,6 +61,9 @@ type Server struct {
 	settings Settings
 	folders  []*folder
 	requests map[string]context.CancelFunc // in-flight requests by JSON id
+	// oversized holds the open documents over the size cap whose user
+	// was told so.
+	oversized map[protocol.DocumentURI]bool
 	// progressCancels cancels cancellable work by progress token.
 	progressCancels map[string]context.CancelFunc
 

@@ -3,6 +3,8 @@ package lsp
 import (
 	"context"
 	"errors"
+	"fmt"
+	"time"
 
 	"go.lsp.dev/protocol"
 	"go.uber.org/zap"
@@ -23,7 +25,54 @@ func (s *Server) didOpen(ctx context.Context, p *protocol.DidOpenTextDocumentPar
 	if errors.Is(err, analysis.ErrUnsupported) {
 		return nil
 	}
+	s.checkSize(p.TextDocument.URI, f, rel)
 	return err
+}
+
+// checkSize tells the user, once, that a document over the size cap is
+// kept as text only: its symbols are not in the graph while it is. The
+// message is shown again only if the document came under the cap and
+// went over it again, or was closed and opened again.
+func (s *Server) checkSize(u protocol.DocumentURI, f *folder, rel string) {
+	size, over := f.ws.Oversized(rel)
+	s.mu.Lock()
+	if s.oversized == nil {
+		s.oversized = map[protocol.DocumentURI]bool{}
+	}
+	shown := s.oversized[u]
+	if over {
+		s.oversized[u] = true
+	} else {
+		delete(s.oversized, u)
+	}
+	s.mu.Unlock()
+	if !over || shown {
+		return
+	}
+	msg := fmt.Sprintf("Anchorage: %s is %s, over the %s size limit: it is kept as text, but its symbols are not indexed while it is open (setting anchorage.maxFileSize).",
+		rel, byteSize(int64(size)), byteSize(f.ws.MaxFileSize()))
+	s.log.Info(msg)
+	if s.client == nil {
+		return
+	}
+	ctx, cancel := context.WithTimeout(s.bg, 5*time.Second)
+	defer cancel()
+	if err := s.client.ShowMessage(ctx, &protocol.ShowMessageParams{Type: protocol.MessageTypeInfo, Message: msg}); err != nil {
+		s.log.Debug("window/showMessage failed", zap.Error(err))
+	}
+}
+
+// byteSize formats a size for people: "512 bytes", "1.0 MiB", "50.0 MiB".
+func byteSize(n int64) string {
+	switch {
+	case n >= 1<<30:
+		return fmt.Sprintf("%.1f GiB", float64(n)/(1<<30))
+	case n >= 1<<20:
+		return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
+	case n >= 1<<10:
+		return fmt.Sprintf("%.1f KiB", float64(n)/(1<<10))
+	}
+	return fmt.Sprintf("%d bytes", n)
 }
 
 // didChangeParams are DidChangeTextDocumentParams with the range of each
@@ -57,6 +106,9 @@ func (s *Server) didChange(ctx context.Context, p *didChangeParams) error {
 	if errors.Is(err, analysis.ErrNotOpen) && !f.ws.Index().Languages().Supports(rel) {
 		return nil // a document in no supported language was never opened
 	}
+	if err == nil {
+		s.checkSize(p.TextDocument.URI, f, rel)
+	}
 	if err == nil && len(p.ContentChanges) > 0 && p.ContentChanges[0].Range != nil {
 		// The working-memory slots follow the symbol being edited.
 		s.focusRecall(p.TextDocument.URI, p.ContentChanges[0].Range.Start)
@@ -76,15 +128,25 @@ func (s *Server) didClose(ctx context.Context, p *protocol.DidCloseTextDocumentP
 	if err := f.ws.Close(rel); err != nil {
 		return err
 	}
+	s.mu.Lock()
+	delete(s.oversized, p.TextDocument.URI)
+	s.mu.Unlock()
 	// The file returns to its content on disk.
 	s.refreshFolder(f)
 	return nil
 }
 
+// didSave writes the open documents' graphs to the index, in the
+// background: the next messages do not wait for the disk.
 func (s *Server) didSave(ctx context.Context, p *protocol.DidSaveTextDocumentParams) error {
 	f, _, err := s.folderFor(p.TextDocument.URI)
 	if err != nil {
 		return nil
 	}
-	return f.ws.Flush(ctx)
+	s.goBackground(func(ctx context.Context) {
+		if err := f.ws.Flush(ctx); err != nil && ctx.Err() == nil {
+			s.warn("saving %s: %v", p.TextDocument.URI, err)
+		}
+	})
+	return nil
 }
