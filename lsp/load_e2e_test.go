@@ -30,16 +30,6 @@ func isShowMessage(substr string) func(frame) bool {
 	}
 }
 
-// foldingRanges runs textDocument/foldingRange.
-func (c *lspClient) foldingRanges(t *testing.T, u protocol.DocumentURI) []protocol.FoldingRange {
-	t.Helper()
-	var res []protocol.FoldingRange
-	if err := c.call(t, protocol.MethodTextDocumentFoldingRange, &protocol.FoldingRangeParams{TextDocument: protocol.TextDocumentIdentifier{URI: u}}, &res); err != nil {
-		t.Fatalf("foldingRange %s: %v", u, err)
-	}
-	return res
-}
-
 // TestE2ELargeDocument opens documents over the size cap (1 MiB by
 // default): the server keeps their text but does not parse them, says so
 // once with window/showMessage, and goes on answering at once. A document
@@ -81,12 +71,11 @@ func TestE2ELargeDocument(t *testing.T) {
 	// Cut down under the cap (the whole text replaced), it is parsed.
 	d.version++
 	d.text = "function smallEnough(a) {\n  return a;\n}\n"
-	if err := c.server.DidChange(callCtx(t), &protocol.DidChangeTextDocumentParams{
-		TextDocument:   protocol.VersionedTextDocumentIdentifier{TextDocumentIdentifier: protocol.TextDocumentIdentifier{URI: big}, Version: d.version},
-		ContentChanges: []protocol.TextDocumentContentChangeEvent{{Text: d.text}},
-	}); err != nil {
-		t.Fatal(err)
-	}
+	// (protocol's type cannot leave the range out.)
+	c.notify(t, "textDocument/didChange", map[string]any{
+		"textDocument":   map[string]any{"uri": big, "version": d.version},
+		"contentChanges": []map[string]any{{"text": d.text}},
+	})
 	if syms := c.documentSymbols(t, big); len(syms) != 1 || syms[0].Name != "smallEnough" {
 		t.Errorf("documentSymbol after the document came under the cap: %v, want smallEnough", syms)
 	}
