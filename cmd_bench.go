@@ -55,7 +55,9 @@ type benchReport struct {
 
 func newBenchCmd(g *globalFlags) *cobra.Command {
 	var samples, workers, runs int
-	var withLSP bool
+	var withLSP, load bool
+	var loadFile string
+	var loadEdits, loadBigMB int
 	var cpuProfile string
 	cmd := &cobra.Command{
 		Use:   "bench",
@@ -81,6 +83,9 @@ from this command.`,
 			root, err := filepath.Abs(g.root)
 			if err != nil {
 				return err
+			}
+			if load {
+				return runLoadBench(cmd, g, root, loadFile, loadEdits, loadBigMB)
 			}
 			tmp, err := os.MkdirTemp("", "anchorage-bench-")
 			if err != nil {
@@ -229,6 +234,10 @@ from this command.`,
 	}
 	cmd.Flags().IntVar(&samples, "samples", 500, "number of sampled symbols to query")
 	cmd.Flags().BoolVar(&withLSP, "lsp", false, "also start the language server and measure it over stdio")
+	cmd.Flags().BoolVar(&load, "lsp-load", false, "only measure the language server under load: an edit flood with requests mixed in, then a large didOpen")
+	cmd.Flags().StringVar(&loadFile, "load-file", "net/http/server.go", "with --lsp-load, the file to edit (relative to --root; default: the largest Go file when absent)")
+	cmd.Flags().IntVar(&loadEdits, "load-edits", 2000, "with --lsp-load, didChange notifications per flood (a request follows every fifth)")
+	cmd.Flags().IntVar(&loadBigMB, "load-big-mb", 50, "with --lsp-load, the size in MB of the one-line document opened last (0: none)")
 	cmd.Flags().StringVar(&cpuProfile, "cpuprofile", "", "write a CPU profile to this file")
 	cmd.Flags().IntVar(&workers, "workers", 0, "parser workers (default: one per CPU)")
 	cmd.Flags().IntVar(&runs, "runs", 1, "times to run the bare parse and the cold indexes; the best run of each counts")
