@@ -27,7 +27,7 @@ type unitMark struct{ offset, units int }
 
 // markEvery is the spacing of the UTF-16 marks; lines shorter than this
 // are measured directly.
-const markEvery = 4096
+const markEvery = 256
 
 func newLineIndex(src []byte) *lineIndex {
 	starts := make([]int, 1, len(src)/32+1)

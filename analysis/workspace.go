@@ -38,6 +38,10 @@ type Workspace struct {
 	timer   *time.Timer
 	closed  bool
 	retired []*Document // parsed documents closed or replaced, released under parseMu
+	// seq counts the changes to open documents; flushed is the count the
+	// last successful Flush wrote (guarded by flushMu).
+	seq     uint64
+	flushed uint64
 
 	// parseMu serialises parses: it guards parser and every openDoc's doc.
 	parseMu sync.Mutex
@@ -135,6 +139,7 @@ func (w *Workspace) Open(ctx context.Context, rel string, version int32, text []
 		w.retired = append(w.retired, old.doc) // old.doc is parseMu's: released there
 	}
 	w.docs[rel] = &openDoc{lang: lang, version: version, text: text, reset: true, oversized: len(text) > limit}
+	w.seq++
 	w.markPending(rel)
 	return nil
 }
@@ -168,6 +173,7 @@ func (w *Workspace) Change(ctx context.Context, rel string, version int32, edits
 	default:
 		od.queue = append(od.queue, edits...)
 	}
+	w.seq++
 	w.markPending(rel)
 	return nil
 }
@@ -244,10 +250,20 @@ func (w *Workspace) Snapshot(rel string) (text []byte, g *FileGraph, version int
 	return w.parsed(context.Background(), rel)
 }
 
-// parsed parses an open document's newest text if it is not parsed yet,
-// once for all the edits made since the last parse, and returns that text
-// and its graph.
+// parsed returns an open document's text and graph as of its version when
+// called, or newer: when the last parse is older, it parses the newest
+// text, once for all the edits made since. Callers that queue up behind
+// one parse are all served by it; edits made while they wait do not make
+// each of them parse again.
 func (w *Workspace) parsed(ctx context.Context, rel string) (text []byte, g *FileGraph, version int32, ok bool) {
+	// The caller needs the text as it is now; a parse of a newer version,
+	// made while it waited for parseMu, serves it as well.
+	want := int32(math.MinInt32)
+	w.mu.Lock()
+	if od := w.docs[rel]; od != nil {
+		want = od.version
+	}
+	w.mu.Unlock()
 	w.parseMu.Lock()
 	defer w.parseMu.Unlock()
 	w.mu.Lock()
@@ -262,7 +278,7 @@ func (w *Workspace) parsed(ctx context.Context, rel string) (text []byte, g *Fil
 		return od.text, &FileGraph{Path: rel, Language: od.lang.Name}, od.version, true
 	}
 	doc := od.doc
-	if doc != nil && !od.reset && len(od.queue) == 0 {
+	if doc != nil && (doc.Version >= want || !od.reset && len(od.queue) == 0) {
 		defer w.mu.Unlock()
 		return doc.Text(), doc.Graph(), doc.Version, true
 	}
@@ -329,9 +345,16 @@ func (w *Workspace) markPending(rel string) {
 // call it first, so they see every edit made before them. A document over
 // the size cap is removed from the index while it is open.
 func (w *Workspace) Flush(ctx context.Context) error {
+	w.mu.Lock()
+	target := w.seq
+	w.mu.Unlock()
 	w.flushMu.Lock()
 	defer w.flushMu.Unlock()
+	if w.flushed >= target {
+		return nil // a Flush that ran while this one waited wrote every change made before it
+	}
 	w.mu.Lock()
+	seq := w.seq
 	if w.timer != nil {
 		w.timer.Stop()
 		w.timer = nil
@@ -343,6 +366,7 @@ func (w *Workspace) Flush(ctx context.Context) error {
 	clear(w.pending)
 	w.mu.Unlock()
 	if len(rels) == 0 {
+		w.flushed = seq
 		return nil
 	}
 	type item struct {
@@ -394,6 +418,7 @@ func (w *Workspace) Flush(ctx context.Context) error {
 	if err := w.ix.EmbedChunks(ctx); err != nil {
 		return fmt.Errorf("write open documents: %w", err)
 	}
+	w.flushed = seq
 	return nil
 }
 

@@ -1,0 +1,179 @@
+package analysis
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+)
+
+// symbolNames returns the names of a file's symbols as the workspace
+// sees them, the module left out.
+func symbolNames(t *testing.T, w *Workspace, rel string) []string {
+	t.Helper()
+	syms, err := w.FileSymbols(context.Background(), rel)
+	if err != nil {
+		t.Fatalf("FileSymbols %s: %v", rel, err)
+	}
+	var out []string
+	for _, s := range syms {
+		if s.Kind != KindModule {
+			out = append(out, s.Name)
+		}
+	}
+	return out
+}
+
+// indexedNames returns the names the index holds for a file.
+func indexedNames(t *testing.T, ix *Index, rel string) []string {
+	t.Helper()
+	syms, err := ix.SymbolsInFile(context.Background(), rel)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, s := range syms {
+		if s.Kind != KindModule {
+			out = append(out, s.Name)
+		}
+	}
+	return out
+}
+
+// TestWorkspaceOversizedDocument opens a document over the size cap: its
+// text is kept and edited, but it has no symbols, in the workspace or in
+// the index, until it comes under the cap again.
+func TestWorkspaceOversizedDocument(t *testing.T) {
+	root := t.TempDir()
+	writeWorkspace(t, root, map[string]string{"a.go": "package a\n\nfunc OnDisk() {}\n"})
+	ix := openTestIndex(t, root, func(o *Options) { o.MaxFileSize = 200 })
+	mustUpdate(t, ix)
+	w := NewWorkspace(ix)
+	defer w.Shutdown(context.Background())
+	ctx := context.Background()
+
+	big := "package a\n\nfunc Big() {}\n" + strings.Repeat("// padding\n", 30)
+	if err := w.Open(ctx, "a.go", 1, []byte(big)); err != nil {
+		t.Fatal(err)
+	}
+	if size, over := w.Oversized("a.go"); !over || size != len(big) {
+		t.Errorf("Oversized = %d, %v; want %d, true", size, over, len(big))
+	}
+	if got := symbolNames(t, w, "a.go"); len(got) != 0 {
+		t.Errorf("symbols of the oversized document: %q, want none", got)
+	}
+	if err := w.Flush(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if got := indexedNames(t, ix, "a.go"); len(got) != 0 {
+		t.Errorf("the index holds %q for the oversized document, want nothing", got)
+	}
+	// Edits keep the text in step.
+	if err := w.Change(ctx, "a.go", 2, []TextEdit{{Range: &EditRange{StartLine: 2, StartColumn: 5, EndLine: 2, EndColumn: 8}, Text: "Huge"}}); err != nil {
+		t.Fatal(err)
+	}
+	if text, _, _, _ := w.Snapshot("a.go"); !strings.Contains(string(text), "func Huge() {}") {
+		t.Errorf("text after an edit:\n%s", text)
+	}
+	// Under the cap again: parsed and written.
+	if err := w.Change(ctx, "a.go", 3, []TextEdit{{Text: "package a\n\nfunc Small() {}\n"}}); err != nil {
+		t.Fatal(err)
+	}
+	if _, over := w.Oversized("a.go"); over {
+		t.Error("Oversized after the document came under the cap")
+	}
+	if got := symbolNames(t, w, "a.go"); !slices.Equal(got, []string{"Small"}) {
+		t.Errorf("symbols under the cap: %q, want [Small]", got)
+	}
+	if err := w.Flush(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if got := indexedNames(t, ix, "a.go"); !slices.Equal(got, []string{"Small"}) {
+		t.Errorf("indexed symbols under the cap: %q, want [Small]", got)
+	}
+}
+
+// TestWorkspaceEditsWhileReading types into a document from one goroutine
+// while others read its symbols and flush it: every reader sees a graph
+// at least as new as the text when it asked, and the last graph, in the
+// workspace and the index, is that of the final text.
+func TestWorkspaceEditsWhileReading(t *testing.T) {
+	root := t.TempDir()
+	src := "package a\n\nfunc Typed() {}\n\nfunc Other() { Typed() }\n"
+	writeWorkspace(t, root, map[string]string{"a.go": src})
+	ix := openTestIndex(t, root, nil)
+	mustUpdate(t, ix)
+	w := NewWorkspace(ix)
+	defer w.Shutdown(context.Background())
+	ctx := context.Background()
+	if err := w.Open(ctx, "a.go", 1, []byte(src)); err != nil {
+		t.Fatal(err)
+	}
+	const edits = 300
+	var wg sync.WaitGroup
+	errs := make(chan error, 8)
+	stop := make(chan struct{})
+	for r := range 4 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				select {
+				case <-stop:
+					return
+				default:
+				}
+				w.mu.Lock()
+				want := w.docs["a.go"].version
+				w.mu.Unlock()
+				text, g, version, ok := w.Snapshot("a.go")
+				if !ok || version < want {
+					errs <- fmt.Errorf("reader %d: Snapshot at version %d (ok %v), asked at %d", r, version, ok, want)
+					return
+				}
+				if n := strings.Count(string(text), "x"); !strings.Contains(symbolList(g), "Typed"+strings.Repeat("x", n)) {
+					errs <- fmt.Errorf("reader %d: graph %s does not match its text (%d letters typed)", r, symbolList(g), n)
+					return
+				}
+				if r == 0 {
+					if err := w.Flush(ctx); err != nil {
+						errs <- err
+						return
+					}
+				}
+			}
+		}()
+	}
+	for v := 2; v < edits+2; v++ {
+		at := &EditRange{StartLine: 2, StartColumn: 10, EndLine: 2, EndColumn: 10}
+		if err := w.Change(ctx, "a.go", int32(v), []TextEdit{{Range: at, Text: "x"}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	close(stop)
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Error(err)
+	}
+	want := "Typed" + strings.Repeat("x", edits)
+	if got := symbolNames(t, w, "a.go"); !slices.Equal(got, []string{want, "Other"}) {
+		t.Errorf("final symbols %q, want [%s Other]", got, want)
+	}
+	if err := w.Flush(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if got := indexedNames(t, ix, "a.go"); !slices.Equal(got, []string{want, "Other"}) {
+		t.Errorf("final indexed symbols %q, want [%s Other]", got, want)
+	}
+}
+
+func symbolList(g *FileGraph) string {
+	var names []string
+	for _, s := range g.Symbols {
+		names = append(names, s.Name)
+	}
+	return strings.Join(names, " ")
+}
