@@ -295,10 +295,12 @@ func (s *Server) sendDiagnostics(u protocol.DocumentURI, diags []protocol.Diagno
 // didOpenDocument opens a document, then publishes the proposals shown
 // in it, in the background (reading the memory must not hold up the
 // editor's next messages).
-func (s *Server) didOpenDocument(ctx context.Context, p *protocol.DidOpenTextDocumentParams) error {
-	err := s.didOpen(ctx, p)
+func (s *Server) didOpenDocument(ctx context.Context, p *protocol.DidOpenTextDocumentParams, text []byte) error {
+	err := s.didOpen(ctx, p, text)
 	u := p.TextDocument.URI
-	s.memoryDocumentOpened(u, p.TextDocument.Text)
+	if _, _, ok := s.memoryDocumentOf(u); ok {
+		s.memoryDocumentOpened(u, string(text))
+	}
 	if strings.HasPrefix(string(u), "file:") {
 		s.goBackground(func(ctx context.Context) {
 			if _, err := s.publishProposals(ctx, u); err != nil && ctx.Err() == nil {

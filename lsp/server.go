@@ -371,7 +371,7 @@ func (s *Server) requestHandlers() map[string]handlerFunc {
 func (s *Server) notificationHandlers() map[string]func(context.Context, json.RawMessage) error {
 	return map[string]func(context.Context, json.RawMessage) error{
 		"initialized":                         notification(s.initialized),
-		"textDocument/didOpen":                notification(s.didOpenDocument),
+		"textDocument/didOpen":                s.didOpenNotification,
 		"textDocument/didChange":              notification(s.didChangeDocument),
 		"textDocument/didClose":               notification(s.didCloseDocument),
 		"textDocument/didSave":                notification(s.didSaveDocument),

@@ -78,6 +78,11 @@ func (s *stream) Read(ctx context.Context) (jsonrpc2.Message, int64, error) {
 			}
 			return nil, n, err
 		}
+		if len(body) >= largeMessage {
+			if msg, ok := decodeLargeNotification(body); ok {
+				return msg, n, nil
+			}
+		}
 		msg, err := jsonrpc2.DecodeMessage(body)
 		if err != nil {
 			s.log("invalid message (%d bytes): %v", len(body), err)

@@ -2,6 +2,7 @@ package lsp
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"time"
@@ -12,7 +13,67 @@ import (
 	"github.com/anchorage-dev/anchorage/analysis"
 )
 
-func (s *Server) didOpen(ctx context.Context, p *protocol.DidOpenTextDocumentParams) error {
+// didOpenNotification decodes didOpen's params, a large document's text
+// straight from the frame (one copy, rather than a string and then its
+// bytes), and opens the document.
+func (s *Server) didOpenNotification(ctx context.Context, raw json.RawMessage) error {
+	if len(raw) >= largeMessage {
+		if p, text, ok := decodeLargeDidOpen(raw); ok {
+			return s.didOpenDocument(ctx, p, text)
+		}
+	}
+	var p protocol.DidOpenTextDocumentParams
+	if len(raw) > 0 && string(raw) != "null" {
+		if err := json.Unmarshal(raw, &p); err != nil {
+			return fmt.Errorf("invalid params: %w", err)
+		}
+	}
+	return s.didOpenDocument(ctx, &p, []byte(p.TextDocument.Text))
+}
+
+// decodeLargeDidOpen decodes didOpen's params with the text as bytes. It
+// is false for params it does not read exactly as encoding/json would
+// (then json.Unmarshal reports what is wrong).
+func decodeLargeDidOpen(raw json.RawMessage) (*protocol.DidOpenTextDocumentParams, []byte, bool) {
+	fields, ok := objectFields(raw)
+	if !ok {
+		return nil, nil, false
+	}
+	var p protocol.DidOpenTextDocumentParams
+	var text []byte
+	found := false
+	for _, f := range fields {
+		if f.key != "textDocument" {
+			continue
+		}
+		doc, ok := objectFields(f.value)
+		if !ok {
+			return nil, nil, false
+		}
+		for _, d := range doc {
+			var err error
+			switch d.key {
+			case "uri":
+				err = json.Unmarshal(d.value, &p.TextDocument.URI)
+			case "languageId":
+				err = json.Unmarshal(d.value, &p.TextDocument.LanguageID)
+			case "version":
+				err = json.Unmarshal(d.value, &p.TextDocument.Version)
+			case "text":
+				text, err = appendUnquoted(make([]byte, 0, len(d.value)), d.value)
+			default:
+				return nil, nil, false
+			}
+			if err != nil {
+				return nil, nil, false
+			}
+		}
+		found = true
+	}
+	return &p, text, found
+}
+
+func (s *Server) didOpen(ctx context.Context, p *protocol.DidOpenTextDocumentParams, text []byte) error {
 	f, rel, err := s.folderFor(p.TextDocument.URI)
 	if err != nil {
 		// Outside every workspace folder: never indexed; its text is
@@ -21,7 +82,7 @@ func (s *Server) didOpen(ctx context.Context, p *protocol.DidOpenTextDocumentPar
 		s.openedOutside(ctx, p)
 		return nil
 	}
-	err = f.ws.Open(ctx, rel, p.TextDocument.Version, []byte(p.TextDocument.Text))
+	err = f.ws.Open(ctx, rel, p.TextDocument.Version, text)
 	if errors.Is(err, analysis.ErrUnsupported) {
 		return nil
 	}
