@@ -1,6 +1,7 @@
 package analysis
 
 import (
+	"bytes"
 	"sort"
 	"sync"
 	"unicode/utf8"
@@ -25,16 +26,22 @@ type lineIndex struct {
 // unitMark is a rune boundary and the UTF-16 units before it.
 type unitMark struct{ offset, units int }
 
-// markEvery is the spacing of the UTF-16 marks; lines shorter than this
-// are measured directly.
-const markEvery = 256
+// Columns on lines up to longLine bytes are measured directly; on longer
+// lines, from the nearest UTF-16 mark, spaced markEvery bytes apart.
+const (
+	longLine  = 8 << 10
+	markEvery = 256
+)
 
 func newLineIndex(src []byte) *lineIndex {
 	starts := make([]int, 1, len(src)/32+1)
-	for i, b := range src {
-		if b == '\n' {
-			starts = append(starts, i+1)
+	for i := 0; ; {
+		j := bytes.IndexByte(src[i:], '\n')
+		if j < 0 {
+			break
 		}
+		i += j + 1
+		starts = append(starts, i)
 	}
 	return &lineIndex{src: src, starts: starts}
 }
@@ -44,7 +51,7 @@ func (li *lineIndex) position(offset int) Position {
 	offset = max(0, min(offset, len(li.src)))
 	line := sort.Search(len(li.starts), func(i int) bool { return li.starts[i] > offset }) - 1
 	start := li.starts[line]
-	if offset-start <= markEvery {
+	if offset-start <= longLine {
 		return Position{Line: line, Column: utf16Len(li.src[start:offset]), Offset: offset}
 	}
 	return Position{Line: line, Column: li.unitsBefore(offset) - li.unitsBefore(start), Offset: offset}

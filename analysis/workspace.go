@@ -296,7 +296,7 @@ func (w *Workspace) parsed(ctx context.Context, rel string) (text []byte, g *Fil
 		}
 		doc, err = w.parser.OpenDocument(ctx, lang, rel, version, text)
 	} else {
-		err = doc.Apply(ctx, w.parser, version, queue)
+		err = doc.Apply(ctx, w.parser, version, coalesce(doc, text, queue))
 	}
 
 	w.mu.Lock()
@@ -321,6 +321,34 @@ func (w *Workspace) parsed(ctx context.Context, rel string) (text []byte, g *Fil
 	}
 	od.doc = doc
 	return doc.Text(), doc.Graph(), doc.Version, true
+}
+
+// coalesce returns queued edits as one: the part of text that differs
+// from what doc last parsed, so that a burst of edits costs one edit of
+// the syntax tree and one pass over the text. It returns the edits as
+// they are when one edit cannot say the same exactly (a difference that
+// starts or ends inside a character or a line break).
+func coalesce(doc *Document, text []byte, queue []TextEdit) []TextEdit {
+	if len(queue) <= 1 || doc.lines == nil {
+		return queue
+	}
+	old := doc.text
+	p := 0
+	for p < len(old) && p < len(text) && old[p] == text[p] {
+		p++
+	}
+	s := 0
+	for s < len(old)-p && s < len(text)-p && old[len(old)-1-s] == text[len(text)-1-s] {
+		s++
+	}
+	start, end := doc.lines.position(p), doc.lines.position(len(old)-s)
+	if doc.lines.offset(start.Line, start.Column) != p || doc.lines.offset(end.Line, end.Column) != len(old)-s {
+		return queue
+	}
+	return []TextEdit{{
+		Range: &EditRange{StartLine: start.Line, StartColumn: start.Column, EndLine: end.Line, EndColumn: end.Column},
+		Text:  string(text[p : len(text)-s]),
+	}}
 }
 
 // releaseRetired releases the syntax trees of documents closed or

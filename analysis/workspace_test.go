@@ -177,3 +177,65 @@ func symbolList(g *FileGraph) string {
 	}
 	return strings.Join(names, " ")
 }
+
+// TestWorkspaceCoalescedEdits queues edits around multi-byte characters
+// and CRLF line breaks before any read: the one parse they get sees the
+// same text and symbols as parsing the final text afresh.
+func TestWorkspaceCoalescedEdits(t *testing.T) {
+	src := "package a\r\n\r\nfunc Añb() {}\r\n// é😀 x\r\nfunc C() {}\r\n"
+	tests := []struct {
+		name  string
+		edits [][]TextEdit
+	}{
+		{"inside a name with é", [][]TextEdit{
+			{{Range: &EditRange{StartLine: 2, StartColumn: 6, EndLine: 2, EndColumn: 7}, Text: "é"}},
+			{{Range: &EditRange{StartLine: 2, StartColumn: 7, EndLine: 2, EndColumn: 7}, Text: "Z"}},
+		}},
+		{"after an emoji", [][]TextEdit{
+			{{Range: &EditRange{StartLine: 3, StartColumn: 6, EndLine: 3, EndColumn: 6}, Text: "😀"}},
+			{{Range: &EditRange{StartLine: 4, StartColumn: 5, EndLine: 4, EndColumn: 6}, Text: "D"}},
+		}},
+		{"a line break replaced", [][]TextEdit{
+			{{Range: &EditRange{StartLine: 3, StartColumn: 9, EndLine: 4, EndColumn: 0}, Text: "\n"}},
+			{{Range: &EditRange{StartLine: 1, StartColumn: 0, EndLine: 1, EndColumn: 0}, Text: "func B() {}"}},
+		}},
+		{"the same text typed and removed", [][]TextEdit{
+			{{Range: &EditRange{StartLine: 4, StartColumn: 6, EndLine: 4, EndColumn: 6}, Text: "xyz"}},
+			{{Range: &EditRange{StartLine: 4, StartColumn: 6, EndLine: 4, EndColumn: 9}, Text: ""}},
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			root := t.TempDir()
+			ix := openTestIndex(t, root, nil)
+			ctx := context.Background()
+			w := NewWorkspace(ix)
+			defer w.Shutdown(ctx)
+			fresh := NewWorkspace(ix)
+			defer fresh.Shutdown(ctx)
+			if err := w.Open(ctx, "a.go", 1, []byte(src)); err != nil {
+				t.Fatal(err)
+			}
+			symbolNames(t, w, "a.go") // parsed once before the edits
+			want := []byte(src)
+			for i, e := range tt.edits {
+				want = applyEdits(want, e)
+				if err := w.Change(ctx, "a.go", int32(i+2), e); err != nil {
+					t.Fatal(err)
+				}
+			}
+			text, _, _, _ := w.Snapshot("a.go")
+			if string(text) != string(want) {
+				t.Fatalf("text %q, want %q", text, want)
+			}
+			if err := fresh.Open(ctx, "a.go", 1, want); err != nil {
+				t.Fatal(err)
+			}
+			_, g, _, _ := w.Snapshot("a.go")
+			_, fg, _, _ := fresh.Snapshot("a.go")
+			if a, b := fmt.Sprint(g.Symbols, g.Refs), fmt.Sprint(fg.Symbols, fg.Refs); a != b {
+				t.Errorf("graph after coalesced edits:\n%s\nwant (fresh parse):\n%s", a, b)
+			}
+		})
+	}
+}

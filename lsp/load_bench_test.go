@@ -8,10 +8,13 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"go.lsp.dev/uri"
 )
@@ -29,8 +32,10 @@ type benchConn struct {
 }
 
 type benchResponse struct {
-	id    string
-	error json.RawMessage
+	id     string
+	result json.RawMessage
+	error  json.RawMessage
+	at     time.Time // when it was read
 }
 
 func startBenchServer(b *testing.B, root string) *benchConn {
@@ -38,7 +43,7 @@ func startBenchServer(b *testing.B, root string) *benchConn {
 	inR, inW := io.Pipe()
 	outR, outW := io.Pipe()
 	s := New(Options{DataDir: b.TempDir()})
-	c := &benchConn{in: inW, responses: make(chan benchResponse, 16), done: make(chan int, 1)}
+	c := &benchConn{in: inW, responses: make(chan benchResponse, 1<<16), done: make(chan int, 1)}
 	go func() {
 		c.done <- s.Serve(context.Background(), inR, outW)
 		outW.Close()
@@ -78,8 +83,10 @@ func (c *benchConn) read(r *bufio.Reader) {
 		var msg struct {
 			ID     json.RawMessage `json:"id"`
 			Method string          `json:"method"`
+			Result json.RawMessage `json:"result"`
 			Error  json.RawMessage `json:"error"`
 		}
+		at := time.Now()
 		if json.Unmarshal(body, &msg) != nil {
 			continue
 		}
@@ -87,7 +94,7 @@ func (c *benchConn) read(r *bufio.Reader) {
 		case msg.Method != "" && len(msg.ID) > 0:
 			c.write(map[string]any{"id": msg.ID, "result": nil})
 		case msg.Method == "":
-			c.responses <- benchResponse{string(msg.ID), msg.Error}
+			c.responses <- benchResponse{string(msg.ID), msg.Result, msg.Error, at}
 		}
 	}
 }
@@ -183,4 +190,155 @@ func BenchmarkDidOpenLarge(b *testing.B) {
 			})
 		}
 	}
+}
+
+// BenchmarkEditFlood types into net/http/server.go of the Go standard
+// library (the net/http package as the workspace) the way the edit flood
+// of anchorage bench --lsp-load does: 2,000 didChange back to back, a
+// request after every fifth (codeLens, hover, documentSymbol,
+// workspace/symbol in turn), without waiting for answers; with the code
+// valid and with a syntax error left open. It reports the requests' p50
+// and p99 latency in milliseconds.
+func BenchmarkEditFlood(b *testing.B) {
+	root := filepath.Join(runtime.GOROOT(), "src", "net", "http")
+	src, err := os.ReadFile(filepath.Join(root, "server.go"))
+	if err != nil {
+		b.Skip("no Go standard library source:", err)
+	}
+	for _, broken := range []bool{false, true} {
+		name := "valid"
+		if broken {
+			name = "broken"
+		}
+		b.Run(name, func(b *testing.B) {
+			c := startBenchServer(b, root)
+			c.waitIndexed(b)
+			u := string(uri.File(filepath.Join(root, "server.go")))
+			line, col := floodSpot(string(src))
+			var times []time.Duration
+			version := 0
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				version++
+				c.notify(b, "textDocument/didOpen", map[string]any{"textDocument": map[string]any{"uri": u, "languageId": "go", "version": version, "text": string(src)}})
+				at := col
+				if broken {
+					version++
+					pos := map[string]any{"line": line, "character": at}
+					c.notify(b, "textDocument/didChange", map[string]any{"textDocument": map[string]any{"uri": u, "version": version},
+						"contentChanges": []any{map[string]any{"range": map[string]any{"start": pos, "end": pos}, "text": "("}}})
+					at++
+				}
+				times = append(times, c.flood(b, u, &version, line, at, 2000)...)
+				c.notify(b, "textDocument/didClose", map[string]any{"textDocument": map[string]any{"uri": u}})
+			}
+			b.StopTimer()
+			slices.Sort(times)
+			b.ReportMetric(float64(times[len(times)/2].Microseconds())/1000, "p50-ms")
+			b.ReportMetric(float64(times[len(times)*99/100].Microseconds())/1000, "p99-ms")
+		})
+	}
+}
+
+// waitIndexed waits until the first folder is indexed.
+func (c *benchConn) waitIndexed(b *testing.B) {
+	for {
+		c.id++
+		if err := c.write(map[string]any{"id": c.id, "method": "workspace/executeCommand", "params": map[string]any{"command": "anchorage.index.status"}}); err != nil {
+			b.Fatal(err)
+		}
+		r := c.response(b, c.id)
+		var st struct {
+			Folders []struct {
+				Indexing bool `json:"indexing"`
+				Files    int  `json:"files"`
+			} `json:"folders"`
+		}
+		json.Unmarshal(r.result, &st)
+		if len(st.Folders) > 0 && !st.Folders[0].Indexing && st.Folders[0].Files > 0 {
+			return
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+// response waits for the response to id.
+func (c *benchConn) response(b *testing.B, id int) benchResponse {
+	for r := range c.responses {
+		if r.id == strconv.Itoa(id) {
+			if len(r.error) > 0 {
+				b.Fatalf("request %d: %s", id, r.error)
+			}
+			return r
+		}
+	}
+	b.Fatalf("request %d: the server's output ended", id)
+	return benchResponse{}
+}
+
+// flood sends edits letters typed at line:col, a request after every
+// fifth, without waiting, and returns each request's latency.
+func (c *benchConn) flood(b *testing.B, u string, version *int, line, col, edits int) []time.Duration {
+	methods := []string{"textDocument/codeLens", "textDocument/hover", "textDocument/documentSymbol", "workspace/symbol"}
+	sent := map[string]time.Time{}
+	first := c.id + 1
+	for i := 0; i < edits; i++ {
+		*version++
+		pos := map[string]any{"line": line, "character": col}
+		if err := c.write(map[string]any{"method": "textDocument/didChange", "params": map[string]any{"textDocument": map[string]any{"uri": u, "version": *version},
+			"contentChanges": []any{map[string]any{"range": map[string]any{"start": pos, "end": pos}, "text": string(rune('a' + i%26))}}}}); err != nil {
+			b.Fatal(err)
+		}
+		col++
+		if i%5 != 4 {
+			continue
+		}
+		c.id++
+		m := methods[(i/5)%len(methods)]
+		params := any(map[string]any{"textDocument": map[string]any{"uri": u}})
+		switch m {
+		case "workspace/symbol":
+			params = map[string]any{"query": "ServeHTTP"}
+		case "textDocument/hover":
+			params = map[string]any{"textDocument": map[string]any{"uri": u}, "position": map[string]any{"line": line, "character": col - 1}}
+		}
+		sent[strconv.Itoa(c.id)] = time.Now()
+		if err := c.write(map[string]any{"id": c.id, "method": m, "params": params}); err != nil {
+			b.Fatal(err)
+		}
+	}
+	var out []time.Duration
+	for n := first; n <= c.id; {
+		r, ok := <-c.responses
+		if !ok {
+			b.Fatal("the server's output ended")
+		}
+		if len(r.error) > 0 {
+			b.Fatalf("request %s: %s", r.id, r.error)
+		}
+		if t, ok := sent[r.id]; ok {
+			out = append(out, r.at.Sub(t))
+			n++
+		}
+	}
+	return out
+}
+
+// floodSpot returns where typing letters keeps Go code valid: inside an
+// identifier of four letters or more, from the middle of the file on,
+// on a line without strings or comments.
+func floodSpot(src string) (line, col int) {
+	lines := strings.Split(src, "\n")
+	for line = len(lines) / 2; line < len(lines); line++ {
+		l := lines[line]
+		if strings.ContainsAny(l, "\"'`") || strings.Contains(l, "//") {
+			continue
+		}
+		for i := 0; i+4 <= len(l); i++ {
+			if strings.HasPrefix(l[i:], "func ") {
+				return line, i + 7
+			}
+		}
+	}
+	return len(lines) / 2, 0
 }
