@@ -371,8 +371,15 @@ func (s *Searcher) expandedSearch(ctx context.Context, words, named, near []stri
 // than in a third function of the first one.
 const fileDecay = 0.6
 
+// fileFree is how many results of a file rank by their own score before
+// fileDecay applies: the best functions of a question often sit together
+// in one file (a package's parsing code in its parse.go), and pushing the
+// second of them out of the list hides an answer.
+const fileFree = 2
+
 // diversify reorders ranked, best first, by scores scaled by decay^n where
-// n is the number of items from the same file placed before each, and
+// n is the number of items from the same file placed before each, past the
+// first fileFree, and
 // returns them with these scores (which never increase down the list).
 func diversify(ranked []fused, file func(int64) string, decay float64) []fused {
 	if decay >= 1 || len(ranked) < 2 {
@@ -384,7 +391,7 @@ func diversify(ranked []fused, file func(int64) string, decay float64) []fused {
 	for len(rest) > 0 {
 		best, bestScore := 0, -1.0
 		for i, f := range rest {
-			sc := f.score * math.Pow(decay, float64(placed[file(f.id)]))
+			sc := f.score * math.Pow(decay, float64(max(0, placed[file(f.id)]-fileFree)))
 			if sc > bestScore {
 				best, bestScore = i, sc
 			}

@@ -136,3 +136,62 @@ func contains(xs []string, x string) bool {
 	}
 	return false
 }
+
+var evalTaskRepo = flag.String("eval.repo", "astropy/astropy", "the repository of -eval.tasks that BenchmarkTaskSearch searches")
+
+// BenchmarkTaskSearch measures warm search latency on one repository of
+// -eval.tasks (astropy, the largest, by default): its issues as pasted,
+// one issue of 2,000 words, and one-line questions (the issues' titles).
+// It reports p50 and p95 in milliseconds for each.
+func BenchmarkTaskSearch(b *testing.B) {
+	if *evalTasks == "" || *evalTrees == "" {
+		b.Skip("needs -eval.tasks and -eval.trees")
+	}
+	raw, err := os.ReadFile(*evalTasks)
+	if err != nil {
+		b.Fatal(err)
+	}
+	var issues, titles []string
+	var long strings.Builder
+	for _, line := range strings.Split(string(raw), "\n") {
+		var in taskInstance
+		if json.Unmarshal([]byte(line), &in) != nil || in.Repo != *evalTaskRepo {
+			continue
+		}
+		issues = append(issues, in.Query)
+		if t := taskTitle(in.Query); t != "" {
+			titles = append(titles, t)
+		}
+		if len(strings.Fields(long.String())) < 2000 {
+			long.WriteString(in.Query + "\n\n")
+		}
+	}
+	words := strings.Fields(long.String())
+	longIssue := strings.Join(words[:min(2000, len(words))], " ")
+	s := newEvalSearcherTB(b, filepath.Join(*evalTrees, strings.ReplaceAll(*evalTaskRepo, "/", "+")))
+	ctx := context.Background()
+	for _, bench := range []struct {
+		name    string
+		queries []string
+	}{
+		{"issues", issues},
+		{"2000-words", []string{longIssue}},
+		{"one-line", titles},
+	} {
+		b.Run(bench.name, func(b *testing.B) {
+			var ms []float64
+			i := 0
+			for b.Loop() {
+				start := time.Now()
+				if _, err := s.Search(ctx, Request{Query: bench.queries[i%len(bench.queries)], TopK: 10}); err != nil {
+					b.Fatal(err)
+				}
+				ms = append(ms, float64(time.Since(start).Microseconds())/1000)
+				i++
+			}
+			sort.Float64s(ms)
+			b.ReportMetric(ms[len(ms)/2], "p50-ms")
+			b.ReportMetric(ms[min(len(ms)-1, len(ms)*95/100)], "p95-ms")
+		})
+	}
+}
