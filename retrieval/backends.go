@@ -375,7 +375,7 @@ const fileDecay = 0.6
 // fileDecay applies: the best functions of a question often sit together
 // in one file (a package's parsing code in its parse.go), and pushing the
 // second of them out of the list hides an answer.
-const fileFree = 2
+const fileFree = 1
 
 // diversify reorders ranked, best first, by scores scaled by decay^n where
 // n is the number of items from the same file placed before each, past the
