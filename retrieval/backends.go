@@ -283,6 +283,9 @@ func (s *Searcher) semantic(ctx context.Context, query string, topK int) ([]Resu
 	var out []Result
 	seen := map[string]bool{}
 	for _, f := range ranked {
+		if f.score < semanticFloor*ranked[0].score {
+			break // far below the best: noise, not an answer
+		}
 		c, ok := chunks[f.id]
 		if !ok {
 			continue
@@ -370,6 +373,11 @@ func (s *Searcher) expandedSearch(ctx context.Context, words, named, near []stri
 // ranked above it: the answer to a question is more often in another file
 // than in a third function of the first one.
 const fileDecay = 0.6
+
+// semanticFloor is the share of the best result's score under which a
+// semantic result is not listed: ten weak matches of one common word are
+// not answers.
+const semanticFloor = 0.2
 
 // fileFree is how many results of a file rank by their own score before
 // fileDecay applies: the best functions of a question often sit together

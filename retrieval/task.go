@@ -42,6 +42,9 @@ const (
 	taskWeightTitle = 0.8
 	// taskTitleResults is how many results the title's search brings.
 	taskTitleResults = 20
+	// taskFloor is the share of the best file's score under which a file
+	// is not listed.
+	taskFloor = 0.15
 	// taskFunctions is how many functions each file lists.
 	taskFunctions = 3
 	// secondaryPenalty scales files that are not the code itself: tests,
@@ -237,6 +240,9 @@ func (s *Searcher) task(ctx context.Context, text string, topK int, resp *Respon
 	var out []Result
 	var grouped []FileResult
 	for _, ff := range fusedFiles {
+		if len(fusedFiles) > 0 && ff.score < taskFloor*fusedFiles[0].score {
+			break // far below the best: noise, not an answer
+		}
 		f := list[ff.id]
 		if f.text > 0 && len(f.why) < 4 {
 			f.addWhy("the task's words in its code")
