@@ -288,7 +288,7 @@ func (s *Searcher) run(ctx context.Context, rt Route, topK int, resp *Response) 
 	switch {
 	case rt.Task:
 		found, files, err = s.task(ctx, rt.SemanticQuery, topK, resp)
-		resp.Total = len(files)
+		resp.Total = len(found)
 	case rt.Strategy == Keyword:
 		found, resp.Total, err = s.keyword(ctx, rt, topK, resp)
 	case rt.Strategy == Structural:
