@@ -41,7 +41,10 @@ func openRecall(ctx context.Context, m *memoryFlags, create, syncDocs bool) (*re
 		return nil, err
 	}
 	if !create {
-		if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
+		if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) && !(syncDocs && hasMemoryDocuments(ctx, m)) {
+			// Reading creates no database, unless the workspace has
+			// memory documents to search: every entry point sees them
+			// without `memory docs` having run first.
 			return nil, nil
 		}
 	}
@@ -57,7 +60,7 @@ func openRecall(ctx context.Context, m *memoryFlags, create, syncDocs bool) (*re
 			return nil, err
 		}
 		if syncDocs {
-			if _, err := rs.docs.Sync(ctx, root, memdoc.DefaultGlobs()); err != nil {
+			if _, err := rs.docs.Sync(ctx, root, m.memoryGlobs()); err != nil {
 				rs.docs.Close()
 				rules.Close()
 				return nil, err
@@ -77,6 +80,16 @@ func openRecall(ctx context.Context, m *memoryFlags, create, syncDocs bool) (*re
 		return nil, err
 	}
 	return rs, nil
+}
+
+// hasMemoryDocuments reports whether --root has memory documents.
+func hasMemoryDocuments(ctx context.Context, m *memoryFlags) bool {
+	root, err := memdoc.CleanRoot(m.root)
+	if err != nil {
+		return false
+	}
+	files, _, err := memdoc.Discover(ctx, root, m.memoryGlobs())
+	return err == nil && len(files) > 0
 }
 
 func newAnchorsCmd(g *globalFlags) *cobra.Command {

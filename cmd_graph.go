@@ -66,18 +66,17 @@ func newGraphCmd(g *globalFlags) *cobra.Command {
 }
 
 // addFlags adds the flags of commands that bring the index up to date
-// before answering: --no-refresh (described by noRefresh), --exclude and
-// --max-file-size.
+// before answering: --no-refresh (described by noRefresh), --exclude,
+// --max-file-size and --languages.
 func (f *graphFlags) addFlags(fs *pflag.FlagSet, noRefresh string) {
 	fs.BoolVar(&f.noRefresh, "no-refresh", false, noRefresh)
-	fs.StringSliceVar(&f.exclude, "exclude", nil, "directory or file names and globs to skip when refreshing")
-	fs.Int64Var(&f.maxSize, "max-file-size", analysis.DefaultMaxFileSize, "skip files larger than this many bytes when refreshing")
+	f.register(fs, " when refreshing")
 }
 
 // openGraph opens the index and, unless --no-refresh, brings it up to date
 // first (incrementally: unchanged files are not read).
 func openGraph(cmd *cobra.Command, g *globalFlags, f *graphFlags) (*analysis.Index, error) {
-	ix, err := openIndex(cmd.Context(), g, &f.indexFlags)
+	ix, err := openIndex(cmd.Context(), g)
 	if err != nil {
 		return nil, err
 	}

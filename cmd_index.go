@@ -11,6 +11,7 @@ import (
 
 	"github.com/schollz/progressbar/v3"
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 	"golang.org/x/term"
 
 	"github.com/anchorage-dev/anchorage/analysis"
@@ -18,26 +19,32 @@ import (
 	"github.com/anchorage-dev/anchorage/state"
 )
 
-// indexFlags configure what is indexed.
+// indexFlags configure what is indexed, for one run: they override the
+// settings file (globalFlags.settings holds the result).
 type indexFlags struct {
-	exclude []string
-	maxSize int64
+	exclude   []string
+	maxSize   int64
+	languages []string
 }
 
-func (f *indexFlags) register(cmd *cobra.Command) {
-	cmd.Flags().StringSliceVar(&f.exclude, "exclude", nil, "directory or file names and globs to skip (default: "+strings.Join(analysis.DefaultExclude(), ",")+")")
-	cmd.Flags().Int64Var(&f.maxSize, "max-file-size", analysis.DefaultMaxFileSize, "skip files larger than this many bytes")
+// register adds --exclude, --max-file-size and --languages to fs; when
+// names what the flags act on ("when refreshing").
+func (f *indexFlags) register(fs *pflag.FlagSet, when string) {
+	fs.StringSliceVar(&f.exclude, "exclude", nil, "paths to skip"+when+", in .gitignore syntax (\"!\" brings one back); they add to the built-in exclusions ("+strings.Join(analysis.DefaultExclude(), ",")+") and replace the settings file's exclude")
+	fs.Int64Var(&f.maxSize, "max-file-size", analysis.DefaultMaxFileSize, "skip files larger than this many bytes"+when)
+	fs.StringSliceVar(&f.languages, "languages", nil, languagesFlagHelp(analysis.Names()))
 }
 
 // openIndex opens the index of the --root workspace in the state
-// directories.
-func openIndex(ctx context.Context, g *globalFlags, f *indexFlags) (*analysis.Index, error) {
-	return openIndexChecked(ctx, g, f, analysis.CheckOpen)
+// directories, with the workspace's settings (the settings file, and the
+// flags over it).
+func openIndex(ctx context.Context, g *globalFlags) (*analysis.Index, error) {
+	return openIndexChecked(ctx, g, analysis.CheckOpen)
 }
 
 // openIndexChecked is openIndex reading as much of the index as check
 // says to find damage (and rebuild the index) first.
-func openIndexChecked(ctx context.Context, g *globalFlags, f *indexFlags, check analysis.CheckLevel) (*analysis.Index, error) {
+func openIndexChecked(ctx context.Context, g *globalFlags, check analysis.CheckLevel) (*analysis.Index, error) {
 	dirs, err := state.Resolve(g.dataDir)
 	if err != nil {
 		return nil, err
@@ -51,8 +58,9 @@ func openIndexChecked(ctx context.Context, g *globalFlags, f *indexFlags, check 
 		return nil, err
 	}
 	opts := analysis.Options{Root: root, DBPath: dirs.IndexPath(root), Embedder: vec, Check: check}
-	if f != nil {
-		opts.Exclude, opts.MaxFileSize = f.exclude, f.maxSize
+	if g.settings != nil {
+		s := g.settings.Settings
+		opts.Ignore, opts.MaxFileSize, opts.Languages = s.Exclude, s.MaxFileSize, s.Languages
 	}
 	return analysis.Open(ctx, opts)
 }
@@ -118,7 +126,7 @@ func newIndexCmd(g *globalFlags) *cobra.Command {
 		Short: "Index the workspace into its code graph (incremental)",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			ix, err := openIndex(cmd.Context(), g, f)
+			ix, err := openIndex(cmd.Context(), g)
 			if err != nil {
 				return err
 			}
@@ -140,7 +148,7 @@ func newIndexCmd(g *globalFlags) *cobra.Command {
 			return nil
 		},
 	}
-	f.register(cmd)
+	f.register(cmd.Flags(), "")
 	return cmd
 }
 

@@ -25,7 +25,6 @@ func newMCPCmd(g *globalFlags) *cobra.Command {
 		f       graphFlags
 		profile string
 		project string
-		docs    []string
 		llm     memory.OllamaConfig
 	)
 	cmd := &cobra.Command{
@@ -66,7 +65,7 @@ Logs go to stderr.`, strings.Join(mcp.ProfileCore.Tools(), ", "), strings.Join(m
 				return err
 			}
 			// A server runs long: damage is looked for before it starts.
-			ix, err := openIndexChecked(ctx, g, &f.indexFlags, analysis.CheckRows)
+			ix, err := openIndexChecked(ctx, g, analysis.CheckRows)
 			if err != nil {
 				return err
 			}
@@ -83,7 +82,7 @@ Logs go to stderr.`, strings.Join(mcp.ProfileCore.Tools(), ", "), strings.Join(m
 			svc, err := mcp.New(mcp.Options{
 				Index: ix, Vectors: indexVectors(ix), Feedback: fb, MemoryPath: dirs.MemoryPath(),
 				Project: proj, Profile: p, Version: version, Log: cmd.ErrOrStderr(), NoIndex: f.noRefresh,
-				MemoryDocuments: docs, MemoryOptions: memOpts,
+				MemoryDocuments: g.settings.Settings.MemoryDocuments, MemoryOptions: memOpts,
 			})
 			if err != nil {
 				ix.Close()
@@ -97,7 +96,7 @@ Logs go to stderr.`, strings.Join(mcp.ProfileCore.Tools(), ", "), strings.Join(m
 		},
 	}
 	cmd.Flags().StringVar(&profile, "tools", string(mcp.ProfileAll), "the tools to serve: "+strings.Join(mcp.Profiles(), ", "))
-	cmd.Flags().StringSliceVar(&docs, "memory-docs", nil, "globs of the workspace's memory documents for memory_search (default: "+strings.Join(memdoc.DefaultGlobs(), ",")+")")
+	cmd.Flags().StringSlice("memory-docs", nil, "globs of the workspace's memory documents for memory_search (default: "+strings.Join(memdoc.DefaultGlobs(), ",")+", or the settings file's memory_documents)")
 	cmd.Flags().StringVar(&llm.URL, "llm-url", "", "URL of an Ollama-compatible server to phrase proposals (default with --llm-model: "+memory.DefaultOllamaURL+")")
 	cmd.Flags().StringVar(&llm.Model, "llm-model", "", "the LLM that phrases proposals (default: none, the deterministic fallback)")
 	cmd.Flags().StringVar(&llm.API, "llm-api", memory.APIGenerate, "the LLM server's API: generate or chat")

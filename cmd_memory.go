@@ -17,6 +17,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/anchorage-dev/anchorage/memory"
+	"github.com/anchorage-dev/anchorage/memory/memdoc"
 	"github.com/anchorage-dev/anchorage/memory/recall"
 	"github.com/anchorage-dev/anchorage/state"
 )
@@ -64,6 +65,15 @@ func (m *memoryFlags) projectName() string {
 		return p
 	}
 	return memory.ProjectName(m.root)
+}
+
+// memoryGlobs returns the globs of the workspace's memory documents: the
+// flag's, else the settings file's, else memdoc.DefaultGlobs.
+func (m *memoryFlags) memoryGlobs() []string {
+	if m.settings != nil && len(m.settings.Settings.MemoryDocuments) > 0 {
+		return m.settings.Settings.MemoryDocuments
+	}
+	return memdoc.DefaultGlobs()
 }
 
 // memoryPath returns the user's memory database.

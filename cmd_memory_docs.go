@@ -35,7 +35,6 @@ type docsDocument struct {
 }
 
 func newMemoryDocsCmd(m *memoryFlags) *cobra.Command {
-	var globs []string
 	cmd := &cobra.Command{
 		Use:   "docs",
 		Short: "Sync and list the memory documents of --root, with their sections and warnings",
@@ -51,6 +50,7 @@ stays 0.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ctx := cmd.Context()
+			globs := m.memoryGlobs()
 			root, err := memdoc.CleanRoot(m.root)
 			if err != nil {
 				return err
@@ -97,7 +97,7 @@ stays 0.`,
 			return nil
 		},
 	}
-	cmd.Flags().StringSliceVar(&globs, "glob", memdoc.DefaultGlobs(), "root-relative pattern of memory documents (repeatable; ** matches any directories)")
+	cmd.Flags().StringSlice("glob", memdoc.DefaultGlobs(), "root-relative pattern of memory documents (repeatable; ** matches any directories; default: the settings file's memory_documents, if any)")
 	return cmd
 }
 

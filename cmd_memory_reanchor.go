@@ -31,7 +31,7 @@ func anchorRules(ctx context.Context, cmd *cobra.Command, m *memoryFlags, s *mem
 	if len(rules) == 0 {
 		return nil, nil
 	}
-	ix, err := openIndex(ctx, m.globalFlags, nil)
+	ix, err := openIndex(ctx, m.globalFlags)
 	if err != nil {
 		return nil, err
 	}

@@ -22,6 +22,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/anchorage-dev/anchorage/internal/config"
 	"github.com/anchorage-dev/anchorage/retrieval/embedding"
 )
 
@@ -45,6 +46,10 @@ type globalFlags struct {
 	// embedding configures an embedding server for semantic search;
 	// without one, built-in word vectors are used.
 	embedding embedding.Config
+	// settings are the workspace's settings in force: the settings file
+	// of --root with this run's flags over it. Set before any command
+	// runs (see loadSettings).
+	settings *config.Resolved
 }
 
 func newRootCmd(stdout, stderr io.Writer) *cobra.Command {
@@ -60,6 +65,9 @@ func newRootCmdFlags(stdout, stderr io.Writer) (*cobra.Command, *globalFlags) {
 		Short:         "A code graph, a search router and anchored coding rules, for editors and the command line",
 		SilenceUsage:  true,
 		SilenceErrors: true,
+		PersistentPreRunE: func(cmd *cobra.Command, args []string) error {
+			return g.loadSettings(cmd)
+		},
 	}
 	root.SetOut(stdout)
 	root.SetErr(stderr)
@@ -73,6 +81,7 @@ func newRootCmdFlags(stdout, stderr io.Writer) (*cobra.Command, *globalFlags) {
 	root.AddCommand(newIndexCmd(g), newGraphCmd(g), newBenchCmd(g), newServeCmd(g), newRouteCmd(g), newSearchCmd(g), newRoutingStatsCmd(g), newMemoryCmd(g))
 	root.AddCommand(newMCPCmd(g))
 	root.AddCommand(newAnchorsCmd(g))
+	root.AddCommand(newConfigCmd(g))
 	return root, g
 }
 

@@ -17,7 +17,7 @@ func ParseBaseline(ctx context.Context, root string, workers int) (files int, by
 		workers = runtime.NumCPU()
 	}
 	ix := &Index{root: root, opts: Options{Exclude: DefaultExclude(), MaxFileSize: DefaultMaxFileSize, Workers: workers}, langs: NewLanguages()}
-	w := &walker{root: root, exclude: ix.opts.Exclude, maxSize: ix.opts.MaxFileSize, langs: ix.langs}
+	w := newWalker(root, ix.opts, ix.langs)
 	found, err := w.walk(ctx)
 	if err != nil {
 		return 0, 0, 0, err

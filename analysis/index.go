@@ -30,6 +30,15 @@ type Options struct {
 	// MaxFileSize is the size above which files are skipped; 0 means
 	// DefaultMaxFileSize.
 	MaxFileSize int64
+	// Ignore lists patterns in .gitignore syntax, relative to the root (a
+	// workspace settings file's exclusions). They are applied before
+	// Exclude and the .gitignore files: a path they exclude is skipped, a
+	// path a negated pattern ("!vendor/") matches is walked even when
+	// Exclude or a .gitignore file would skip it.
+	Ignore []string
+	// Languages, when not empty, are the only languages indexed (names as
+	// in Names); files in other languages are skipped.
+	Languages []string
 	// Workers is the number of files parsed at once; 0 means one per CPU.
 	Workers int
 	// Embedder, if set, computes a vector for each chunk (see
@@ -70,7 +79,7 @@ type Index struct {
 	// documents), so that the next summary counts afresh.
 	dirty atomic.Bool
 
-	optsMu  sync.Mutex // guards opts.Exclude and opts.MaxFileSize
+	optsMu  sync.Mutex // guards opts.Exclude, opts.MaxFileSize, opts.Ignore and opts.Languages
 	embedMu sync.Mutex // one EmbedChunks at a time
 }
 
@@ -87,6 +96,21 @@ func (ix *Index) Configure(exclude []string, maxFileSize int64) {
 		maxFileSize = DefaultMaxFileSize
 	}
 	ix.opts.Exclude, ix.opts.MaxFileSize = exclude, maxFileSize
+}
+
+// ConfigureFilters changes the .gitignore-style patterns and the languages
+// the next Update honours (see Options.Ignore and Options.Languages).
+func (ix *Index) ConfigureFilters(ignore, languages []string) {
+	ix.optsMu.Lock()
+	defer ix.optsMu.Unlock()
+	ix.opts.Ignore, ix.opts.Languages = ignore, languages
+}
+
+// newWalker returns a walker with the index's current filters.
+func (ix *Index) newWalker() *walker {
+	ix.optsMu.Lock()
+	defer ix.optsMu.Unlock()
+	return newWalker(ix.root, ix.opts, ix.langs)
 }
 
 // Open opens the index of a workspace, creating the database if needed. A
@@ -264,10 +288,8 @@ func (ix *Index) UpdateExcept(ctx context.Context, keep func(rel string) bool, p
 		keep = func(string) bool { return false }
 	}
 	start := time.Now()
-	ix.optsMu.Lock()
-	w := &walker{root: ix.root, exclude: ix.opts.Exclude, maxSize: ix.opts.MaxFileSize, langs: ix.langs}
-	maxSize := ix.opts.MaxFileSize
-	ix.optsMu.Unlock()
+	w := ix.newWalker()
+	maxSize := w.maxSize
 	found, err := w.walk(ctx)
 	if err != nil {
 		return nil, err

@@ -25,6 +25,9 @@ const (
 	SkipBinary     = "binary"
 	SkipUnreadable = "unreadable"
 	SkipLanguage   = "unsupported_language"
+	// SkipLanguageOff counts files in a supported language that the
+	// settings leave out (Options.Languages).
+	SkipLanguageOff = "language_not_selected"
 )
 
 // DefaultExclude returns the directories skipped unless configured
@@ -95,6 +98,42 @@ type walker struct {
 	maxSize  int64
 	langs    *Languages
 	patterns []gitignore.Pattern
+	// ignore are the settings' .gitignore-style patterns (Options.Ignore),
+	// which take precedence over exclude and the .gitignore files.
+	ignore []gitignore.Pattern
+	// only, when not nil, are the languages to index.
+	only map[string]bool
+}
+
+// newWalker returns a walker of root with the filters of opts.
+func newWalker(root string, opts Options, langs *Languages) *walker {
+	w := &walker{root: root, exclude: opts.Exclude, maxSize: opts.MaxFileSize, langs: langs}
+	for _, line := range opts.Ignore {
+		line = strings.TrimRight(line, "\r")
+		if strings.TrimSpace(line) == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		w.ignore = append(w.ignore, gitignore.ParsePattern(line, nil))
+	}
+	if len(opts.Languages) > 0 {
+		w.only = make(map[string]bool, len(opts.Languages))
+		for _, l := range opts.Languages {
+			w.only[l] = true
+		}
+	}
+	return w
+}
+
+// ignored applies the settings' patterns to an entry: the last pattern
+// that matches decides, as in a .gitignore file. It returns
+// gitignore.NoMatch when none matches.
+func (w *walker) ignored(segs []string, isDir bool) gitignore.MatchResult {
+	for i := len(w.ignore) - 1; i >= 0; i-- {
+		if m := w.ignore[i].Match(segs, isDir); m != gitignore.NoMatch {
+			return m
+		}
+	}
+	return gitignore.NoMatch
 }
 
 // walk lists the files under the root that can be indexed, honouring
@@ -130,6 +169,7 @@ func (w *walker) walk(ctx context.Context) (*walkResult, error) {
 		segs := strings.Split(rel, "/")
 		name := d.Name()
 		isDir := d.IsDir()
+		setting := w.ignored(segs, isDir)
 		switch {
 		case d.Type()&fs.ModeSymlink != 0:
 			res.skip(rel, SkipSymlink, "")
@@ -137,6 +177,12 @@ func (w *walker) walk(ctx context.Context) (*walkResult, error) {
 		case !isDir && IsSecret(name):
 			res.skip(rel, SkipSecret, "")
 			return nil
+		case setting == gitignore.Exclude:
+			res.skip(rel, SkipExcluded, "")
+			return skipEntry(isDir)
+		case setting == gitignore.Include:
+			// The settings bring it back, whatever the defaults and
+			// the .gitignore files say.
 		case w.excluded(rel, name):
 			res.skip(rel, SkipExcluded, "")
 			return skipEntry(isDir)
@@ -154,6 +200,10 @@ func (w *walker) walk(ctx context.Context) (*walkResult, error) {
 		}
 		if lang == nil {
 			res.skip(rel, SkipLanguage, "")
+			return nil
+		}
+		if w.only != nil && !w.only[lang.Name] {
+			res.skip(rel, SkipLanguageOff, "")
 			return nil
 		}
 		if !d.Type().IsRegular() {
