@@ -31,6 +31,11 @@ func (g *globalFlags) loadSettings(cmd *cobra.Command) error {
 	}
 	g.settings = config.Resolve(f)
 	applyFlags(g.settings, cmd.Flags())
+	if fs := cmd.Flags(); fs.Lookup("max-file-size") != nil && fs.Changed("max-file-size") {
+		if n, _ := fs.GetInt64("max-file-size"); n <= 0 {
+			return fmt.Errorf("--max-file-size %d: want a size in bytes above 0", n)
+		}
+	}
 	if err := checkSettingFlags(g.settings); err != nil {
 		return err
 	}
@@ -83,9 +88,6 @@ func applyFlags(r *config.Resolved, fs *pflag.FlagSet) {
 // settings file's are warned about and replaced by defaults instead).
 func checkSettingFlags(r *config.Resolved) error {
 	s := r.Settings
-	if r.Sources[config.KeyMaxFileSize] == "--max-file-size" && s.MaxFileSize <= 0 {
-		return fmt.Errorf("--max-file-size %d: want a size in bytes above 0", s.MaxFileSize)
-	}
 	if r.Sources[config.KeyLanguages] == "--languages" {
 		known := analysis.Names()
 		for i, l := range s.Languages {

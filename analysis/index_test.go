@@ -597,6 +597,42 @@ func TestUpdateSkips(t *testing.T) {
 			absent:      []string{"GenA", "GenB", "documented", "Fixture"},
 		},
 		{
+			name: "settings patterns",
+			files: map[string]string{
+				".gitignore":         "build/\n",
+				"worker/jobs.py":     "def retry(): pass\n",
+				"api/worker/w.go":    "package worker\n\nfunc NestedWorker() {}\n",
+				"api/api.go":         "package api\n\nfunc API() {}\n",
+				"gen/x.generated.go": "package gen\n\nfunc Generated() {}\n",
+				"vendor/v/v.go":      "package v\n\nfunc Vendored() {}\n",
+				"build/out.go":       "package build\n\nfunc Built() {}\n",
+				"root.go":            "package p\n\nfunc Root() {}\n",
+			},
+			opts: func(o *Options) {
+				// .gitignore syntax: a leading / anchors at the root, "!"
+				// brings back what the defaults and .gitignore skip.
+				o.Ignore = []string{"# comment", "/worker/", "*.generated.go", "!vendor/", "!build/"}
+			},
+			wantSkipped: map[string]int{SkipExcluded: 2, SkipLanguage: 1},
+			indexed:     []string{"api/worker/w.go", "api/api.go", "vendor/v/v.go", "build/out.go", "root.go"},
+			notIndexed:  []string{"worker/jobs.py", "gen/x.generated.go"},
+			absent:      []string{"retry", "Generated"},
+		},
+		{
+			name: "languages",
+			files: map[string]string{
+				"a.go":   "package p\n\nfunc GoFunc() {}\n",
+				"b.py":   "def py_func(): pass\n",
+				"c.js":   "function jsFunc() {}\n",
+				"d.java": "class D {}\n",
+			},
+			opts:        func(o *Options) { o.Languages = []string{"go", "python"} },
+			wantSkipped: map[string]int{SkipLanguageOff: 2},
+			indexed:     []string{"a.go", "b.py"},
+			notIndexed:  []string{"c.js", "d.java"},
+			absent:      []string{"jsFunc", "D"},
+		},
+		{
 			name: "too large",
 			files: map[string]string{
 				"big.go":   "package p\n\nfunc Big() {}\n" + strings.Repeat("// x\n", 20),

@@ -198,7 +198,7 @@ func Parse(path string, data []byte) *File {
 		f.warn(top.Line, "want settings as \"key: value\" lines, got %s; defaults used", describe(top))
 		return f
 	}
-	f.mapping(top, "", map[string]func(*yaml.Node, string){
+	f.mapping(top, "", map[string]func(k, v *yaml.Node, key string){
 		"exclude":          f.exclude,
 		"max_file_size":    f.maxFileSize,
 		"languages":        f.languages,
@@ -215,7 +215,7 @@ func (f *File) warn(line int, format string, args ...any) {
 // mapping reads the keys of a mapping node with the handlers, warning
 // about unknown and repeated keys. prefix is the mapping's own key and a
 // dot, for nested mappings.
-func (f *File) mapping(n *yaml.Node, prefix string, handlers map[string]func(*yaml.Node, string)) {
+func (f *File) mapping(n *yaml.Node, prefix string, handlers map[string]func(k, v *yaml.Node, key string)) {
 	seen := map[string]int{}
 	for i := 0; i+1 < len(n.Content); i += 2 {
 		k, v := n.Content[i], n.Content[i+1]
@@ -244,26 +244,32 @@ func (f *File) mapping(n *yaml.Node, prefix string, handlers map[string]func(*ya
 			f.warn(k.Line, "%s is set again (first on line %d); the later value is used", key, line)
 		}
 		seen[key] = k.Line
-		h(v, key)
+		h(k, v, key)
 	}
 }
 
+// item is a string of a list, with its line.
+type item struct {
+	value string
+	line  int
+}
+
 // stringList reads a list of strings, or a single string as a list of one.
-// It returns nil and warns when the value is neither.
-func (f *File) stringList(v *yaml.Node, key string) ([]string, bool) {
+// It returns false and warns when the value is neither.
+func (f *File) stringList(v *yaml.Node, key string) ([]item, bool) {
 	switch {
 	case v.Kind == yaml.ScalarNode && v.Tag == "!!null":
-		return []string{}, true
+		return []item{}, true
 	case v.Kind == yaml.ScalarNode && v.Tag == "!!str":
-		return []string{v.Value}, true
+		return []item{{v.Value, v.Line}}, true
 	case v.Kind == yaml.SequenceNode:
-		out := []string{}
-		for _, item := range v.Content {
-			if item.Kind != yaml.ScalarNode || item.Tag == "!!null" {
-				f.warn(item.Line, "%s: want a string, got %s (ignored)", key, describe(item))
+		out := []item{}
+		for _, it := range v.Content {
+			if it.Kind != yaml.ScalarNode || it.Tag == "!!null" {
+				f.warn(it.Line, "%s: want a string, got %s (ignored)", key, describe(it))
 				continue
 			}
-			out = append(out, item.Value)
+			out = append(out, item{it.Value, it.Line})
 		}
 		return out, true
 	}
@@ -271,24 +277,24 @@ func (f *File) stringList(v *yaml.Node, key string) ([]string, bool) {
 	return nil, false
 }
 
-func (f *File) exclude(v *yaml.Node, key string) {
+func (f *File) exclude(k, v *yaml.Node, key string) {
 	pats, ok := f.stringList(v, key)
 	if !ok {
 		return
 	}
 	out := []string{}
 	for _, p := range pats {
-		if strings.TrimSpace(p) == "" || strings.HasPrefix(p, "#") {
-			f.warn(v.Line, "%s: an empty pattern or a comment excludes nothing (ignored)", key)
+		if strings.TrimSpace(p.value) == "" || strings.HasPrefix(p.value, "#") {
+			f.warn(p.line, "%s: an empty pattern or a comment excludes nothing (ignored)", key)
 			continue
 		}
-		out = append(out, p)
+		out = append(out, p.value)
 	}
 	f.Settings.Exclude = out
-	f.Lines[KeyExclude] = v.Line
+	f.Lines[KeyExclude] = k.Line
 }
 
-func (f *File) maxFileSize(v *yaml.Node, key string) {
+func (f *File) maxFileSize(k, v *yaml.Node, key string) {
 	if v.Kind != yaml.ScalarNode {
 		f.warn(v.Line, "%s: want a size such as 1048576, 512KiB or 2MB, got %s; the default is used", key, describe(v))
 		return
@@ -299,10 +305,10 @@ func (f *File) maxFileSize(v *yaml.Node, key string) {
 		return
 	}
 	f.Settings.MaxFileSize = n
-	f.Lines[KeyMaxFileSize] = v.Line
+	f.Lines[KeyMaxFileSize] = k.Line
 }
 
-func (f *File) languages(v *yaml.Node, key string) {
+func (f *File) languages(k, v *yaml.Node, key string) {
 	names, ok := f.stringList(v, key)
 	if !ok {
 		return
@@ -310,9 +316,9 @@ func (f *File) languages(v *yaml.Node, key string) {
 	known := analysis.Names()
 	out := []string{}
 	for _, name := range names {
-		l := strings.ToLower(strings.TrimSpace(name))
+		l := strings.ToLower(strings.TrimSpace(name.value))
 		if !slices.Contains(known, l) {
-			f.warn(v.Line, "%s: unknown language %q (ignored); known: %s", key, name, strings.Join(known, ", "))
+			f.warn(name.line, "%s: unknown language %q (ignored); known: %s", key, name.value, strings.Join(known, ", "))
 			continue
 		}
 		if !slices.Contains(out, l) {
@@ -320,72 +326,73 @@ func (f *File) languages(v *yaml.Node, key string) {
 		}
 	}
 	if len(out) == 0 && len(names) > 0 {
-		f.warn(v.Line, "%s: no known language listed; every language is indexed", key)
+		f.warn(k.Line, "%s: no known language listed; every language is indexed", key)
 		return
 	}
 	f.Settings.Languages = out
-	f.Lines[KeyLanguages] = v.Line
+	f.Lines[KeyLanguages] = k.Line
 }
 
-func (f *File) memoryDocuments(v *yaml.Node, key string) {
+func (f *File) memoryDocuments(k, v *yaml.Node, key string) {
 	globs, ok := f.stringList(v, key)
 	if !ok {
 		return
 	}
 	out := []string{}
-	for _, g := range globs {
+	for _, it := range globs {
+		g := it.value
 		switch {
 		case strings.TrimSpace(g) == "":
-			f.warn(v.Line, "%s: an empty glob matches nothing (ignored)", key)
+			f.warn(it.line, "%s: an empty glob matches nothing (ignored)", key)
 			continue
 		case filepath.IsAbs(g) || strings.HasPrefix(g, "../") || g == "..":
-			f.warn(v.Line, "%s: %q is outside the workspace; globs are relative to its root (ignored)", key, g)
+			f.warn(it.line, "%s: %q is outside the workspace; globs are relative to its root (ignored)", key, g)
 			continue
 		case !doublestar.ValidatePattern(g):
-			f.warn(v.Line, "%s: %q is not a valid glob (ignored)", key, g)
+			f.warn(it.line, "%s: %q is not a valid glob (ignored)", key, g)
 			continue
 		}
 		out = append(out, g)
 	}
 	if len(out) == 0 && len(globs) > 0 {
-		f.warn(v.Line, "%s: no usable glob; the default is used", key)
+		f.warn(k.Line, "%s: no usable glob; the default is used", key)
 		return
 	}
 	f.Settings.MemoryDocuments = out
-	f.Lines[KeyMemoryDocuments] = v.Line
+	f.Lines[KeyMemoryDocuments] = k.Line
 }
 
-func (f *File) embedding(v *yaml.Node, key string) {
+func (f *File) embedding(k, v *yaml.Node, key string) {
 	if v.Kind != yaml.MappingNode {
 		f.warn(v.Line, "%s: want provider, model, url and api_key_env under it, got %s; the built-in word vectors are used", key, describe(v))
 		return
 	}
 	var e Embedding
 	lines := map[string]int{}
-	scalar := func(dst *string, full string) func(*yaml.Node, string) {
-		return func(v *yaml.Node, key string) {
+	scalar := func(dst *string, full string) func(k, v *yaml.Node, key string) {
+		return func(k, v *yaml.Node, key string) {
 			if v.Kind != yaml.ScalarNode || v.Tag == "!!null" {
 				f.warn(v.Line, "%s: want a string, got %s (ignored)", key, describe(v))
 				return
 			}
 			*dst = strings.TrimSpace(v.Value)
-			lines[full] = v.Line
+			lines[full] = k.Line
 		}
 	}
-	f.mapping(v, key+".", map[string]func(*yaml.Node, string){
+	f.mapping(v, key+".", map[string]func(k, v *yaml.Node, key string){
 		"provider":    scalar(&e.Provider, KeyEmbeddingProvider),
 		"url":         scalar(&e.URL, KeyEmbeddingURL),
 		"model":       scalar(&e.Model, KeyEmbeddingModel),
 		"api_key_env": scalar(&e.APIKeyEnv, KeyEmbeddingKeyEnv),
-		"api_key": func(v *yaml.Node, key string) {
-			f.warn(v.Line, "%s: an API key does not belong in a file that gets shared (ignored); name the environment variable that holds it with api_key_env", key)
+		"api_key": func(k, v *yaml.Node, key string) {
+			f.warn(k.Line, "%s: an API key does not belong in a file that gets shared (ignored); name the environment variable that holds it with api_key_env", key)
 		},
 	})
 	e.Provider = strings.ToLower(e.Provider)
 	switch e.Provider {
 	case "", "none", "builtin", "wordvec":
 		if e.Provider == "" && (e.Model != "" || e.URL != "" || e.APIKeyEnv != "") {
-			f.warn(v.Line, "%s: no provider (ollama or openai) is named; the built-in word vectors are used", key)
+			f.warn(k.Line, "%s: no provider (ollama or openai) is named; the built-in word vectors are used", key)
 		}
 		if e.Provider != "" {
 			lines = map[string]int{KeyEmbeddingProvider: lines[KeyEmbeddingProvider]}
@@ -395,11 +402,11 @@ func (f *File) embedding(v *yaml.Node, key string) {
 		e = Embedding{}
 	case "ollama", "openai":
 		if e.Model == "" {
-			f.warn(v.Line, "%s: provider %s needs a model; the built-in word vectors are used", key, e.Provider)
+			f.warn(k.Line, "%s: provider %s needs a model; the built-in word vectors are used", key, e.Provider)
 			return
 		}
 		if e.Provider == "openai" && e.URL == "" {
-			f.warn(v.Line, "%s: provider openai needs a url, so that no code leaves the machine unless you say where to; the built-in word vectors are used", key)
+			f.warn(k.Line, "%s: provider openai needs a url, so that no code leaves the machine unless you say where to; the built-in word vectors are used", key)
 			return
 		}
 	default:
