@@ -63,12 +63,18 @@ var settingFlags = []struct {
 			s.Languages = []string{}
 		}
 	}},
-	{"memory-docs", func(s *config.Settings, fs *pflag.FlagSet, name string) { s.MemoryDocuments, _ = fs.GetStringSlice(name) }},
-	{"glob", func(s *config.Settings, fs *pflag.FlagSet, name string) { s.MemoryDocuments, _ = fs.GetStringSlice(name) }},
+	{"memory-docs", func(s *config.Settings, fs *pflag.FlagSet, name string) {
+		s.MemoryDocuments, _ = fs.GetStringSlice(name)
+	}},
+	{"glob", func(s *config.Settings, fs *pflag.FlagSet, name string) {
+		s.MemoryDocuments, _ = fs.GetStringSlice(name)
+	}},
 	{"embedding-provider", func(s *config.Settings, fs *pflag.FlagSet, name string) { s.Embedding.Provider, _ = fs.GetString(name) }},
 	{"embedding-url", func(s *config.Settings, fs *pflag.FlagSet, name string) { s.Embedding.URL, _ = fs.GetString(name) }},
 	{"embedding-model", func(s *config.Settings, fs *pflag.FlagSet, name string) { s.Embedding.Model, _ = fs.GetString(name) }},
-	{"embedding-api-key-env", func(s *config.Settings, fs *pflag.FlagSet, name string) { s.Embedding.APIKeyEnv, _ = fs.GetString(name) }},
+	{"embedding-api-key-env", func(s *config.Settings, fs *pflag.FlagSet, name string) {
+		s.Embedding.APIKeyEnv, _ = fs.GetString(name)
+	}},
 }
 
 // applyFlags puts the setting flags given on the command line over r,

@@ -18,11 +18,15 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/anchorage-dev/anchorage/analysis"
+	"github.com/anchorage-dev/anchorage/internal/config"
 	"github.com/anchorage-dev/anchorage/state"
 )
 
 // Settings are what the editor can configure, through initializationOptions,
 // workspace/configuration (section "anchorage") and didChangeConfiguration.
+// They take precedence over each workspace folder's settings file
+// (.anchorage/config.yaml, package config): a setting the editor leaves
+// unset comes from the file, else from the defaults.
 type Settings struct {
 	// ExcludedDirectories replaces the default excluded names and globs.
 	ExcludedDirectories []string `json:"excludedDirectories,omitempty"`
@@ -164,6 +168,9 @@ type folder struct {
 	// are under dir.
 	dir string
 	ws  *analysis.Workspace
+	// file is the folder's settings file, read when the folder opens and
+	// again when it changes.
+	file atomic.Pointer[config.File]
 
 	indexMu  sync.Mutex   // one index update at a time
 	indexing atomic.Int32 // index updates started and not finished
@@ -207,13 +214,21 @@ func (s *Server) openFolder(ctx context.Context, name string, u protocol.Documen
 	if resolved, err := filepath.EvalSymlinks(abs); err == nil {
 		abs = resolved
 	}
-	ix, err := analysis.Open(ctx, analysis.Options{
-		Root: abs, DBPath: dirs.IndexPath(abs),
-		Exclude: settings.ExcludedDirectories, MaxFileSize: settings.MaxFileSize,
-		Embedder: s.embedder(),
+	file := s.loadSettingsFile(abs)
+	s.mu.Lock()
+	if s.fileEmbedding == nil {
+		// The vector signal is one per server: the first folder's
+		// settings file names it, unless the editor does.
+		e := file.Settings.Embedding
+		s.fileEmbedding = &e
+	}
+	s.mu.Unlock()
+	opts := analysis.Options{Root: abs, DBPath: dirs.IndexPath(abs), Embedder: s.embedder(),
 		// A server runs long: damage is looked for before it starts.
 		Check: analysis.CheckRows,
-	})
+	}
+	opts.Exclude, opts.Ignore, opts.MaxFileSize, opts.Languages = indexSettings(settings, file)
+	ix, err := analysis.Open(ctx, opts)
 	if err != nil {
 		return nil, fmt.Errorf("open workspace folder %s: %w", root, err)
 	}
@@ -223,7 +238,56 @@ func (s *Server) openFolder(ctx context.Context, name string, u protocol.Documen
 	if name == "" {
 		name = filepath.Base(abs)
 	}
-	return &folder{name: name, uri: u, dir: dir, ws: analysis.NewWorkspace(ix)}, nil
+	f := &folder{name: name, uri: u, dir: dir, ws: analysis.NewWorkspace(ix)}
+	f.file.Store(file)
+	return f, nil
+}
+
+// loadSettingsFile reads a folder's settings file, warning the user about
+// its problems (each names its line; defaults are used instead).
+func (s *Server) loadSettingsFile(root string) *config.File {
+	file, err := config.Load(root)
+	if err != nil {
+		s.warn("settings file of %s: %v", root, err)
+		return &config.File{Lines: map[string]int{}}
+	}
+	for _, w := range file.Warnings {
+		s.warn("%s", w)
+	}
+	return file
+}
+
+// indexSettings returns what a folder indexes: the editor's settings over
+// the folder's settings file. The editor's excludedDirectories replace
+// both the built-in exclusions and the file's exclude patterns.
+func indexSettings(editor Settings, file *config.File) (exclude, ignore []string, maxFileSize int64, languages []string) {
+	exclude, maxFileSize = editor.ExcludedDirectories, editor.MaxFileSize
+	if exclude == nil {
+		ignore = file.Settings.Exclude
+	}
+	if maxFileSize <= 0 {
+		maxFileSize = file.Settings.MaxFileSize
+	}
+	return exclude, ignore, maxFileSize, file.Settings.Languages
+}
+
+// reloadSettingsFile reads a folder's settings file again after it
+// changed and applies it to the next indexing.
+func (s *Server) reloadSettingsFile(f *folder) {
+	file := s.loadSettingsFile(f.root())
+	f.file.Store(file)
+	s.mu.Lock()
+	editor := s.settings
+	s.mu.Unlock()
+	configureIndex(f, editor)
+}
+
+// configureIndex applies the editor's settings and the folder's settings
+// file to the folder's next indexing.
+func configureIndex(f *folder, editor Settings) {
+	exclude, ignore, maxFileSize, languages := indexSettings(editor, f.file.Load())
+	f.ws.Index().Configure(exclude, maxFileSize)
+	f.ws.Index().ConfigureFilters(ignore, languages)
 }
 
 // filePath returns the file name of a file: URI.

@@ -36,10 +36,17 @@ type memoryDocuments struct {
 	warnings  map[protocol.DocumentURI][]protocol.Diagnostic
 }
 
-// memoryDocumentGlobs returns the memory.documents setting, or nil for
-// memdoc's defaults.
-func (s *Server) memoryDocumentGlobs() []string {
-	return s.memorySettings().Documents
+// memoryDocumentGlobs returns a folder's memory document globs: the
+// editor's memory.documents setting, else the folder's settings file's
+// memory_documents, else nil for memdoc's defaults.
+func (s *Server) memoryDocumentGlobs(f *folder) []string {
+	if globs := s.memorySettings().Documents; globs != nil {
+		return globs
+	}
+	if file := f.file.Load(); file != nil && file.Settings.MemoryDocuments != nil {
+		return file.Settings.MemoryDocuments
+	}
+	return nil
 }
 
 // memoryDocumentOf returns the folder and relative path of a memory
@@ -49,7 +56,7 @@ func (s *Server) memoryDocumentOf(u protocol.DocumentURI) (*folder, string, bool
 		return nil, "", false
 	}
 	f, rel, err := s.folderFor(u)
-	if err != nil || !memdoc.Match(s.memoryDocumentGlobs(), rel) {
+	if err != nil || !memdoc.Match(s.memoryDocumentGlobs(f), rel) {
 		return nil, "", false
 	}
 	return f, rel, true
@@ -193,7 +200,7 @@ func (s *Server) publishMemoryDocument(u protocol.DocumentURI) {
 // syncs the folder's documents into the memory database. It runs after
 // each scan of the folder.
 func (s *Server) scanMemoryDocuments(ctx context.Context, f *folder) {
-	files, skipped, err := memdoc.Discover(ctx, f.root(), s.memoryDocumentGlobs())
+	files, skipped, err := memdoc.Discover(ctx, f.root(), s.memoryDocumentGlobs(f))
 	if err != nil {
 		if ctx.Err() == nil {
 			s.log.Debug("discovering memory documents", zap.String("folder", f.root()), zap.Error(err))
@@ -251,7 +258,7 @@ func (s *Server) syncMemoryDocuments(ctx context.Context, f *folder) {
 		}
 		return
 	}
-	sum, err := st.Sync(ctx, f.root(), s.memoryDocumentGlobs())
+	sum, err := st.Sync(ctx, f.root(), s.memoryDocumentGlobs(f))
 	if err != nil {
 		if ctx.Err() == nil {
 			s.warn("memory documents of %s not stored: %v", f.root(), err)

@@ -243,6 +243,10 @@ func (s *Server) vectorSignal() vectorSignal {
 	s.vectorsOnce.Do(func() {
 		s.mu.Lock()
 		cfg := s.settings.Embedding
+		if cfg.Provider == "" && s.fileEmbedding != nil {
+			e := s.fileEmbedding
+			cfg = EmbeddingSettings{Provider: e.Provider, URL: e.URL, Model: e.Model, APIKeyEnv: e.APIKeyEnv}
+		}
 		s.mu.Unlock()
 		if cfg.Provider != "" {
 			v, err := retrieval.NewProviderVectors(embedding.Config{Kind: cfg.Provider, URL: cfg.URL, Model: cfg.Model, APIKeyEnv: cfg.APIKeyEnv})

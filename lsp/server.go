@@ -20,6 +20,7 @@ import (
 	"go.uber.org/zap"
 	"go.uber.org/zap/zapcore"
 
+	"github.com/anchorage-dev/anchorage/internal/config"
 	"github.com/anchorage-dev/anchorage/retrieval"
 	"github.com/anchorage-dev/anchorage/retrieval/feedback"
 )
@@ -70,8 +71,11 @@ type Server struct {
 	// router classifies workspace/symbol queries that are not identifiers.
 	router *retrieval.Router
 	// vectors are semantic search's vector signal, set up once.
-	vectorsOnce sync.Once
-	vectors     vectorSignal
+	// fileEmbedding is the embedding server the first folder's settings
+	// file names (its zero value for none); the editor's takes precedence.
+	fileEmbedding *config.Embedding
+	vectorsOnce   sync.Once
+	vectors       vectorSignal
 	// feedback records searches for routing statistics, opened on first
 	// use.
 	feedbackMu sync.Mutex

@@ -11,6 +11,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/anchorage-dev/anchorage/analysis"
+	"github.com/anchorage-dev/anchorage/internal/config"
 )
 
 // indexFolder brings a folder's index up to date in the background, with
@@ -108,7 +109,7 @@ func (s *Server) applySettings(raw any) {
 	s.mu.Unlock()
 	s.setLevel(merged.LogLevel)
 	for _, f := range s.snapshotFolders() {
-		f.ws.Index().Configure(merged.ExcludedDirectories, merged.MaxFileSize)
+		configureIndex(f, merged)
 	}
 }
 
@@ -154,10 +155,13 @@ func (s *Server) registerWatchers(ctx context.Context) {
 func (s *Server) didChangeWatchedFiles(ctx context.Context, p *protocol.DidChangeWatchedFilesParams) error {
 	touched := map[*folder]bool{}
 	for _, c := range p.Changes {
-		f, _, err := s.folderFor(c.URI)
+		f, rel, err := s.folderFor(c.URI)
 		if err != nil {
 			s.log.Debug("watched change outside the workspace", zap.String("uri", string(c.URI)))
 			continue
+		}
+		if rel == config.RelPath {
+			s.reloadSettingsFile(f)
 		}
 		touched[f] = true
 	}
