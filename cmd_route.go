@@ -18,7 +18,11 @@ reason, and what each search backend would be given. Prefixes force a
 strategy: kw: (or grep:), re: (a regular expression), sym:, sem:, hybrid:.`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			rt := retrieval.NewRouter().Route(strings.Join(args, " "))
+			q := strings.Join(args, " ")
+			if strings.TrimSpace(q) == "" {
+				return retrieval.ErrEmptyQuery
+			}
+			rt := retrieval.NewRouter().Route(q)
 			if g.json {
 				return writeJSON(cmd.OutOrStdout(), rt)
 			}
@@ -27,8 +31,13 @@ strategy: kw: (or grep:), re: (a regular expression), sym:, sem:, hybrid:.`,
 			if rt.SemanticQuery != "" {
 				fmt.Fprintf(w, "  semantic query:   %s\n", rt.SemanticQuery)
 			}
-			if rt.StructuralOperation != "" {
+			switch {
+			case rt.StructuralOperation != "" && rt.StructuralQuery != "":
 				fmt.Fprintf(w, "  structural query: %s %s\n", rt.StructuralOperation, rt.StructuralQuery)
+			case rt.StructuralOperation != "":
+				// A hybrid search follows the graph from its best
+				// semantic result, known only once it has run.
+				fmt.Fprintf(w, "  structural query: %s of the best semantic result\n", rt.StructuralOperation)
 			}
 			if rt.KeywordQuery != "" {
 				kind := "text"

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -10,6 +11,8 @@ import (
 
 	"github.com/anchorage-dev/anchorage/analysis"
 	"github.com/anchorage-dev/anchorage/internal/config"
+	"github.com/anchorage-dev/anchorage/internal/limits"
+	"github.com/anchorage-dev/anchorage/memory/recall"
 	"github.com/anchorage-dev/anchorage/retrieval/embedding"
 )
 
@@ -31,10 +34,8 @@ func (g *globalFlags) loadSettings(cmd *cobra.Command) error {
 	}
 	g.settings = config.Resolve(f)
 	applyFlags(g.settings, cmd.Flags())
-	if fs := cmd.Flags(); fs.Lookup("max-file-size") != nil && fs.Changed("max-file-size") {
-		if n, _ := fs.GetInt64("max-file-size"); n <= 0 {
-			return fmt.Errorf("--max-file-size %d: want a size in bytes above 0", n)
-		}
+	if err := checkNumberFlags(cmd.Flags()); err != nil {
+		return err
 	}
 	if err := checkSettingFlags(g.settings); err != nil {
 		return err
@@ -88,6 +89,43 @@ func applyFlags(r *config.Resolved, fs *pflag.FlagSet) {
 		sf.set(&o, fs, sf.flag)
 		r.Override(o, "--"+sf.flag)
 	}
+}
+
+// numberFlags are the bounds of the numeric flags, wherever a command has
+// one: the same as the language server's commands and the MCP tools
+// (package limits).
+var numberFlags = map[string]func(name string, v int) error{
+	"depth":  limits.Depth,
+	"top-k":  limits.TopK,
+	"budget": limits.Budget,
+	"limit":  limits.Symbols,
+	"radius": func(name string, v int) error { return limits.Check(name, v, 0, recall.MaxRadius) },
+}
+
+// checkNumberFlags refuses numeric flags out of range with an error that
+// names the flag and the range.
+func checkNumberFlags(fs *pflag.FlagSet) error {
+	if f := fs.Lookup("max-file-size"); f != nil && fs.Changed(f.Name) {
+		if n, _ := fs.GetInt64(f.Name); n <= 0 {
+			return fmt.Errorf("--max-file-size %d: want a size in bytes above 0", n)
+		}
+	}
+	var errs []error
+	for name, check := range numberFlags {
+		f := fs.Lookup(name)
+		if f == nil || f.Value.Type() != "int" {
+			continue
+		}
+		v, err := fs.GetInt(name)
+		if err != nil {
+			continue
+		}
+		if err := check("--"+name, v); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	slices.SortFunc(errs, func(a, b error) int { return strings.Compare(a.Error(), b.Error()) })
+	return errors.Join(errs...)
 }
 
 // checkSettingFlags refuses bad values given on the command line (the

@@ -156,3 +156,51 @@ func TestConfigCommand(t *testing.T) {
 		t.Errorf("no file: %v, stderr %q\n%s", err, stderr, out)
 	}
 }
+
+// TestNumberFlags checks that numbers out of range are refused with an
+// error naming the flag and the range, before anything runs.
+func TestNumberFlags(t *testing.T) {
+	common := []string{"--data-dir", t.TempDir(), "--root", filepath.Join("testdata", "sampleapp")}
+	tests := []struct {
+		args []string
+		want string
+	}{
+		{[]string{"graph", "inheritance", "Job", "--depth", "0"}, "--depth 0 is out of range: want 1 to 10"},
+		{[]string{"graph", "inheritance", "Job", "--depth", "-1"}, "--depth -1 is out of range"},
+		{[]string{"graph", "blast-radius", "Job", "--depth", "1000"}, "--depth 1000 is out of range"},
+		{[]string{"search", "--top-k", "-5", "retry"}, "--top-k -5 is out of range: want 1 to 100"},
+		{[]string{"search", "--budget", "-1", "retry"}, "--budget -1 is out of range: want 0 to 32000"},
+		{[]string{"graph", "symbols", "Job", "--limit", "0"}, "--limit 0 is out of range"},
+		{[]string{"index", "--max-file-size", "-1"}, "--max-file-size -1"},
+	}
+	for _, tt := range tests {
+		args := append(append(append([]string{}, common...), tt.args...), "--no-refresh")
+		if tt.args[0] == "index" {
+			args = append([]string{"--data-dir", t.TempDir(), "--root", t.TempDir()}, tt.args...)
+		}
+		_, _, err := runBoth(t, args...)
+		if err == nil || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("%v: error %v, want %q", tt.args, err, tt.want)
+		}
+	}
+	for _, args := range [][]string{{"memory", "search", "x", "--top-k", "0"}, {"memory", "search", "x", "--radius", "7"}} {
+		if _, _, err := runBoth(t, append([]string{"--data-dir", t.TempDir(), "--root", t.TempDir()}, args...)...); err == nil {
+			t.Errorf("%v: no error", args)
+		}
+	}
+}
+
+func TestRouteEmptyAndHybrid(t *testing.T) {
+	for _, q := range []string{"", "   "} {
+		if _, _, err := runBoth(t, "route", q); err == nil || !strings.Contains(err.Error(), "empty query") {
+			t.Errorf("route %q: error %v, want the empty query error of search", q, err)
+		}
+	}
+	out, _, err := runBoth(t, "route", "the auth code and what depends on it")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out, "structural query: blast_radius of the best semantic result") || strings.Contains(out, "blast_radius \n") {
+		t.Errorf("route of a hybrid query:\n%s", out)
+	}
+}

@@ -10,6 +10,7 @@ import (
 	"go.lsp.dev/protocol"
 
 	"github.com/anchorage-dev/anchorage/analysis"
+	"github.com/anchorage-dev/anchorage/internal/limits"
 )
 
 // Commands the server executes; each returns JSON that editors render.
@@ -67,6 +68,13 @@ func decodeSymbolArgs(args []any) (symbolArgs, error) {
 	}
 	if a.Symbol == "" {
 		return a, errors.New("missing argument: the symbol")
+	}
+	if a.Depth != 0 {
+		// 0 means the operation's default; others are checked as
+		// the command line and MCP check them.
+		if err := limits.Depth("depth", a.Depth); err != nil {
+			return a, err
+		}
 	}
 	return a, nil
 }

@@ -14,6 +14,7 @@ import (
 	"go.lsp.dev/jsonrpc2"
 
 	"github.com/anchorage-dev/anchorage/analysis"
+	"github.com/anchorage-dev/anchorage/internal/limits"
 	"github.com/anchorage-dev/anchorage/retrieval"
 	"github.com/anchorage-dev/anchorage/retrieval/embedding"
 	"github.com/anchorage-dev/anchorage/retrieval/feedback"
@@ -228,7 +229,8 @@ func decodeSearchArgs(args []any) (retrieval.Request, error) {
 	if err := json.Unmarshal(raw, &req); err != nil {
 		return req, fmt.Errorf("arguments: %w", err)
 	}
-	return req, nil
+	// 0 means the default; the bounds are the command line's and MCP's.
+	return req, errors.Join(limits.Check("top_k", req.TopK, 0, limits.MaxTopK), limits.Budget("budget", req.Budget))
 }
 
 // vectorSignal is what semantic search embeds with: an embedding server

@@ -10,6 +10,7 @@ import (
 	"github.com/google/jsonschema-go/jsonschema"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/anchorage-dev/anchorage/internal/limits"
 	"github.com/anchorage-dev/anchorage/memory"
 	"github.com/anchorage-dev/anchorage/retrieval"
 )
@@ -31,14 +32,15 @@ const (
 	MaxScopeBytes = 256
 	// MaxTextBytes is the longest correction.
 	MaxTextBytes = memory.MaxCorrectionBytes
-	// MaxTopK is the most results a search returns.
-	MaxTopK = 100
+	// MaxTopK is the most results a search returns (the same for every
+	// front end: package limits).
+	MaxTopK = limits.MaxTopK
 	// MaxBudget is the largest token budget.
-	MaxBudget = 32000
+	MaxBudget = limits.MaxBudget
 	// MaxDepth is the deepest blast radius.
-	MaxDepth = 10
+	MaxDepth = limits.MaxDepth
 	// MaxSymbols is the most symbols listed.
-	MaxSymbols = 200
+	MaxSymbols = limits.MaxSymbols
 	// MaxAnchors is the most anchor sections asked for at once, and
 	// MaxAnchorBytes the longest anchor id.
 	MaxAnchors     = 32
