@@ -40,9 +40,21 @@ func TestCLIAnchorsAndMemorySearch(t *testing.T) {
 	}
 
 	t.Run("search without a database", func(t *testing.T) {
+		// Issue 16: the workspace's memory documents are found without
+		// "memory docs" having run first (a data directory of its own,
+		// so that the slots below start fresh).
+		out, err := run(t, "--data-dir", t.TempDir(), "--root", root, "memory", "search", "release checklist", "--json")
 		var got recall.Response
-		if err := json.Unmarshal([]byte(must(t, "memory", "search", "errors", "--json")), &got); err != nil || len(got.Results) != 0 {
-			t.Errorf("search = %+v, %v; want no results", got, err)
+		if err != nil || json.Unmarshal([]byte(out), &got) != nil || len(got.Results) == 0 || got.Results[0].ID != "doc:.anchorage/memory/release.md" {
+			t.Errorf("search = %s, %v; want the release checklist document", out, err)
+		}
+		// Without documents, reading still creates no database.
+		empty := t.TempDir()
+		if out, err := run(t, "--data-dir", empty, "--root", t.TempDir(), "memory", "search", "release", "--json"); err != nil || !strings.Contains(out, "no memory yet") {
+			t.Errorf("search in an empty workspace = %s, %v", out, err)
+		}
+		if entries, _ := os.ReadDir(empty); len(entries) != 0 {
+			t.Errorf("search in an empty workspace created %v", entries)
 		}
 	})
 

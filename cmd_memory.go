@@ -16,6 +16,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/anchorage-dev/anchorage/analysis"
 	"github.com/anchorage-dev/anchorage/memory"
 	"github.com/anchorage-dev/anchorage/memory/memdoc"
 	"github.com/anchorage-dev/anchorage/memory/recall"
@@ -130,31 +131,22 @@ func sessionOption(cmd *cobra.Command, session string) memory.Option {
 	return memory.WithSession(session)
 }
 
-// workspaceFile returns file, named relative to the current directory or
-// to --root, relative to --root (with slashes) when it is inside it, else
-// as an absolute path.
-func (m *memoryFlags) workspaceFile(file string) string {
-	if file == "" {
-		return ""
+// workspaceFile returns --file, named relative to the current directory or
+// to --root, relative to --root with slashes. Like memory inject and MCP,
+// it refuses a file outside the workspace and one that does not exist.
+func (m *memoryFlags) workspaceFile(file string) (string, error) {
+	abs, err := injectFileArg(m.root, file)
+	if err != nil || abs == "" {
+		return "", err
 	}
-	if !filepath.IsAbs(file) {
-		// Relative to the current directory if it is there, else to --root.
-		if _, err := os.Stat(file); err != nil {
-			if _, err := os.Stat(filepath.Join(m.root, file)); err == nil {
-				return filepath.ToSlash(filepath.Clean(file))
-			}
-		}
-	}
-	abs, err := filepath.Abs(file)
+	root, err := filepath.Abs(m.root)
 	if err != nil {
-		return file
+		return "", err
 	}
-	if root, err := filepath.Abs(m.root); err == nil {
-		if rel, err := filepath.Rel(root, abs); err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
-			return filepath.ToSlash(rel)
-		}
+	if resolved, err := filepath.EvalSymlinks(root); err == nil {
+		root = resolved
 	}
-	return abs
+	return analysis.RelPath(root, abs)
 }
 
 func newMemoryCorrectCmd(m *memoryFlags) *cobra.Command {
@@ -168,12 +160,16 @@ $%s). Corrections are turned into proposals by "anchorage memory
 propose". The text may be at most %d bytes.`, memory.SessionEnv, memory.MaxCorrectionBytes),
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			rel, err := m.workspaceFile(file)
+			if err != nil {
+				return err
+			}
 			s, err := m.openMemory(cmd.Context(), sessionOption(cmd, session))
 			if err != nil {
 				return err
 			}
 			defer s.Close()
-			c, err := s.RecordCorrection(cmd.Context(), memory.Correction{Text: strings.Join(args, " "), File: m.workspaceFile(file)})
+			c, err := s.RecordCorrection(cmd.Context(), memory.Correction{Text: strings.Join(args, " "), File: rel})
 			if err != nil {
 				return err
 			}
@@ -295,11 +291,36 @@ func writeProposal(w io.Writer, n int, p memory.Proposal) {
 // approveOutput is what anchorage memory approve --json prints.
 type approveOutput struct {
 	Approvals []memory.Approval `json:"approvals"`
+	// LeftPending are the proposals "approve all" left pending because
+	// they contradict another pending proposal: the user chooses.
+	LeftPending []memory.Proposal `json:"left_pending,omitempty"`
 	// Anchors says where each approved rule was anchored.
 	Anchors []anchorOutcome `json:"anchors,omitempty"`
 	// AnchorError says why anchoring failed; the rules are stored all
 	// the same.
 	AnchorError string `json:"anchor_error,omitempty"`
+}
+
+// printLeftPending explains why "approve all" left proposals pending:
+// each contradicts another pending one, and approving both would keep only
+// the later.
+func printLeftPending(w io.Writer, approved []memory.Approval, left []memory.Proposal) {
+	if len(left) == 0 {
+		return
+	}
+	if len(approved) == 0 {
+		fmt.Fprintf(w, "Approved nothing: the %d pending proposal(s) contradict each other, so you choose which to keep.\n", len(left))
+	} else {
+		fmt.Fprintf(w, "Left %d proposal(s) pending: they contradict each other, so you choose which to keep.\n", len(left))
+	}
+	for _, p := range left {
+		fmt.Fprintf(w, "  %d: %s", p.ID, p.Content)
+		if p.ContradictsProposal != 0 {
+			fmt.Fprintf(w, "  (contradicts proposal %d)", p.ContradictsProposal)
+		}
+		fmt.Fprintln(w)
+	}
+	fmt.Fprintln(w, "Approve one with \"anchorage memory approve ID\" and reject the other with \"anchorage memory reject ID\".")
 }
 
 func newMemoryApproveCmd(m *memoryFlags) *cobra.Command {
@@ -330,8 +351,12 @@ scope covers the rule's, and is kept beside it as an exception otherwise.
 			}
 			defer s.Close()
 			var as []memory.Approval
+			var left []memory.Proposal // pending after approve all
 			if all {
 				if as, err = s.ApproveAll(cmd.Context(), scope); err != nil {
+					return err
+				}
+				if left, err = s.Proposals(cmd.Context(), memory.StatusPending); err != nil {
 					return err
 				}
 			} else {
@@ -358,16 +383,17 @@ scope covers the rule's, and is kept beside it as an exception otherwise.
 			}
 			w := cmd.OutOrStdout()
 			if m.json {
-				out := approveOutput{Approvals: as, Anchors: anchored}
+				out := approveOutput{Approvals: as, Anchors: anchored, LeftPending: nonNil(left)}
 				if anchorErr != nil {
 					out.AnchorError = anchorErr.Error()
 				}
 				return writeJSON(w, out)
 			}
 			defer printAnchorOutcomes(w, anchored)
-			if len(as) == 0 {
+			if len(as) == 0 && len(left) == 0 {
 				fmt.Fprintln(w, "No pending proposals.")
 			}
+			defer printLeftPending(w, as, left)
 			for _, a := range as {
 				verb := "as rule"
 				if a.Merged {

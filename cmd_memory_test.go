@@ -58,6 +58,9 @@ func TestMemoryCLI(t *testing.T) {
 		for _, args := range [][]string{
 			{"correct", "  "},
 			{"correct", strings.Repeat("x", memory.MaxCorrectionBytes+1)},
+			{"correct", "--file", "/etc/passwd", "Never read passwords"},
+			{"correct", "--file", "no/such/file.go", "Never use panic"},
+			{"correct", "--file", "../outside.go", "Never use panic"},
 			{"approve", "abc"},
 			{"approve", "0"},
 			{"reject", "-3"},
@@ -74,6 +77,12 @@ func TestMemoryCLI(t *testing.T) {
 	})
 
 	file := filepath.Join(root, "service", "main.go")
+	if err := os.MkdirAll(filepath.Dir(file), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(file, []byte("package main\n\nfunc main() {}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	var proposalID int64
 	t.Run("correct ×3, propose", func(t *testing.T) {
 		for _, text := range []string{"Never use panic in production Go code", "don't panic", "avoid panic()"} {
@@ -247,5 +256,36 @@ func TestMemoryCorrectFileRelativeToRoot(t *testing.T) {
 		if c.File != "api/handlers.go" {
 			t.Errorf("correct --file %s stored file %q, want api/handlers.go", file, c.File)
 		}
+	}
+}
+
+// TestMemoryApproveAllContradicting is issue 16's report: with only a
+// contradicting pair pending, "approve all" says why it approved nothing.
+func TestMemoryApproveAllContradicting(t *testing.T) {
+	common := []string{"--data-dir", t.TempDir(), "--root", t.TempDir(), "memory"}
+	mem := func(args ...string) string {
+		t.Helper()
+		out, err := run(t, append(append([]string{}, common...), args...)...)
+		if err != nil {
+			t.Fatalf("memory %v: %v\n%s", args, err, out)
+		}
+		return out
+	}
+	for _, c := range []string{"Use tabs for indentation", "Always use tabs for indentation", "Never use tabs for indentation", "Do not use tabs for indentation"} {
+		mem("correct", c)
+	}
+	mem("propose")
+	out := mem("approve", "all")
+	for _, want := range []string{"Approved nothing: the 2 pending proposal(s) contradict each other", "(contradicts proposal", `anchorage memory reject ID`} {
+		if !strings.Contains(out, want) {
+			t.Errorf("approve all lacks %q:\n%s", want, out)
+		}
+	}
+	if strings.Contains(out, "No pending proposals") {
+		t.Errorf("approve all says there is nothing pending:\n%s", out)
+	}
+	var got approveOutput
+	if err := json.Unmarshal([]byte(mem("approve", "all", "--json")), &got); err != nil || len(got.Approvals) != 0 || len(got.LeftPending) != 2 {
+		t.Errorf("approve all --json = %+v, %v; want 2 left pending", got, err)
 	}
 }
