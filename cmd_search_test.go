@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/anchorage-dev/anchorage/internal/limits"
 	"github.com/anchorage-dev/anchorage/retrieval"
 	"github.com/anchorage-dev/anchorage/retrieval/budget"
 	"github.com/anchorage-dev/anchorage/state"
@@ -238,7 +239,7 @@ func TestCLISearch(t *testing.T) {
 			}
 		}
 		// A budget one token short of the first result's text cuts it.
-		whole := searchJSON(t, append(common, "--no-refresh", "--budget", "1000000", query)...)
+		whole := searchJSON(t, append(common, "--no-refresh", "--budget", strconv.Itoa(limits.MaxBudget), query)...)
 		if len(whole.Results) == 0 || whole.Results[0].Truncated {
 			t.Fatalf("results %+v, want whole texts", whole.Results)
 		}
