@@ -179,6 +179,7 @@ func (p *Parser) query(lang *Language, src []byte, root, within *sitter.Node) ra
 			main                            *captured
 			role                            string
 			name, owner, qual, subject, doc string
+			qualRaw                         string
 			nameSpan                        *captured
 		)
 		for i := range captures {
@@ -194,7 +195,8 @@ func (p *Parser) query(lang *Language, src []byte, root, within *sitter.Node) ra
 			case "owner":
 				owner = lastIdentifier(text(c.start, c.end))
 			case "qualifier":
-				qual = lastIdentifier(text(c.start, c.end))
+				qualRaw = text(c.start, c.end)
+				qual = lastIdentifier(qualRaw)
 			case "subject":
 				subject = lastIdentifier(text(c.start, c.end))
 			case "doc":
@@ -234,6 +236,11 @@ func (p *Parser) query(lang *Language, src []byte, root, within *sitter.Node) ra
 			}
 			if kind == EdgeImports {
 				name = cleanImport(name)
+				if strings.Trim(qualRaw, ".") == "" && qualRaw != "" {
+					// Python's "from . import jobs": the package's
+					// relative prefix, then the name.
+					name, qual = qualRaw+name, ""
+				}
 			}
 			raw.refs = append(raw.refs, pendingRef{
 				at: main.start, start: at.start, end: at.end,

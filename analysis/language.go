@@ -100,6 +100,9 @@ func compilePredicates(q *sitter.Query) ([][]predicate, error) {
 			p := predicate{capture: steps[1].ValueId, negate: strings.HasPrefix(op, "not-")}
 			var args []string
 			for _, st := range steps[2:] {
+				if st.Type == sitter.QueryPredicateStepTypeDone {
+					break // each predicate's steps end with Done
+				}
 				if st.Type != sitter.QueryPredicateStepTypeString {
 					return nil, fmt.Errorf("pattern %d: #%s takes strings", i, op)
 				}

@@ -590,6 +590,26 @@ func TestSampleGraph(t *testing.T) {
 		if got := importers("worker/client.py"); !slices.Equal(got, want) {
 			t.Errorf("importers of worker/client.py = %q, want %q", got, want)
 		}
+		// Issue 16: "from . import jobs" imports worker/jobs.py; "from
+		// .client import ApiError" imports no module named ApiError.
+		want = []string{
+			"worker/__init__.py:11 .jobs -> worker/jobs.py",
+			"worker/runner.py:6 .jobs -> worker/jobs.py",
+		}
+		if got := importers("worker/jobs.py"); !slices.Equal(got, want) {
+			t.Errorf("importers of worker/jobs.py = %q, want %q", got, want)
+		}
+		_, imports, _, err = ix.Imports(ctx, "worker/runner.py")
+		if err != nil {
+			t.Fatal(err)
+		}
+		var names []string
+		for _, im := range imports {
+			names = append(names, im.Name)
+		}
+		if want := []string{"collections", "time", ".", ".jobs", ".client"}; !slices.Equal(names, want) {
+			t.Errorf("imports of worker/runner.py = %q, want %q", names, want)
+		}
 	})
 
 	t.Run("Imports of Go packages by module path", func(t *testing.T) {

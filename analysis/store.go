@@ -169,9 +169,11 @@ func OpenStore(ctx context.Context, path string) (*Store, error) {
 }
 
 // indexFormat versions what the index derives from files beyond its
-// schema: how chunks are cut and their terms made. An index of another
-// format forgets its files, so that the next update indexes them again.
-const indexFormat = "5"
+// schema: how chunks are cut and their terms made, which edges are
+// extracted (6: Python's "from . import jobs" imports jobs). An index of
+// another format forgets its files, so that the next update indexes them
+// again.
+const indexFormat = "6"
 
 func (s *Store) checkFormat(ctx context.Context) error {
 	var format string

@@ -129,18 +129,23 @@ func likelyCallees(calls []analysis.CallSite) []analysis.CallSite {
 	return out
 }
 
-// inheritanceOrder lists the types related to a type in the direction the
-// question asked first: its subtypes for "implementations of X" (concrete
-// types before the interfaces that embed X), its bases for "what does X
-// extend", and bases first when the question did not say.
+// inheritanceOrder lists the types related to a type that the question
+// asks for: only its subtypes for "subclasses of X" and "implementations
+// of X" (concrete types before the interfaces that embed X), only its
+// bases for "what does X extend", and bases then subtypes when the
+// question did not say. A question about subtypes never answers with a
+// base: "subclasses of HTTPHandler" is not logging.Handler.
 func inheritanceOrder(direction string, bases, derived []analysis.Relation) []analysis.Relation {
-	if direction != DirectionDown {
-		return append(append([]analysis.Relation(nil), bases...), derived...)
+	switch direction {
+	case DirectionUp:
+		return append([]analysis.Relation(nil), bases...)
+	case DirectionDown:
+		sorted := append([]analysis.Relation(nil), derived...)
+		sort.SliceStable(sorted, func(i, j int) bool {
+			abstract := func(k analysis.Kind) bool { return k == analysis.KindInterface || k == analysis.KindTrait }
+			return !abstract(sorted[i].Symbol.Kind) && abstract(sorted[j].Symbol.Kind)
+		})
+		return sorted
 	}
-	sorted := append([]analysis.Relation(nil), derived...)
-	sort.SliceStable(sorted, func(i, j int) bool {
-		abstract := func(k analysis.Kind) bool { return k == analysis.KindInterface || k == analysis.KindTrait }
-		return !abstract(sorted[i].Symbol.Kind) && abstract(sorted[j].Symbol.Kind)
-	})
-	return append(sorted, bases...)
+	return append(append([]analysis.Relation(nil), bases...), derived...)
 }

@@ -74,5 +74,15 @@
     (relative_import)
   ] @name) @reference.import
 
+; from . import jobs → ".jobs" too, from .. import util → "..util": each
+; name imported from a package alone may be one of its modules.
+(import_from_statement
+  module_name: (relative_import) @qualifier
+  name: [
+    (dotted_name) @name
+    (aliased_import name: (dotted_name) @name)
+  ]
+  (#match? @qualifier "^\\.+$")) @reference.import
+
 ; Comments, for the doc comments above definitions.
 (comment) @comment
