@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/anchorage-dev/anchorage/analysis"
+	"github.com/anchorage-dev/anchorage/retrieval"
 )
 
 // graphFlags are the flags of the graph commands.
@@ -104,6 +105,7 @@ func newImportsCmd(g *globalFlags, f *graphFlags) *cobra.Command {
 			if err != nil {
 				return err
 			}
+			importedBy = retrieval.TestsLast(importedBy)
 			if len(files) == 0 {
 				return fmt.Errorf("no indexed file, directory or module named %q in %s", args[0], ix.Root())
 			}

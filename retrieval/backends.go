@@ -161,6 +161,7 @@ func (s *Searcher) imports(ctx context.Context, target string, topK int, resp *R
 	if err != nil {
 		return nil, err
 	}
+	importedBy = TestsLast(importedBy)
 	var out []Result
 	for i, imp := range importedBy {
 		if len(out) == topK {
@@ -173,6 +174,15 @@ func (s *Searcher) imports(ctx context.Context, target string, topK int, resp *R
 		resp.Notice = joinNotice(resp.Notice, "nothing in the index imports "+target)
 	}
 	return out, nil
+}
+
+// TestsLast returns the imports with those written in test files after
+// the others, each group in its order: "which files import zapcore" is
+// first answered by the code that ships.
+func TestsLast(imports []analysis.Import) []analysis.Import {
+	out := append([]analysis.Import(nil), imports...)
+	sort.SliceStable(out, func(i, j int) bool { return !IsTestPath(out[i].Path) && IsTestPath(out[j].Path) })
+	return out
 }
 
 func symbolResult(sym analysis.SymbolInfo, score float64, strategy Strategy) Result {
