@@ -174,6 +174,9 @@ func printAnswer(w io.Writer, a *analysis.Answer) {
 		switch r := d.Result.(type) {
 		case []analysis.CallSite:
 			printSites(w, r, a.Operation == analysis.OpCallers)
+			if d.OmittedAmbiguous > 0 {
+				fmt.Fprintf(w, "  … and %d more ambiguous calls (same-name methods of other types may be meant), left out\n", d.OmittedAmbiguous)
+			}
 		case *analysis.InheritanceResult:
 			fmt.Fprintln(w, "  bases:")
 			printRelations(w, r.Bases, "    ")
@@ -196,7 +199,7 @@ func printSites(w io.Writer, sites []analysis.CallSite, callers bool) {
 		}
 		note := ""
 		if s.Ambiguous {
-			note = "  (ambiguous)"
+			note = "  (ambiguous: may call another type's " + s.Name + ")"
 		}
 		if callers {
 			fmt.Fprintf(w, "  %-32s %-36s %s%s\n", location(s.Path, s.Line), s.Caller.QualifiedName, call, note)

@@ -30,6 +30,9 @@ type Answer struct {
 type DefinitionAnswer struct {
 	Definition SymbolInfo `json:"definition"`
 	Result     any        `json:"result"`
+	// OmittedAmbiguous counts the ambiguous callers left out after the
+	// first MaxAmbiguousCallers (callers only).
+	OmittedAmbiguous int `json:"omitted_ambiguous,omitempty"`
 }
 
 // InheritanceResult is what a type extends and what extends it.
@@ -91,7 +94,11 @@ func (s *Store) Ask(ctx context.Context, op, symbol string, depth int) (*Answer,
 		if err != nil {
 			return nil, err
 		}
-		a.Definitions = append(a.Definitions, DefinitionAnswer{Definition: d, Result: r})
+		da := DefinitionAnswer{Definition: d, Result: r}
+		if sites, ok := r.([]CallSite); ok && op == OpCallers {
+			da.Result, da.OmittedAmbiguous = CapAmbiguous(sites, MaxAmbiguousCallers)
+		}
+		a.Definitions = append(a.Definitions, da)
 	}
 	return a, nil
 }

@@ -397,11 +397,46 @@ func (s *Store) Callers(ctx context.Context, def SymbolInfo) ([]CallSite, error)
 		}
 	}
 	// Sorted here rather than in SQL: most rows of a common name are
-	// dropped by resolution.
+	// dropped by resolution. Calls that reach def alone come first, then
+	// the ambiguous ones (conn.setState's 7 real callers before 28
+	// same-name methods of other types).
 	slices.SortFunc(out, func(a, b CallSite) int {
-		return cmp.Or(strings.Compare(a.Path, b.Path), cmp.Compare(a.Line, b.Line), cmp.Compare(a.Column, b.Column))
+		return cmp.Or(compareBool(a.Ambiguous, b.Ambiguous), strings.Compare(a.Path, b.Path), cmp.Compare(a.Line, b.Line), cmp.Compare(a.Column, b.Column))
 	})
 	return out, nil
+}
+
+// compareBool orders false before true.
+func compareBool(a, b bool) int {
+	switch {
+	case a == b:
+		return 0
+	case !a:
+		return -1
+	}
+	return 1
+}
+
+// MaxAmbiguousCallers is the most ambiguous call sites an answer about
+// callers lists after the resolved ones (see CapAmbiguous).
+const MaxAmbiguousCallers = 10
+
+// CapAmbiguous keeps every call site that is not ambiguous and the first
+// max ambiguous ones, in order, and returns how many it left out.
+func CapAmbiguous(sites []CallSite, max int) ([]CallSite, int) {
+	out := make([]CallSite, 0, len(sites))
+	omitted := 0
+	for _, c := range sites {
+		if c.Ambiguous {
+			if max <= 0 {
+				omitted++
+				continue
+			}
+			max--
+		}
+		out = append(out, c)
+	}
+	return out, omitted
 }
 
 // Callees returns the calls made by def, each resolved to the definitions

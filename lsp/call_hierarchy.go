@@ -92,6 +92,9 @@ func (s *Server) incomingCalls(ctx context.Context, p *protocol.CallHierarchyInc
 	if err != nil {
 		return nil, err
 	}
+	// Resolved callers first; then at most MaxAmbiguousCallers that may
+	// call a same-name method of another type, marked in their detail.
+	sites, _ = analysis.CapAmbiguous(sites, analysis.MaxAmbiguousCallers)
 	out := []protocol.CallHierarchyIncomingCall{}
 	index := map[int64]int{}
 	for _, c := range sites {
@@ -99,7 +102,11 @@ func (s *Server) incomingCalls(ctx context.Context, p *protocol.CallHierarchyInc
 		if !ok {
 			i = len(out)
 			index[c.Caller.ID] = i
-			out = append(out, protocol.CallHierarchyIncomingCall{From: f.callItem(c.Caller)})
+			item := f.callItem(c.Caller)
+			if c.Ambiguous {
+				item.Detail += " (ambiguous: may call another type's " + c.Name + ")"
+			}
+			out = append(out, protocol.CallHierarchyIncomingCall{From: item})
 		}
 		out[i].FromRanges = append(out[i].FromRanges, siteRange(c))
 	}
