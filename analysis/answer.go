@@ -88,6 +88,11 @@ func (s *Store) Ask(ctx context.Context, op, symbol string, depth int) (*Answer,
 		}
 		return nil, e
 	}
+	if op == OpInheritance {
+		// Only types extend and are extended: a Java constructor named
+		// like its class is not asked about.
+		defs = typesFirst(defs)
+	}
 	a := &Answer{Symbol: symbol, Operation: op}
 	for _, d := range defs {
 		r, err := run(d)
@@ -101,6 +106,21 @@ func (s *Store) Ask(ctx context.Context, op, symbol string, depth int) (*Answer,
 		a.Definitions = append(a.Definitions, da)
 	}
 	return a, nil
+}
+
+// typesFirst returns the types among defs, or defs when none is a type.
+func typesFirst(defs []SymbolInfo) []SymbolInfo {
+	var types []SymbolInfo
+	for _, d := range defs {
+		switch d.Kind {
+		case KindClass, KindStruct, KindInterface, KindTrait, KindEnum, KindType:
+			types = append(types, d)
+		}
+	}
+	if len(types) == 0 {
+		return defs
+	}
+	return types
 }
 
 func nonNil[T any](xs []T, err error) (any, error) {
