@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"strings"
 	"testing"
 
 	"go.lsp.dev/protocol"
@@ -70,5 +71,26 @@ func TestIndexSettingsPrecedence(t *testing.T) {
 		if !reflect.DeepEqual(exclude, tt.exclude) || !reflect.DeepEqual(ignore, tt.ignore) || size != tt.maxFileSize || !reflect.DeepEqual(langs, []string{"go"}) {
 			t.Errorf("%s: got %v %v %d %v", tt.name, exclude, ignore, size, langs)
 		}
+	}
+}
+
+// TestE2EWorkspaceSymbolModuleCode is issue 16's report: workspace/symbol
+// named module-level code by the first line of its text (a docstring).
+func TestE2EWorkspaceSymbolModuleCode(t *testing.T) {
+	t.Parallel()
+	root := sampleApp(t)
+	c := startClient(t)
+	c.start(t, clientOptions{}, root)
+	found := false
+	for _, s := range c.symbols(t, "worker package entry point imports logging os sys") {
+		if strings.HasPrefix(s.Name, `"""`) || strings.HasPrefix(s.Name, "//") || strings.HasPrefix(s.Name, "package ") || strings.HasPrefix(s.Name, "import ") {
+			t.Errorf("symbol named by its text: %q in %s", s.Name, s.Location.URI)
+		}
+		if s.Location.URI == fileURI(root, "worker/__init__.py") && s.Name == "__init__.py (module-level code)" && s.ContainerName == "worker" {
+			found = true
+		}
+	}
+	if !found {
+		t.Errorf("no module-level code of worker/__init__.py named by its file")
 	}
 }

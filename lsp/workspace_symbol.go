@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"path"
 	"strings"
 
 	"go.lsp.dev/protocol"
@@ -100,7 +101,13 @@ func (s *Server) routedSymbols(ctx context.Context, f *folder, query string, lim
 			name, container = name[i+1:], name[:i]
 		}
 		if name == "" {
-			name = strings.TrimSpace(firstLine(r.Snippet))
+			// Code outside any definition (imports, a module's
+			// docstring, top-level statements) is named by its file,
+			// not by its first line of text.
+			name = path.Base(r.File) + " (module-level code)"
+			if dir := path.Dir(r.File); dir != "." {
+				container = dir
+			}
 		}
 		start := protocol.Position{Line: uint32(max(r.Line-1, 0))}
 		end := protocol.Position{Line: uint32(max(r.EndLine-1, 0))}
@@ -110,12 +117,4 @@ func (s *Server) routedSymbols(ctx context.Context, f *folder, query string, lim
 		})
 	}
 	return out, nil
-}
-
-// firstLine returns text up to its first line break.
-func firstLine(text string) string {
-	if i := strings.IndexByte(text, '\n'); i >= 0 {
-		return text[:i]
-	}
-	return text
 }
