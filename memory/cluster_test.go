@@ -118,6 +118,13 @@ func TestMemoryInferScope(t *testing.T) {
 		{"language beats universal", []string{"Keep Go functions short"}, nil, "x", "language:go"},
 		{"two languages tie", []string{"Use Python and Rust"}, nil, "x", "project:x"},
 		{"tie broken by files", []string{"Use Python and Rust"}, map[string]int{"rust": 1}, "x", "language:rust"},
+		// Issue 16: a Go correction about fmt.Errorf is about Go.
+		{"fmt.Errorf is Go", []string{"Wrap errors with fmt.Errorf and %w"}, nil, "x", "language:go"},
+		{"Go's %w verb", []string{"Wrap errors with %w, not %v"}, nil, "x", "language:go"},
+		{"errors.Is is Go", []string{"Compare errors with errors.Is"}, nil, "x", "language:go"},
+		{"console.log is JavaScript", []string{"Remove console.log calls before committing"}, nil, "x", "language:javascript"},
+		{"Box::new is Rust", []string{"Avoid Box::new in hot loops"}, nil, "x", "language:rust"},
+		{"the project's own names are not a language", []string{"Call users.NewService to wire the handlers"}, nil, "x", "project:x"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -3,6 +3,7 @@ package memory
 import (
 	"fmt"
 	"maps"
+	"regexp"
 	"slices"
 	"strings"
 )
@@ -42,6 +43,52 @@ var scopeLanguageKeywords = map[string]string{
 	"clippy": "rust", "cargo": "rust", "rustfmt": "rust", "crate": "rust", "trait": "rust",
 	"maven": "java", "gradle": "java", "junit": "java", "lombok": "java", "jvm": "java",
 }
+
+// scopeLanguageAPIs are standard-library names, written qualified as in
+// code, that belong to one language: a correction about fmt.Errorf is
+// about Go. Both the package and the name are matched as written.
+var scopeLanguageAPIs = map[string]string{
+	"fmt.Errorf": "go", "fmt.Sprintf": "go", "fmt.Printf": "go", "fmt.Println": "go", "fmt.Fprintf": "go",
+	"errors.Is": "go", "errors.As": "go", "errors.Join": "go", "errors.Unwrap": "go", "log.Fatal": "go",
+	"log.Fatalf": "go", "os.Exit": "go", "context.Context": "go", "context.Background": "go", "context.TODO": "go",
+	"sync.Mutex": "go", "sync.WaitGroup": "go", "sync.Once": "go", "http.HandlerFunc": "go", "ioutil.ReadAll": "go",
+	"io.ReadAll": "go", "strconv.Itoa": "go", "strconv.Atoi": "go", "time.Sleep": "go", "t.Fatal": "go",
+	"t.Fatalf": "go", "t.Errorf": "go", "t.Helper": "go", "sql.ErrNoRows": "go", "slog.Info": "go",
+	"os.path": "python", "os.environ": "python", "sys.exit": "python", "logging.getLogger": "python",
+	"json.dumps": "python", "json.loads": "python", "subprocess.run": "python", "pathlib.Path": "python",
+	"typing.Optional": "python", "asyncio.run": "python", "self.assertEqual": "python", "pytest.raises": "python",
+	"console.log": "javascript", "console.error": "javascript", "JSON.stringify": "javascript", "JSON.parse": "javascript",
+	"process.env": "javascript", "module.exports": "javascript", "document.querySelector": "javascript",
+	"Promise.all": "javascript", "Object.keys": "javascript", "Array.isArray": "javascript",
+	"Box::new": "rust", "Vec::new": "rust", "String::from": "rust", "Arc::new": "rust", "Rc::new": "rust",
+	"Result::Ok": "rust", "Option::None": "rust", "std::io": "rust", "tokio::spawn": "rust",
+	"System.out": "java", "System.err": "java", "String.format": "java", "Optional.of": "java",
+	"Optional.empty": "java", "Collections.emptyList": "java", "List.of": "java", "Objects.requireNonNull": "java",
+}
+
+// scopeLanguageSigils are marks of code that only one language writes.
+var scopeLanguageSigils = map[string]string{"%w": "go", ":=": "go", "if err != nil": "go", "println!": "rust"}
+
+// languageAPIs returns the languages whose standard-library names or
+// sigils text writes, each once, with the first name found for it.
+func languageAPIs(text string) map[string]string {
+	out := map[string]string{}
+	for _, m := range qualifiedName.FindAllString(text, -1) {
+		if l, ok := scopeLanguageAPIs[m]; ok && out[l] == "" {
+			out[l] = m
+		}
+	}
+	for _, sig := range slices.Sorted(maps.Keys(scopeLanguageSigils)) {
+		if l := scopeLanguageSigils[sig]; strings.Contains(text, sig) && out[l] == "" {
+			out[l] = sig
+		}
+	}
+	return out
+}
+
+// qualifiedName matches a name qualified with a package, module or type
+// as code writes it: fmt.Errorf, os.path, Box::new.
+var qualifiedName = regexp.MustCompile(`[A-Za-z_][A-Za-z0-9_]*(?:\.|::)[A-Za-z_][A-Za-z0-9_]*`)
 
 // scopeAmbiguousKeywords are words of several languages: they count only for
 // a language the corrections' files are in.
@@ -124,11 +171,12 @@ func explicitLanguage(text string) []string {
 // the languages of the files its corrections were made in, and the
 // project (or ""):
 //
-//  1. A language the texts name ("in Go", "Python") or whose keywords
-//     they use ("panic", "unwrap"; an ambiguous one such as "async" only
-//     for a language of the files) makes language:<lang>: a naming counts
-//     3 per text, a keyword 2; the highest total wins, ties going to the
-//     language of more files.
+//  1. A language the texts name ("in Go", "Python"), whose standard
+//     library they name as code does ("fmt.Errorf", "console.log") or
+//     whose keywords they use ("panic", "unwrap"; an ambiguous one such as
+//     "async" only for a language of the files) makes language:<lang>: a
+//     naming or a library name counts 3 per text, a keyword 2; the highest
+//     total wins, ties going to the language of more files.
 //  2. Else words about writing or answering in general ("concise",
 //     "token", "summary", "file size", "line limit") make universal.
 //  3. Else the rule is about this code base: project:<project>, or
@@ -145,6 +193,13 @@ func inferScope(texts []string, fileLangs map[string]int, project string) scopeG
 				if why[l] == "" {
 					why[l] = fmt.Sprintf("the correction names %s", languageProseName(l))
 				}
+			}
+		}
+		for l, name := range languageAPIs(t) {
+			// A standard-library name counts like naming the language.
+			points[l] += 3
+			if why[l] == "" {
+				why[l] = fmt.Sprintf("%s is %s's", name, languageProseName(l))
 			}
 		}
 		for _, w := range proseLowerParts(t) {
