@@ -43,6 +43,9 @@ func (s *Server) memoryDocumentGlobs(f *folder) []string {
 	if globs := s.memorySettings().Documents; globs != nil {
 		return globs
 	}
+	if f == nil {
+		return nil
+	}
 	if file := f.file.Load(); file != nil && file.Settings.MemoryDocuments != nil {
 		return file.Settings.MemoryDocuments
 	}
