@@ -168,7 +168,8 @@ func BenchmarkDidOpenLarge(b *testing.B) {
 	}{{"one-line", true}, {"lines", false}} {
 		for _, mb := range []int{1, 4, 16, 64} {
 			b.Run(fmt.Sprintf("%s/%dMB", shape.name, mb), func(b *testing.B) {
-				text := largeText(mb<<20-1024, shape.oneLine)
+				// Over the 1 MiB size cap, and the frame under the 64 MiB limit.
+				text := largeText(max(mb<<20-4096, 1<<20+4096), shape.oneLine)
 				c := startBenchServer(b, root)
 				u := string(uri.File(filepath.Join(root, "big.min.js")))
 				b.SetBytes(int64(len(text)))
