@@ -222,7 +222,9 @@ func benchFlood(ctx context.Context, root, file string, edits, bigMB int) (*floo
 		return err
 	}
 	rootURI := "file://" + filepath.ToSlash(root)
-	if err := call("initialize", map[string]any{"processId": os.Getpid(), "rootUri": rootURI, "capabilities": map[string]any{}}); err != nil {
+	if err := call("initialize", map[string]any{"processId": os.Getpid(), "rootUri": rootURI, "capabilities": map[string]any{},
+		// The Go standard library is a dependency folder, indexed only on request.
+		"initializationOptions": map[string]any{"indexDependencies": true}}); err != nil {
 		return nil, err
 	}
 	if err := c.notify("initialized", map[string]any{}); err != nil {

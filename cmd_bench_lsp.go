@@ -62,6 +62,8 @@ func benchServer(ctx context.Context, root string, names []string) (*lspReport, 
 	rep := &lspReport{}
 	if _, err := c.call("initialize", map[string]any{
 		"processId": os.Getpid(), "rootUri": "file://" + filepath.ToSlash(root), "capabilities": map[string]any{},
+		// The Go standard library is a dependency folder, indexed only on request.
+		"initializationOptions": map[string]any{"indexDependencies": true},
 	}); err != nil {
 		return nil, err
 	}

@@ -53,7 +53,8 @@ func startBenchServer(b *testing.B, root string) *benchConn {
 		inW.Close()
 		<-c.done
 	})
-	c.call(b, "initialize", map[string]any{"processId": os.Getpid(), "rootUri": string(uri.File(root)), "capabilities": map[string]any{}})
+	c.call(b, "initialize", map[string]any{"processId": os.Getpid(), "rootUri": string(uri.File(root)), "capabilities": map[string]any{},
+		"initializationOptions": map[string]any{"indexDependencies": true}}) // GOROOT is a dependency folder
 	c.notify(b, "initialized", map[string]any{})
 	return c
 }
