@@ -680,3 +680,42 @@ func TestFullDisk(t *testing.T) {
 		t.Errorf("after freeing space:\n%s", r.stdout)
 	}
 }
+
+// TestReadOnlyUserData: with the user data directory read-only (a
+// read-only bind mount: root on Linux, skipped otherwise), the commands
+// that read rules work, and those that write say why they cannot.
+func TestReadOnlyUserData(t *testing.T) {
+	root := sampleRoot(t)
+	data := t.TempDir()
+	common := []string{"--data-dir", data, "--root", root}
+	mustRun(t, append(common, "memory", "correct", "Wrap database errors with the query that failed", "--file", "users/repo.go")...)
+	mustRun(t, append(common, "memory", "propose")...)
+	mustRun(t, append(common, "memory", "approve", "1")...)
+	mustRun(t, append(common, "memory", "search", "database errors")...)
+	userDir := filepath.Join(data, "data")
+	if out, err := exec.Command("mount", "--bind", userDir, userDir).CombinedOutput(); err != nil {
+		t.Skipf("cannot bind-mount the data directory: %v %s", err, out)
+	}
+	t.Cleanup(func() { exec.Command("umount", userDir).Run() })
+	if out, err := exec.Command("mount", "-o", "remount,ro,bind", userDir).CombinedOutput(); err != nil {
+		t.Skipf("cannot make the bind mount read-only: %v %s", err, out)
+	}
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"memory", "show"}, "Wrap database errors with the query that failed"},
+		{[]string{"memory", "stats"}, "1 active"},
+		{[]string{"memory", "search", "database errors"}, "rule:1"},
+		{[]string{"search", "kw:FindByID"}, "users/repo.go"},
+	} {
+		r := mustRun(t, append(common, c.args...)...)
+		if !strings.Contains(r.stdout, c.want) {
+			t.Errorf("%s: output lacks %q:\n%s", strings.Join(c.args, " "), c.want, r.stdout)
+		}
+	}
+	r := runCLI(t, append(common, "memory", "correct", "Retry failed jobs")...)
+	if r.err == nil || !strings.Contains(r.stderr, "readonly") {
+		t.Errorf("memory correct on a read-only data directory: %v\n%s", r.err, r.stderr)
+	}
+}

@@ -47,7 +47,6 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
-	"net/url"
 	"os"
 	"path/filepath"
 	"slices"
@@ -55,7 +54,6 @@ import (
 	"time"
 
 	"github.com/ncruces/go-sqlite3"
-	"github.com/ncruces/go-sqlite3/driver"
 
 	"github.com/anchorage-dev/anchorage/state"
 )
@@ -203,15 +201,11 @@ func Open(ctx context.Context, path string, opts ...Option) (*Store, error) {
 	if err := state.CheckUserDatabase(path); err != nil {
 		return nil, fmt.Errorf("open memory: %w", err)
 	}
-	dsn := (&url.URL{Scheme: "file", OmitHost: true, Path: filepath.ToSlash(path), RawQuery: "_txlock=immediate"}).String()
+	// Wait for locks before changing the journal mode, which takes one.
 	pragmas := fmt.Sprintf(`PRAGMA busy_timeout=%d; PRAGMA journal_mode=WAL; PRAGMA synchronous=FULL; PRAGMA foreign_keys=ON;`, o.busyTimeout.Milliseconds())
-	db, err := driver.Open(dsn, func(c *sqlite3.Conn) error {
-		// Wait for locks before changing the journal mode, which
-		// takes one.
-		return c.Exec(pragmas)
-	})
+	db, _, err := state.OpenUserDatabase(ctx, path, pragmas)
 	if err != nil {
-		return nil, fmt.Errorf("open memory %s: %w", path, err)
+		return nil, (&Store{path: path, opts: o}).fail("open memory "+path, err)
 	}
 	s := &Store{db: db, path: path, opts: o}
 	if err := s.migrate(ctx); err != nil {

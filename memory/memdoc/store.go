@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"net/url"
 	"os"
 	"path/filepath"
 	"slices"
@@ -16,8 +15,6 @@ import (
 	"unicode/utf8"
 
 	"github.com/bmatcuk/doublestar/v4"
-	"github.com/ncruces/go-sqlite3"
-	"github.com/ncruces/go-sqlite3/driver"
 
 	"github.com/anchorage-dev/anchorage/state"
 )
@@ -76,9 +73,8 @@ func Open(ctx context.Context, path string) (*Store, error) {
 	if err := state.CheckUserDatabase(path); err != nil {
 		return nil, fmt.Errorf("open memory documents: %w", err)
 	}
-	dsn := (&url.URL{Scheme: "file", OmitHost: true, Path: filepath.ToSlash(path), RawQuery: "_txlock=immediate"}).String()
 	pragmas := fmt.Sprintf(`PRAGMA busy_timeout=%d; PRAGMA journal_mode=WAL; PRAGMA synchronous=FULL;`, DefaultBusyTimeout.Milliseconds())
-	db, err := driver.Open(dsn, func(c *sqlite3.Conn) error { return c.Exec(pragmas) })
+	db, _, err := state.OpenUserDatabase(ctx, path, pragmas)
 	if err != nil {
 		return nil, fmt.Errorf("open memory documents %s: %w", path, err)
 	}

@@ -314,8 +314,12 @@ func (s *Store) anchorOnBest(g *graph, sl *Slot, sc scorer) {
 }
 
 // saveSlots writes the dirty slots and adds the anchor moves and the
-// counters to the metrics, in one transaction.
+// counters to the metrics, in one transaction. A read-only database (a
+// read-only data directory) keeps none of it: searches still answer.
 func (s *Store) saveSlots(ctx context.Context, slots []Slot, counters map[string]int64) error {
+	if s.readOnly {
+		return nil
+	}
 	tx, err := s.db.BeginTx(ctx, nil)
 	if err != nil {
 		return err

@@ -32,7 +32,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"net/url"
 	"os"
 	"path/filepath"
 	"sort"
@@ -40,9 +39,6 @@ import (
 	"strings"
 	"sync"
 	"time"
-
-	"github.com/ncruces/go-sqlite3"
-	"github.com/ncruces/go-sqlite3/driver"
 
 	"github.com/anchorage-dev/anchorage/state"
 )
@@ -55,12 +51,15 @@ var ErrUnknownMemory = errors.New("no such memory")
 
 // Store is the memory graph and the slots.
 type Store struct {
-	db      *sql.DB
-	path    string
-	emb     *Embedder
-	p       Params
-	now     func() time.Time
-	sources []Source
+	db *sql.DB
+	// readOnly is set when the database could only be opened for
+	// reading: slot moves and counters are then not kept.
+	readOnly bool
+	path     string
+	emb      *Embedder
+	p        Params
+	now      func() time.Time
+	sources  []Source
 
 	mu  sync.Mutex // guards g and gen, and orders slot updates
 	g   *graph
@@ -103,16 +102,16 @@ func Open(ctx context.Context, path string, opts ...Option) (*Store, error) {
 	if err := state.CheckUserDatabase(path); err != nil {
 		return nil, fmt.Errorf("open memory graph: %w", err)
 	}
-	dsn := (&url.URL{Scheme: "file", OmitHost: true, Path: filepath.ToSlash(path), RawQuery: "_txlock=immediate"}).String()
 	// Slot moves and counters are written on every search: NORMAL
 	// synchronisation in WAL mode commits them without waiting for the
 	// disk, at the risk of losing the last ones on a power cut (never
 	// of corrupting the file).
 	const pragmas = `PRAGMA busy_timeout=10000; PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL; PRAGMA foreign_keys=ON;`
-	db, err := driver.Open(dsn, func(c *sqlite3.Conn) error { return c.Exec(pragmas) })
+	db, readOnly, err := state.OpenUserDatabase(ctx, path, pragmas)
 	if err != nil {
 		return nil, fmt.Errorf("open memory graph %s: %w", path, err)
 	}
+	s.readOnly = readOnly
 	s.db = db
 	if err := state.Migrate(ctx, db, Component, migrations()); err != nil {
 		db.Close()
