@@ -30,6 +30,13 @@ type Document struct {
 	// queried counts the top-level nodes the last extraction queried (all
 	// of them, -1, after a full extraction).
 	queried int
+	// clean says tree has no errors.
+	clean bool
+	// While the text has syntax errors, effText is the text without its
+	// damaged regions and effTree its parse (see recoverText); chunks are
+	// then effText's.
+	effText []byte
+	effTree *sitter.Tree
 }
 
 // TextEdit replaces the text between two positions (0-based lines, UTF-16
@@ -65,6 +72,10 @@ func (d *Document) Close() {
 	if d.tree != nil {
 		d.tree.Close()
 		d.tree = nil
+	}
+	if d.effTree != nil {
+		d.effTree.Close()
+		d.effTree = nil
 	}
 }
 
@@ -117,22 +128,49 @@ func (d *Document) Apply(ctx context.Context, p *Parser, version int32, edits []
 
 // reparse parses text, reusing old when it carries the edits made since it
 // was parsed, and extracts the graph: after an incremental parse, only the
-// top-level nodes whose text changed are queried again.
+// top-level nodes whose text changed are queried again. A text with syntax
+// errors is read without its damaged regions (see recoverText), parsed
+// incrementally from the last text without errors.
 func (d *Document) reparse(ctx context.Context, p *Parser, text []byte, lines *lineIndex, old *sitter.Tree) error {
 	tree, err := p.Parse(ctx, d.Language, text, old)
 	if err != nil {
 		return fmt.Errorf("parse %s: %w", d.Path, err)
 	}
-	incremental := old != nil
-	if incremental && tree.RootNode().HasError() {
-		// Error recovery can come out differently when parts of the old
-		// tree are reused; a text with syntax errors is parsed afresh so
-		// that the graph always equals that of a fresh parse.
-		tree.Close()
-		if tree, err = p.Parse(ctx, d.Language, text, nil); err != nil {
+	root := tree.RootNode()
+	var (
+		rec      *recovery
+		effTree  = tree
+		effText  = text
+		reusable = old != nil // d.chunks may be reused
+	)
+	if root.HasError() {
+		// Trials start from the last tree without errors: the previous
+		// recovery's, or the previous text's (old, edited to this text).
+		var base *parseBase
+		switch {
+		case d.effTree != nil:
+			base = &parseBase{d.effTree, d.effText}
+		case old != nil && d.clean:
+			base = &parseBase{old, text}
+		}
+		if rec, err = p.recoverText(ctx, d.Language, text, tree, base); err != nil {
+			tree.Close()
 			return fmt.Errorf("parse %s: %w", d.Path, err)
 		}
-		incremental = false
+		if rec != nil {
+			effTree, effText = rec.tree, rec.text
+			reusable = reusable || d.effTree != nil
+		} else if old != nil {
+			// No small region accounts for the errors: the graph is what
+			// error recovery makes of the whole text, parsed afresh so that
+			// it equals that of a fresh parse.
+			tree.Close()
+			if tree, err = p.Parse(ctx, d.Language, text, nil); err != nil {
+				return fmt.Errorf("parse %s: %w", d.Path, err)
+			}
+			effTree, root = tree, tree.RootNode()
+			reusable = false
+		}
 	}
 	if old != nil && old != tree {
 		old.Close()
@@ -140,22 +178,38 @@ func (d *Document) reparse(ctx context.Context, p *Parser, text []byte, lines *l
 	if d.tree != nil && d.tree != old && d.tree != tree {
 		d.tree.Close()
 	}
-	root := tree.RootNode()
+	if d.effTree != nil && d.effTree != effTree {
+		d.effTree.Close()
+	}
+	effRoot := effTree.RootNode()
 	var raw rawGraph
-	if incremental && d.chunks != nil {
-		raw, d.chunks, d.queried = p.queryChanged(d.Language, text, root, d.chunks)
+	if reusable && d.chunks != nil && !effRoot.HasError() {
+		raw, d.chunks, d.queried = p.queryChanged(d.Language, effText, effRoot, d.chunks)
 	} else {
-		raw, d.queried = p.query(d.Language, text, root, nil), -1
+		raw, d.queried = p.query(d.Language, effText, effRoot, nil), -1
 		d.chunks = nil
-		if !root.HasError() {
+		if !effRoot.HasError() {
 			// What a query finds in a tree with errors is not kept: error
 			// recovery decides which nodes exist (a comment under an ERROR
 			// node is not captured as a comment).
-			d.chunks = splitChunks(text, raw, topLevel(root))
+			d.chunks = splitChunks(effText, raw, topLevel(effRoot))
 		}
 	}
 	d.text, d.tree, d.lines = text, tree, lines
+	d.clean = !root.HasError()
+	d.effTree, d.effText = nil, nil
+	errors := 0
+	if rec != nil {
+		d.effTree, d.effText = rec.tree, rec.text
+		toRealRaw(&raw, rec.cuts)
+		if errors, err = p.queryCuts(ctx, d.Language, text, rec.cuts, &raw); err != nil {
+			return fmt.Errorf("parse %s: %w", d.Path, err)
+		}
+	}
 	d.graph = assemble(d.Language, d.Path, text, lines, root, raw, true)
+	if rec != nil {
+		d.graph.ParseErrors = errors
+	}
 	return nil
 }
 

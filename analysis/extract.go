@@ -63,7 +63,9 @@ func (p *Parser) Parse(ctx context.Context, lang *Language, src []byte, old *sit
 }
 
 // Extract parses src and returns its graph. path is the file's path relative
-// to the workspace root, with forward slashes.
+// to the workspace root, with forward slashes. A file with syntax errors is
+// read without its damaged regions, so that they hide nothing else (see
+// recoverText).
 func (p *Parser) Extract(ctx context.Context, lang *Language, path string, src []byte) (*FileGraph, error) {
 	start := time.Now()
 	tree, err := p.Parse(ctx, lang, src, nil)
@@ -71,10 +73,47 @@ func (p *Parser) Extract(ctx context.Context, lang *Language, path string, src [
 		return nil, fmt.Errorf("extract %s: %w", path, err)
 	}
 	p.spent.Parse += time.Since(start).Seconds()
-	g := p.ExtractTree(lang, path, src, tree)
-	start = time.Now()
-	tree.Close()
-	p.spent.Parse += time.Since(start).Seconds()
+	defer func() {
+		start := time.Now()
+		tree.Close()
+		p.spent.Parse += time.Since(start).Seconds()
+	}()
+	if tree.RootNode().HasError() {
+		start := time.Now()
+		rec, err := p.recoverText(ctx, lang, src, tree, nil)
+		if err != nil {
+			return nil, fmt.Errorf("extract %s: %w", path, err)
+		}
+		p.spent.Parse += time.Since(start).Seconds()
+		if rec != nil {
+			defer rec.tree.Close()
+			return p.extractRecovered(ctx, lang, path, src, tree, rec)
+		}
+	}
+	return p.ExtractTree(lang, path, src, tree), nil
+}
+
+// extractRecovered returns the graph of a file with syntax errors from
+// its recovery.
+func (p *Parser) extractRecovered(ctx context.Context, lang *Language, filePath string, src []byte, tree *sitter.Tree, rec *recovery) (*FileGraph, error) {
+	start := time.Now()
+	raw := p.query(lang, rec.text, rec.tree.RootNode(), nil)
+	toRealRaw(&raw, rec.cuts)
+	errors, err := p.queryCuts(ctx, lang, src, rec.cuts, &raw)
+	if err != nil {
+		return nil, fmt.Errorf("extract %s: %w", filePath, err)
+	}
+	queried := time.Now()
+	p.spent.Queries += queried.Sub(start).Seconds()
+	lines := newLineIndex(src)
+	g := assemble(lang, filePath, src, lines, tree.RootNode(), raw, false)
+	g.ParseErrors = errors
+	assembled := time.Now()
+	p.spent.Assemble += assembled.Sub(queried).Seconds()
+	if !p.NoChunks {
+		g.Chunks = chunkFile(g, src, lines, raw.comments)
+		p.spent.Chunks += time.Since(assembled).Seconds()
+	}
 	return g, nil
 }
 
