@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"slices"
 
 	sitter "github.com/smacker/go-tree-sitter"
 )
@@ -52,71 +53,53 @@ type parseBase struct {
 // errors. Trial parses start from base when it is not nil (a tree of a
 // text close to the trials'), otherwise afresh. It returns nil when no
 // small set of regions accounts for the errors.
+//
+// A region is a run of units around the first damaged top-level node; it
+// qualifies when it has errors of its own (parsed alone), so that good
+// code is never cut instead of the unfinished code that swallowed it, and
+// when the text without it has no errors — or its first error only after
+// the region, when the text has several damaged regions. A region found
+// is then narrowed to the units one indentation level deeper (a method of
+// a class, a statement of a body) as long as one of them qualifies.
 func (p *Parser) recoverText(ctx context.Context, lang *Language, text []byte, tree *sitter.Tree, base *parseBase) (*recovery, error) {
-	parse := func(trial []byte) (*sitter.Tree, error) {
-		var old *sitter.Tree
-		if base != nil && base.tree != nil {
-			old = base.tree.Copy()
-			defer old.Close()
-			editTo(old, base.text, trial)
-		}
-		return p.Parse(ctx, lang, trial, old)
-	}
-	var cuts []span
-	current := tree // the parse of text without cuts; not ours to close when it is tree
-	defer func() {
-		if current != tree {
-			current.Close()
-		}
-	}()
-	tries := 0
+	s := &recoverSearch{p: p, ctx: ctx, lang: lang, text: text, base: base}
+	defer s.close()
+	s.current = tree
+	s.own = false
 	lastHint := -1
-	for len(cuts) < recoverMaxCuts {
-		hint, ok := firstDamage(current.RootNode())
+	for len(s.cuts) < recoverMaxCuts {
+		root := s.current.RootNode()
+		hint, ok := firstDamage(root, cutOut(s.text, s.cuts))
 		if !ok {
-			break
+			// The text without the cuts has no errors: narrow each cut.
+			for i := range s.cuts {
+				if err := s.narrow(i); err != nil {
+					return nil, err
+				}
+			}
+			rec := &recovery{cuts: s.cuts, text: cutOut(text, s.cuts), tree: s.current}
+			s.own = false // handed over
+			return rec, nil
 		}
-		at := toReal(cuts, int(hint), false)
+		at := toReal(s.cuts, int(hint), false)
 		if at <= lastHint {
 			return nil, nil
 		}
 		lastHint = at
-		bounds := unitsAround(lang, text, at, cuts)
-		var found bool
+		bounds := unitsAround(lang, text, at, s.cuts, 0)
+		found := false
 		for w := 1; w <= recoverWidth && !found; w++ {
 			for back := 0; back <= recoverBack && !found; back++ {
 				i, j := bounds.home-back, bounds.home-back+w
 				if i < 0 || j >= len(bounds.starts) {
 					continue
 				}
-				if tries == recoverMaxTries {
-					return nil, nil
-				}
-				tries++
 				cut := span{uint32(bounds.starts[i]), uint32(bounds.starts[j])}
-				trialCuts := insertCut(cuts, cut)
-				trial, err := parse(cutOut(text, trialCuts))
-				if err != nil {
+				ok, err := s.try(insertCut(s.cuts, cut), at)
+				if err != nil || s.tries > recoverMaxTries {
 					return nil, err
 				}
-				root := trial.RootNode()
-				if !root.HasError() {
-					if current != tree {
-						current.Close()
-					}
-					current = tree
-					return &recovery{cuts: trialCuts, text: cutOut(text, trialCuts), tree: trial}, nil
-				}
-				// A cut that moves the first error past itself fixed one
-				// region of several: keep it and look for the next.
-				if next, ok := firstDamage(root); ok && toReal(trialCuts, int(next), false) >= int(cut.end) && toReal(trialCuts, int(next), false) > at {
-					if current != tree {
-						current.Close()
-					}
-					current, cuts, found = trial, trialCuts, true
-					continue
-				}
-				trial.Close()
+				found = ok
 			}
 		}
 		if !found {
@@ -126,28 +109,248 @@ func (p *Parser) recoverText(ctx context.Context, lang *Language, text []byte, t
 	return nil, nil
 }
 
-// firstDamage returns where the first top-level node with an error starts.
-func firstDamage(root *sitter.Node) (uint32, bool) {
+// recoverSearch is the state of recoverText's search.
+type recoverSearch struct {
+	p    *Parser
+	ctx  context.Context
+	lang *Language
+	text []byte
+	base *parseBase
+
+	cuts    []span
+	current *sitter.Tree // the parse of text without cuts
+	own     bool         // current is the search's to close
+	tries   int
+}
+
+func (s *recoverSearch) close() {
+	if s.own {
+		s.current.Close()
+	}
+}
+
+// parse parses text without cuts.
+func (s *recoverSearch) parse(cuts []span) (*sitter.Tree, error) {
+	trial := cutOut(s.text, cuts)
+	var old *sitter.Tree
+	if s.base != nil && s.base.tree != nil {
+		old = s.base.tree.Copy()
+		defer old.Close()
+		editTo(old, s.base.text, trial)
+	}
+	return s.p.Parse(s.ctx, s.lang, trial, old)
+}
+
+// damaged reports whether a region has errors of its own.
+func (s *recoverSearch) damaged(r span) (bool, error) {
+	tree, err := s.p.Parse(s.ctx, s.lang, s.text[r.start:r.end], nil)
+	if err != nil {
+		return false, err
+	}
+	defer tree.Close()
+	return tree.RootNode().HasError(), nil
+}
+
+// try parses the text without cuts, one of them new. It keeps the cuts
+// when the text has no errors, or when its first error is after the new
+// cut and after the error it was to fix (at).
+func (s *recoverSearch) try(cuts []span, at int) (bool, error) {
+	var cut span
+	for _, c := range cuts {
+		if !slices.Contains(s.cuts, c) {
+			cut = c
+		}
+	}
+	if bad, err := s.damaged(cut); err != nil || !bad {
+		return false, err
+	}
+	s.tries++
+	trial, err := s.parse(cuts)
+	if err != nil {
+		return false, err
+	}
+	root := trial.RootNode()
+	keep := !root.HasError()
+	if !keep {
+		next, _ := firstDamage(root, cutOut(s.text, cuts))
+		real := toReal(cuts, int(next), false)
+		keep = real >= int(cut.end) && real > at
+	}
+	if !keep {
+		trial.Close()
+		return false, nil
+	}
+	s.close()
+	s.current, s.own, s.cuts = trial, true, cuts
+	return true, nil
+}
+
+// narrow replaces cut i, while the text without the cuts has no errors,
+// by a smaller region of units one indentation level deeper, as long as
+// one qualifies.
+func (s *recoverSearch) narrow(i int) error {
+	for s.tries < recoverMaxTries {
+		c := s.cuts[i]
+		level, ok := innerLevel(s.text[c.start:c.end])
+		if !ok {
+			return nil
+		}
+		// Where the region's own parse has its first error.
+		tree, err := s.p.Parse(s.ctx, s.lang, s.text[c.start:c.end], nil)
+		if err != nil {
+			return err
+		}
+		at, ok := firstDamage(tree.RootNode(), s.text[c.start:c.end])
+		if ok && at == 0 {
+			// Damaged from its first node: where its first error after
+			// its start is.
+			at, ok = firstError(tree.RootNode(), 1)
+		}
+		tree.Close()
+		if !ok {
+			return nil
+		}
+		at += c.start
+		others := slices.Delete(slices.Clone(s.cuts), i, i+1)
+		bounds := unitsAround(s.lang, s.text[:c.end], int(at), []span{{0, c.start}}, level)
+		found := false
+		for w := 1; w <= 2 && !found; w++ {
+			for back := 0; back <= 1 && !found; back++ {
+				a, b := bounds.home-back, bounds.home-back+w
+				if a < 0 || b >= len(bounds.starts) {
+					continue
+				}
+				sub := span{uint32(bounds.starts[a]), uint32(bounds.starts[b])}
+				if sub == c || s.tries >= recoverMaxTries {
+					continue
+				}
+				bad, err := s.damaged(sub)
+				if err != nil {
+					return err
+				}
+				if !bad {
+					continue
+				}
+				s.tries++
+				cuts := insertCut(others, sub)
+				trial, err := s.parse(cuts)
+				if err != nil {
+					return err
+				}
+				if trial.RootNode().HasError() {
+					trial.Close()
+					continue
+				}
+				s.close()
+				s.current, s.own, s.cuts = trial, true, cuts
+				i = slices.Index(cuts, sub)
+				found = true
+			}
+		}
+		if !found {
+			return nil
+		}
+	}
+	return nil
+}
+
+// innerLevel returns the smallest indentation of the region's lines
+// deeper than its first line's.
+func innerLevel(region []byte) (int, bool) {
+	first := indentOf(region)
+	level := -1
+	for i := bytes.IndexByte(region, '\n'); i >= 0 && i+1 < len(region); {
+		line := region[i+1:]
+		n := indentOf(line)
+		if n > first && n < len(line) && line[n] != '\n' && line[n] != '\r' && (level < 0 || n < level) {
+			level = n
+		}
+		j := bytes.IndexByte(line, '\n')
+		if j < 0 {
+			break
+		}
+		i += j + 1
+	}
+	return level, level > first
+}
+
+// indentOf returns how many blanks start a line.
+func indentOf(line []byte) int {
+	n := 0
+	for n < len(line) && (line[n] == ' ' || line[n] == '\t') {
+		n++
+	}
+	return n
+}
+
+// firstDamage returns where the first top-level node with an error
+// starts. A top-level node that error recovery made up (a missing
+// terminator) points at the node before it, which it ends. Inside an
+// ERROR node (the whole file, or a run of top-level nodes), the damage
+// starts at its first loose token (a keyword or bracket that is no part of
+// a complete node) or the first node with an error in it.
+func firstDamage(root *sitter.Node, text []byte) (uint32, bool) {
 	if !root.HasError() {
 		return 0, false
 	}
-	if root.IsError() && root.ChildCount() == 0 {
-		return root.StartByte(), true
+	if at, ok := damageIn(root, text); ok {
+		return at, true
 	}
-	c := sitter.NewTreeCursor(root)
+	return root.StartByte(), true
+}
+
+// damageIn returns where the first damaged child of n starts.
+func damageIn(n *sitter.Node, text []byte) (uint32, bool) {
+	c := sitter.NewTreeCursor(n)
 	defer c.Close()
-	if c.GoToFirstChild() {
-		for {
-			n := c.CurrentNode()
-			if n.IsError() || n.IsMissing() || n.HasError() {
-				return n.StartByte(), true
+	if !c.GoToFirstChild() {
+		return 0, false
+	}
+	var prev *sitter.Node
+	for {
+		k := c.CurrentNode()
+		switch {
+		case k.IsMissing() && prev != nil:
+			return prev.StartByte(), true
+		case k.IsError():
+			if at, ok := damageIn(k, text); ok {
+				return at, true
 			}
-			if !c.GoToNextSibling() {
-				break
+			return k.StartByte(), true
+		case k.IsMissing() || k.HasError():
+			return k.StartByte(), true
+		case n.IsError() && !k.IsNamed() && len(bytes.TrimSpace(text[k.StartByte():k.EndByte()])) > 0:
+			return k.StartByte(), true
+		}
+		prev = k
+		if !c.GoToNextSibling() {
+			return 0, false
+		}
+	}
+}
+
+// firstError returns where the first ERROR or MISSING node starting at or
+// after from starts.
+func firstError(n *sitter.Node, from uint32) (uint32, bool) {
+	if !n.HasError() {
+		return 0, false
+	}
+	c := sitter.NewTreeCursor(n)
+	defer c.Close()
+	for {
+		node := c.CurrentNode()
+		if (node.IsError() || node.IsMissing()) && node.StartByte() >= from {
+			return node.StartByte(), true
+		}
+		if node.HasError() && c.GoToFirstChild() {
+			continue
+		}
+		for !c.GoToNextSibling() {
+			if !c.GoToParent() {
+				return 0, false
 			}
 		}
 	}
-	return root.StartByte(), true
 }
 
 // units are the starts of the top-level units around an offset: starts
@@ -160,7 +363,7 @@ type units struct {
 
 // unitsAround lists the unit starts around offset at, staying between the
 // cuts made already (a unit never spans one).
-func unitsAround(lang *Language, text []byte, at int, cuts []span) units {
+func unitsAround(lang *Language, text []byte, at int, cuts []span, level int) units {
 	lo, hi := 0, len(text)
 	for _, c := range cuts {
 		if int(c.end) <= at {
@@ -172,10 +375,10 @@ func unitsAround(lang *Language, text []byte, at int, cuts []span) units {
 	}
 	at = max(lo, min(at, hi))
 	var before []int
-	s := unitStart(lang, text, lo, at)
+	s := unitStart(lang, text, lo, at, level)
 	before = append(before, s)
 	for len(before) <= recoverBack && s > lo {
-		s = unitStart(lang, text, lo, s-1)
+		s = unitStart(lang, text, lo, s-1, level)
 		before = append(before, s)
 	}
 	var u units
@@ -185,7 +388,7 @@ func unitsAround(lang *Language, text []byte, at int, cuts []span) units {
 	u.home = len(u.starts) - 1
 	e := at
 	for k := 0; k < recoverWidth && e < hi; k++ {
-		e = nextUnit(lang, text, e, hi)
+		e = nextUnit(lang, text, e, hi, level)
 		u.starts = append(u.starts, e)
 	}
 	return u
@@ -193,10 +396,10 @@ func unitsAround(lang *Language, text []byte, at int, cuts []span) units {
 
 // unitStart returns the start of the unit holding offset at: the last line
 // at or before it, and not before lo, that starts a unit.
-func unitStart(lang *Language, text []byte, lo, at int) int {
+func unitStart(lang *Language, text []byte, lo, at, level int) int {
 	ls := bytes.LastIndexByte(text[:at], '\n') + 1
 	for ls > lo {
-		if startsUnit(lang, text[ls:]) {
+		if startsUnitAt(lang, text[ls:], level) {
 			return ls
 		}
 		ls = bytes.LastIndexByte(text[:ls-1], '\n') + 1
@@ -205,7 +408,7 @@ func unitStart(lang *Language, text []byte, lo, at int) int {
 }
 
 // nextUnit returns the start of the first unit after offset at, or hi.
-func nextUnit(lang *Language, text []byte, at, hi int) int {
+func nextUnit(lang *Language, text []byte, at, hi, level int) int {
 	for {
 		i := bytes.IndexByte(text[at:hi], '\n')
 		if i < 0 {
@@ -215,10 +418,24 @@ func nextUnit(lang *Language, text []byte, at, hi int) int {
 		if at >= hi {
 			return hi
 		}
-		if startsUnit(lang, text[at:hi]) {
+		if startsUnitAt(lang, text[at:hi], level) {
 			return at
 		}
 	}
+}
+
+// startsUnitAt reports whether a line (text from its start) starts a unit
+// at an indentation level: a top-level unit at its level (see startsUnit),
+// and any line, closing bracket or not, less indented.
+func startsUnitAt(lang *Language, line []byte, level int) bool {
+	n := indentOf(line)
+	if n == len(line) || line[n] == '\n' || line[n] == '\r' {
+		return false
+	}
+	if n < level {
+		return true
+	}
+	return n == level && startsUnit(lang, line[n:])
 }
 
 // startsUnit reports whether a line (text from its start) starts a
@@ -340,10 +557,15 @@ func (p *Parser) queryCuts(ctx context.Context, lang *Language, text []byte, cut
 		// What error recovery left open ends with the region's last
 		// character, not with the blank lines after it.
 		last := uint32(len(bytes.TrimRight(part, " \t\r\n")))
+		lastDef := uint32(0)
 		for i := range found.defs {
 			d := &found.defs[i]
 			d.end = max(d.start, min(d.end, last))
+			lastDef = max(lastDef, d.start)
 		}
+		// Comments after the region's last definition document nothing
+		// yet: they would otherwise pass for the doc of what follows.
+		found.comments = slices.DeleteFunc(found.comments, func(c span) bool { return c.start >= lastDef })
 		raw.addShifted(&found, int64(c.start))
 	}
 	return errors, nil

@@ -1,0 +1,401 @@
+package analysis
+
+import (
+	"context"
+	"fmt"
+	"hash/fnv"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	sitter "github.com/smacker/go-tree-sitter"
+)
+
+// TestRecoveryKeepsTheRest replays typing on every sample file of every
+// language: each top-level definition is taken out of its file and typed
+// again, piece by piece, at another top-level position, then deleted
+// again; an unclosed string and brackets are typed at top level and in a
+// function's body. After every keystroke, the open document's graph — and,
+// on a sample of the keystrokes, the graph the indexer extracts from the
+// same text on disk — holds every definition and reference of a fresh
+// parse of the text without the unfinished part, shifted, with the same
+// name, kind, qualified name, container, signature, doc and range. When a
+// definition is typed in full, its own definitions are there too.
+func TestRecoveryKeepsTheRest(t *testing.T) {
+	langs := NewLanguages()
+	files := sampleFiles(t, langs)
+	p := NewParser()
+	defer p.Close()
+	fresh := NewParser()
+	defer fresh.Close()
+	ctx := context.Background()
+	for _, name := range Names() {
+		if len(files[name]) == 0 {
+			t.Errorf("no sample files in %s", name)
+		}
+		for _, file := range files[name] {
+			rel, _ := filepath.Rel(sampleRoot, file)
+			t.Run(filepath.ToSlash(rel), func(t *testing.T) {
+				src, err := os.ReadFile(file)
+				if err != nil {
+					t.Fatal(err)
+				}
+				lang, _ := langs.ByName(name)
+				h := fnv.New64a()
+				h.Write([]byte(rel))
+				r := rand.New(rand.NewPCG(h.Sum64(), 16))
+				tree, err := fresh.Parse(ctx, lang, src, nil)
+				if err != nil {
+					t.Fatal(err)
+				}
+				defs := topLevelDefinitions(tree.RootNode(), fresh, lang, src)
+				tree.Close()
+				if len(defs) == 0 {
+					t.Skip("no top-level definitions")
+				}
+				// At most four definitions a file, chosen by the seed, keep
+				// the run short under -race.
+				r.Shuffle(len(defs), func(i, j int) { defs[i], defs[j] = defs[j], defs[i] })
+				defs = defs[:min(len(defs), 4)]
+				for _, d := range defs {
+					typed := string(src[d.start:d.end])
+					base := slices.Concat(src[:d.start], src[d.end:])
+					rp := recoveryReplay{t: t, p: p, fresh: fresh, lang: lang, path: filepath.ToSlash(rel), base: base, r: r}
+					at, ok := rp.gap()
+					if !ok {
+						t.Logf("%s: no top-level gap to type %q in", rel, firstLine(typed))
+						continue
+					}
+					rp.typeAndDelete(ctx, at, typed+"\n", "")
+				}
+				// Unclosed strings and brackets, at top level and in a body.
+				rp := recoveryReplay{t: t, p: p, fresh: fresh, lang: lang, path: filepath.ToSlash(rel), base: src, r: r}
+				if at, ok := rp.gap(); ok {
+					rp.typeAndDelete(ctx, at, `call(x, "unclosed`, "\n")
+					rp.typeAndDelete(ctx, at, `{ [ 'a`, "\n")
+				}
+				if at, ok := rp.bodyLine(); ok {
+					indent := src[at : at+indentOf(src[at:])]
+					rp.typeAndDelete(ctx, at, string(indent)+`call(x, "unclosed`, "\n")
+				}
+			})
+		}
+	}
+}
+
+// recoveryReplay types text into a document and checks its graph.
+type recoveryReplay struct {
+	t           *testing.T
+	p, fresh    *Parser
+	lang        *Language
+	path        string
+	base        []byte // the text without the unfinished part
+	r           *rand.Rand
+}
+
+// gap returns a random top-level position of the base text, where an
+// editor types a new definition: the start of a blank line before a line
+// starting a top-level node, or the end of the text after a line break.
+func (rp *recoveryReplay) gap() (int, bool) {
+	var gaps []int
+	text := rp.base
+	for i := 0; i < len(text); {
+		j := strings.IndexByte(string(text[i:]), '\n')
+		if j < 0 {
+			break
+		}
+		next := i + j + 1
+		if i > 0 && next < len(text) && startsUnit(rp.lang, text[next:]) && strings.TrimSpace(string(text[i:next])) == "" {
+			gaps = append(gaps, i)
+		}
+		i = next
+	}
+	if n := len(text); n > 0 && text[n-1] == '\n' {
+		gaps = append(gaps, n)
+	}
+	if len(gaps) == 0 {
+		return 0, false
+	}
+	return gaps[rp.r.IntN(len(gaps))], true
+}
+
+// bodyLine returns the start of a random indented line that follows an
+// indented line ending with ; or ) (a statement in a body).
+func (rp *recoveryReplay) bodyLine() (int, bool) {
+	var lines []int
+	text := string(rp.base)
+	start := 0
+	prevStmt := false
+	for start < len(text) {
+		end := strings.IndexByte(text[start:], '\n')
+		if end < 0 {
+			break
+		}
+		line := text[start : start+end]
+		indented := strings.HasPrefix(line, "\t") || strings.HasPrefix(line, "    ")
+		if indented && prevStmt {
+			lines = append(lines, start)
+		}
+		trimmed := strings.TrimSpace(line)
+		prevStmt = indented && (strings.HasSuffix(trimmed, ";") || strings.HasSuffix(trimmed, ")"))
+		start += end + 1
+	}
+	if len(lines) == 0 {
+		return 0, false
+	}
+	return lines[rp.r.IntN(len(lines))], true
+}
+
+// typeAndDelete types typed at offset at of the base text, piece by piece,
+// with suffix after it from the first keystroke (the line break an editor
+// opens before typing), then deletes it from its end. After each
+// keystroke the graph must hold the base text's graph, shifted.
+func (rp *recoveryReplay) typeAndDelete(ctx context.Context, at int, typed, suffix string) {
+	t := rp.t
+	t.Helper()
+	want, err := rp.fresh.Extract(ctx, rp.lang, rp.path, rp.base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want.ParseErrors > 0 {
+		t.Logf("%s: the text without %q has syntax errors; skipped", rp.path, firstLine(typed))
+		return
+	}
+	// Keystrokes: every character of the first line (the header), then
+	// pieces of 1 to 8 characters.
+	var steps []int
+	header := strings.IndexByte(typed, '\n')
+	if header < 0 {
+		header = len(typed)
+	}
+	for k := 1; k <= len(typed); {
+		steps = append(steps, k)
+		if k < header {
+			k++
+		} else {
+			k += 1 + rp.r.IntN(8)
+		}
+	}
+	if steps[len(steps)-1] != len(typed) {
+		steps = append(steps, len(typed))
+	}
+	var back []int
+	for k := len(typed) - 1 - rp.r.IntN(3); k > 0; k -= 1 + rp.r.IntN(8) {
+		back = append(back, k)
+	}
+	back = append(back, 0)
+	steps = append(steps, back...)
+
+	doc, err := rp.p.OpenDocument(ctx, rp.lang, rp.path, 1, rp.base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer doc.Close()
+	// The suffix comes first, as one keystroke.
+	cur := 0
+	lines := newLineIndex(rp.base)
+	pos := lines.position(at)
+	if err := doc.Apply(ctx, rp.p, 2, []TextEdit{{Range: &EditRange{pos.Line, pos.Column, pos.Line, pos.Column}, Text: suffix}}); err != nil {
+		t.Fatal(err)
+	}
+	for i, k := range steps {
+		// Apply the keystroke as the editor sends it: an insertion or a
+		// deletion at the end of what is typed so far.
+		text := doc.Text()
+		li := newLineIndex(text)
+		var e TextEdit
+		if k > cur {
+			p := li.position(at + cur)
+			e = TextEdit{Range: &EditRange{p.Line, p.Column, p.Line, p.Column}, Text: typed[cur:k]}
+		} else {
+			a, b := li.position(at+k), li.position(at+cur)
+			e = TextEdit{Range: &EditRange{a.Line, a.Column, b.Line, b.Column}}
+		}
+		if err := doc.Apply(ctx, rp.p, int32(i+3), []TextEdit{e}); err != nil {
+			t.Fatal(err)
+		}
+		cur = k
+		part := typed[:k] + suffix
+		wantText := slices.Concat(rp.base[:at], []byte(part), rp.base[at:])
+		if string(doc.Text()) != string(wantText) {
+			t.Fatalf("after typing %q: the document's text is not what was typed", typed[:k])
+		}
+		what := fmt.Sprintf("%s: typing %q at %d, keystroke %d/%d (%q typed)", rp.path, firstLine(typed), at, i+1, len(steps), lastLine(typed[:k]))
+		if !rp.check(what+", document", want, doc.Graph(), wantText, at, len(part)) {
+			os.WriteFile(fmt.Sprintf("/tmp/fail-%d-%s", i, strings.ReplaceAll(rp.path, "/", "_")), wantText, 0o644)
+			t.Logf("text:\n%s", wantText)
+			return
+		}
+		if i%4 == 3 || k == len(typed) {
+			g, err := rp.fresh.Extract(ctx, rp.lang, rp.path, wantText)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !rp.check(what+", indexer", want, g, wantText, at, len(part)) {
+				t.Logf("text:\n%s", wantText)
+				return
+			}
+		}
+		if k == len(typed) && strings.HasSuffix(typed, "\n\n") {
+			// Typed in full: the definition's own symbols are there.
+			own, err := rp.fresh.Extract(ctx, rp.lang, rp.path, []byte(typed))
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := symbolKeys(doc.Graph(), nil, nil, nil)
+			for _, s := range own.Symbols[1:] {
+				if !slices.ContainsFunc(got, func(k string) bool { return strings.HasPrefix(k, string(s.Kind)+" "+s.Name+" ") }) {
+					t.Errorf("%s: typed in full, %s %s is missing", what, s.Kind, s.Name)
+				}
+			}
+		}
+	}
+}
+
+// check reports whether got holds every symbol and reference of want (the
+// graph of the text without the unfinished part), shifted by size bytes
+// from offset at.
+func (rp *recoveryReplay) check(what string, want, got *FileGraph, text []byte, at, size int) bool {
+	t := rp.t
+	t.Helper()
+	failed := t.Failed()
+	lines := newLineIndex(text)
+	shift := func(r Range) Range {
+		s, e := r.Start.Offset, r.End.Offset
+		if s >= at {
+			s += size
+		}
+		if e > at || e == at && r.Start.Offset >= at {
+			e += size
+		}
+		return lines.rangeOf(uint32(s), uint32(e))
+	}
+	// A symbol's container may be a definition being typed: a method's
+	// type typed above it.
+	typedIn := func(i int) bool {
+		o := got.Symbols[i].Range.Start.Offset
+		return i > 0 && o >= at && o < at+size
+	}
+	// The definitions the edit is in are being edited: what stays of them
+	// is not checked, only everything outside the edit.
+	editing := func(i int) bool {
+		r := want.Symbols[i].Range
+		return i > 0 && r.Start.Offset < at && at < r.End.Offset
+	}
+	wantSyms := symbolKeys(want, nil, shift, editing)
+	gotSyms := symbolKeys(got, typedIn, nil, nil)
+	for _, k := range wantSyms {
+		if !slices.Contains(gotSyms, k) {
+			t.Errorf("%s: symbol missing or changed:\n  want %s\n  got  %s", what, k, strings.Join(near(gotSyms, k), "\n       "))
+			return false
+		}
+	}
+	wantRefs := refKeys(want, shift, editing)
+	gotRefs := refKeys(got, nil, nil)
+	for _, k := range wantRefs {
+		if !slices.Contains(gotRefs, k) {
+			t.Errorf("%s: reference missing or changed:\n  want %s\n  got  %s", what, k, strings.Join(near(gotRefs, k), "\n       "))
+			return false
+		}
+	}
+	checkUTF16Positions(t, text, got)
+	return failed || !t.Failed()
+}
+
+// symbolKeys describes each symbol but the module by what recovery keeps.
+func symbolKeys(g *FileGraph, typedIn func(int) bool, shift func(Range) Range, skip func(int) bool) []string {
+	var out []string
+	for _, s := range g.Symbols[1:] {
+		if skip != nil && skip(s.Index) {
+			continue
+		}
+		r, n := s.Range, s.NameRange
+		if shift != nil {
+			r, n = shift(r), shift(n)
+		}
+		container := ""
+		if s.Parent >= 0 {
+			container = g.Symbols[s.Parent].QualifiedName
+			if typedIn != nil && typedIn(s.Parent) {
+				container = g.Symbols[0].QualifiedName // as if it were not there
+			}
+		}
+		out = append(out, fmt.Sprintf("%s %s %s in %s at %s name %s sig %q doc %q", s.Kind, s.Name, s.QualifiedName, container, rangeKey(r), rangeKey(n), s.Signature, s.Doc))
+	}
+	return out
+}
+
+// refKeys describes each reference with its source's qualified name.
+func refKeys(g *FileGraph, shift func(Range) Range, skip func(int) bool) []string {
+	var out []string
+	for _, r := range g.Refs {
+		if skip != nil && skip(r.Source) {
+			continue
+		}
+		rg := r.Range
+		if shift != nil {
+			rg = shift(rg)
+		}
+		out = append(out, fmt.Sprintf("%s %s.%s (%s) from %s at %s", r.Kind, r.Qualifier, r.Name, r.Subject, g.Symbols[r.Source].QualifiedName, rangeKey(rg)))
+	}
+	return out
+}
+
+func rangeKey(r Range) string {
+	return fmt.Sprintf("%d:%d-%d:%d", r.Start.Line, r.Start.Column, r.End.Line, r.End.Column)
+}
+
+// near returns the keys that start like k (the same symbol, changed).
+func near(keys []string, k string) []string {
+	prefix, _, _ := strings.Cut(k, " at ")
+	var out []string
+	for _, x := range keys {
+		if strings.HasPrefix(x, prefix) {
+			out = append(out, x)
+		}
+	}
+	if len(out) == 0 {
+		return []string{"(none)"}
+	}
+	return out
+}
+
+// topLevelDefinitions returns the spans of the top-level nodes that define
+// something, with the line break before them when they start a line.
+func topLevelDefinitions(root *sitter.Node, p *Parser, lang *Language, src []byte) []span {
+	raw := p.query(lang, src, root, nil)
+	var out []span
+	for _, sp := range topLevel(root) {
+		if !slices.ContainsFunc(raw.defs, func(d definition) bool { return d.start >= sp.start && d.start < sp.end }) {
+			continue
+		}
+		// Whole lines: from the line's start to the line break after it.
+		start := int(sp.start)
+		if start > 0 && src[start-1] != '\n' {
+			continue // shares its line with something else
+		}
+		end := int(sp.end)
+		if i := strings.IndexByte(string(src[end:]), '\n'); i >= 0 && strings.TrimSpace(string(src[end:end+i])) == "" {
+			end += i + 1
+		} else {
+			continue
+		}
+		out = append(out, span{uint32(start), uint32(end)})
+	}
+	return out
+}
+
+func firstLine(s string) string {
+	line, _, _ := strings.Cut(s, "\n")
+	return line
+}
+
+func lastLine(s string) string {
+	if i := strings.LastIndexByte(strings.TrimRight(s, "\n"), '\n'); i >= 0 {
+		return s[i+1:]
+	}
+	return s
+}
