@@ -195,56 +195,64 @@ func (s *recoverSearch) narrow(i int) error {
 		if !ok {
 			return nil
 		}
-		// Where the region's own parse has its first error.
-		tree, err := s.p.Parse(s.ctx, s.lang, s.text[c.start:c.end], nil)
+		// Where the region's own parse has its first damage or error past
+		// its first line (cutting the first line alone cuts the region's
+		// head off its body).
+		region := s.text[c.start:c.end]
+		tree, err := s.p.Parse(s.ctx, s.lang, region, nil)
 		if err != nil {
 			return err
 		}
-		at, ok := firstDamage(tree.RootNode(), s.text[c.start:c.end])
-		if ok && at == 0 {
-			// Damaged from its first node: where its first error after
-			// its start is.
-			at, ok = firstError(tree.RootNode(), 1)
+		head := uint32(bytes.IndexByte(region, '\n') + 1)
+		var hints []uint32
+		if at, ok := damageIn(tree.RootNode(), region, head); ok {
+			hints = append(hints, at)
+		}
+		if at, ok := firstError(tree.RootNode(), head); ok && !slices.Contains(hints, at) {
+			hints = append(hints, at)
 		}
 		tree.Close()
-		if !ok {
-			return nil
-		}
-		at += c.start
 		others := slices.Delete(slices.Clone(s.cuts), i, i+1)
-		bounds := unitsAround(s.lang, s.text[:c.end], int(at), []span{{0, c.start}}, level)
 		found := false
-		for w := 1; w <= 2 && !found; w++ {
-			for back := 0; back <= 1 && !found; back++ {
-				a, b := bounds.home-back, bounds.home-back+w
-				if a < 0 || b >= len(bounds.starts) {
-					continue
+		for _, at := range hints {
+			bounds := unitsAround(s.lang, s.text[:c.end], int(at+c.start), []span{{0, c.start}}, level)
+			for w := 1; w <= 2 && !found; w++ {
+				for back := 0; back <= 1 && !found; back++ {
+					a, b := bounds.home-back, bounds.home-back+w
+					if a < 0 || b >= len(bounds.starts) {
+						continue
+					}
+					sub := span{uint32(bounds.starts[a]), uint32(bounds.starts[b])}
+					// The region's head stays: narrowing keeps the
+					// container and cuts a part of its body.
+					if sub.start == c.start || s.tries >= recoverMaxTries {
+						continue
+					}
+					bad, err := s.damaged(sub)
+					if err != nil {
+						return err
+					}
+					if !bad {
+						continue
+					}
+					s.tries++
+					cuts := insertCut(others, sub)
+					trial, err := s.parse(cuts)
+					if err != nil {
+						return err
+					}
+					if trial.RootNode().HasError() {
+						trial.Close()
+						continue
+					}
+					s.close()
+					s.current, s.own, s.cuts = trial, true, cuts
+					i = slices.Index(cuts, sub)
+					found = true
 				}
-				sub := span{uint32(bounds.starts[a]), uint32(bounds.starts[b])}
-				if sub == c || s.tries >= recoverMaxTries {
-					continue
-				}
-				bad, err := s.damaged(sub)
-				if err != nil {
-					return err
-				}
-				if !bad {
-					continue
-				}
-				s.tries++
-				cuts := insertCut(others, sub)
-				trial, err := s.parse(cuts)
-				if err != nil {
-					return err
-				}
-				if trial.RootNode().HasError() {
-					trial.Close()
-					continue
-				}
-				s.close()
-				s.current, s.own, s.cuts = trial, true, cuts
-				i = slices.Index(cuts, sub)
-				found = true
+			}
+			if found {
+				break
 			}
 		}
 		if !found {
@@ -293,14 +301,15 @@ func firstDamage(root *sitter.Node, text []byte) (uint32, bool) {
 	if !root.HasError() {
 		return 0, false
 	}
-	if at, ok := damageIn(root, text); ok {
+	if at, ok := damageIn(root, text, 0); ok {
 		return at, true
 	}
 	return root.StartByte(), true
 }
 
-// damageIn returns where the first damaged child of n starts.
-func damageIn(n *sitter.Node, text []byte) (uint32, bool) {
+// damageIn returns where the first damaged child of n starts, at or after
+// from.
+func damageIn(n *sitter.Node, text []byte, from uint32) (uint32, bool) {
 	c := sitter.NewTreeCursor(n)
 	defer c.Close()
 	if !c.GoToFirstChild() {
@@ -309,18 +318,23 @@ func damageIn(n *sitter.Node, text []byte) (uint32, bool) {
 	var prev *sitter.Node
 	for {
 		k := c.CurrentNode()
-		switch {
-		case k.IsMissing() && prev != nil:
-			return prev.StartByte(), true
-		case k.IsError():
-			if at, ok := damageIn(k, text); ok {
-				return at, true
+		if k.EndByte() > from {
+			switch {
+			case k.IsMissing() && prev != nil && prev.StartByte() >= from:
+				return prev.StartByte(), true
+			case k.IsError():
+				if at, ok := damageIn(k, text, from); ok {
+					return at, true
+				}
+				if k.StartByte() >= from {
+					return k.StartByte(), true
+				}
+			case k.StartByte() < from:
+			case k.IsMissing() || k.HasError():
+				return k.StartByte(), true
+			case n.IsError() && !k.IsNamed() && len(bytes.TrimSpace(text[k.StartByte():k.EndByte()])) > 0:
+				return k.StartByte(), true
 			}
-			return k.StartByte(), true
-		case k.IsMissing() || k.HasError():
-			return k.StartByte(), true
-		case n.IsError() && !k.IsNamed() && len(bytes.TrimSpace(text[k.StartByte():k.EndByte()])) > 0:
-			return k.StartByte(), true
 		}
 		prev = k
 		if !c.GoToNextSibling() {

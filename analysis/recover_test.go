@@ -56,10 +56,10 @@ func TestRecoveryKeepsTheRest(t *testing.T) {
 				if len(defs) == 0 {
 					t.Skip("no top-level definitions")
 				}
-				// At most four definitions a file, chosen by the seed, keep
-				// the run short under -race.
+				// Two definitions a file, chosen by the seed, keep the run
+				// short under -race.
 				r.Shuffle(len(defs), func(i, j int) { defs[i], defs[j] = defs[j], defs[i] })
-				defs = defs[:min(len(defs), 4)]
+				defs = defs[:min(len(defs), 2)]
 				for _, d := range defs {
 					typed := string(src[d.start:d.end])
 					base := slices.Concat(src[:d.start], src[d.end:])
@@ -165,7 +165,7 @@ func (rp *recoveryReplay) typeAndDelete(ctx context.Context, at int, typed, suff
 		return
 	}
 	// Keystrokes: every character of the first line (the header), then
-	// pieces of 1 to 8 characters.
+	// pieces of 1 to 12 characters.
 	var steps []int
 	header := strings.IndexByte(typed, '\n')
 	if header < 0 {
@@ -176,14 +176,14 @@ func (rp *recoveryReplay) typeAndDelete(ctx context.Context, at int, typed, suff
 		if k < header {
 			k++
 		} else {
-			k += 1 + rp.r.IntN(8)
+			k += 1 + rp.r.IntN(12)
 		}
 	}
 	if steps[len(steps)-1] != len(typed) {
 		steps = append(steps, len(typed))
 	}
 	var back []int
-	for k := len(typed) - 1 - rp.r.IntN(3); k > 0; k -= 1 + rp.r.IntN(8) {
+	for k := len(typed) - 1 - rp.r.IntN(3); k > 0; k -= 1 + rp.r.IntN(12) {
 		back = append(back, k)
 	}
 	back = append(back, 0)
@@ -224,6 +224,13 @@ func (rp *recoveryReplay) typeAndDelete(ctx context.Context, at int, typed, suff
 			t.Fatalf("after typing %q: the document's text is not what was typed", typed[:k])
 		}
 		what := fmt.Sprintf("%s: typing %q at %d, keystroke %d/%d (%q typed)", rp.path, firstLine(typed), at, i+1, len(steps), lastLine(typed[:k]))
+		if doc.Graph().ParseErrors == 0 {
+			// The text is valid: the graph is what it means, which the
+			// unfinished part may change (const x = followed by a class
+			// is a class expression; /* runs to the next */). Other tests
+			// check that it equals a fresh parse.
+			continue
+		}
 		if !rp.check(what+", document", want, doc.Graph(), wantText, at, len(part)) {
 			os.WriteFile(fmt.Sprintf("/tmp/fail-%d-%s", i, strings.ReplaceAll(rp.path, "/", "_")), wantText, 0o644)
 			t.Logf("text:\n%s", wantText)
@@ -293,8 +300,8 @@ func (rp *recoveryReplay) check(what string, want, got *FileGraph, text []byte, 
 			return false
 		}
 	}
-	wantRefs := refKeys(want, shift, editing)
-	gotRefs := refKeys(got, nil, nil)
+	wantRefs := refKeys(want, nil, shift, editing)
+	gotRefs := refKeys(got, typedIn, nil, nil)
 	for _, k := range wantRefs {
 		if !slices.Contains(gotRefs, k) {
 			t.Errorf("%s: reference missing or changed:\n  want %s\n  got  %s", what, k, strings.Join(near(gotRefs, k), "\n       "))
@@ -329,11 +336,16 @@ func symbolKeys(g *FileGraph, typedIn func(int) bool, shift func(Range) Range, s
 }
 
 // refKeys describes each reference with its source's qualified name.
-func refKeys(g *FileGraph, shift func(Range) Range, skip func(int) bool) []string {
+func refKeys(g *FileGraph, typedIn func(int) bool, shift func(Range) Range, skip func(int) bool) []string {
 	var out []string
 	for _, r := range g.Refs {
 		if skip != nil && skip(r.Source) {
 			continue
+		}
+		if typedIn != nil && typedIn(r.Source) && r.Subject == "" {
+			// impl Trait for Type, with Type being typed: as if it were
+			// not there.
+			r.Subject, r.Source = g.Symbols[r.Source].Name, 0
 		}
 		rg := r.Range
 		if shift != nil {
