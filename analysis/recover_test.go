@@ -88,12 +88,12 @@ func TestRecoveryKeepsTheRest(t *testing.T) {
 
 // recoveryReplay types text into a document and checks its graph.
 type recoveryReplay struct {
-	t           *testing.T
-	p, fresh    *Parser
-	lang        *Language
-	path        string
-	base        []byte // the text without the unfinished part
-	r           *rand.Rand
+	t        *testing.T
+	p, fresh *Parser
+	lang     *Language
+	path     string
+	base     []byte // the text without the unfinished part
+	r        *rand.Rand
 }
 
 // gap returns a random top-level position of the base text, where an
