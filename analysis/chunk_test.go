@@ -10,7 +10,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 	"unicode/utf8"
 )
 
@@ -995,12 +994,7 @@ func FuzzChunks(f *testing.F) {
 			g, err := p.Extract(context.Background(), lang, "fuzz/f.go", src)
 			done <- result{g, err}
 		}()
-		var r result
-		select {
-		case r = <-done:
-		case <-time.After(extractTimeout):
-			t.Fatalf("Extract did not return within %v for %d bytes: %q", extractTimeout, len(src), clip(string(src)))
-		}
+		r := hang(t, done, extractTimeout, fmt.Sprintf("Extract of %d bytes %q", len(src), clip(string(src))))
 		if r.err != nil {
 			t.Fatalf("Extract: %v", r.err)
 		}

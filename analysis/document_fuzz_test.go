@@ -8,7 +8,6 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
-	"time"
 	"unicode/utf8"
 )
 
@@ -95,11 +94,7 @@ func FuzzDocumentApply(f *testing.F) {
 			applyAndCheck(t, lang, seed, batches)
 			done <- true
 		}()
-		select {
-		case <-done:
-		case <-time.After(extractTimeout):
-			t.Fatalf("editing %s did not finish within %v", seed.path, extractTimeout)
-		}
+		hang(t, done, extractTimeout, "editing "+seed.path)
 	})
 }
 

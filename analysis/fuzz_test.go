@@ -2,6 +2,7 @@ package analysis
 
 import (
 	"context"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -74,12 +75,7 @@ func fuzzExtract(f *testing.F, langName, path string, snippets ...string) {
 			}
 			done <- r
 		}()
-		var r result
-		select {
-		case r = <-done:
-		case <-time.After(extractTimeout):
-			t.Fatalf("Extract did not return within %v for %d bytes of %s: %q", extractTimeout, len(src), langName, src)
-		}
+		r := hang(t, done, extractTimeout, fmt.Sprintf("Extract of %d bytes of %s %q", len(src), langName, src))
 		if r.err != nil {
 			t.Fatalf("Extract: %v", r.err)
 		}
@@ -93,9 +89,39 @@ func fuzzExtract(f *testing.F, langName, path string, snippets ...string) {
 	})
 }
 
-// extractTimeout bounds the extraction of one fuzz input; the inputs are
-// small and take milliseconds.
+// extractTimeout is how long the extraction of one fuzz input takes at
+// most on a quiet machine (the inputs are small and take milliseconds); a
+// slower one is logged. It fails only as a hang, at the test's deadline
+// (see hang).
 const extractTimeout = 10 * time.Second
+
+// hang waits for done, which a goroutine doing one step of a test closes
+// or sends on. It logs when the step takes longer than expected and fails
+// the test when it is still running shortly before the test binary's
+// deadline (go test -timeout), or after ten minutes without one: a busy
+// machine slows the step down without failing it.
+func hang[T any](t *testing.T, done <-chan T, expected time.Duration, what string) T {
+	t.Helper()
+	limit := 10 * time.Minute
+	if d, ok := t.Deadline(); ok {
+		left := time.Until(d)
+		limit = left - min(left/10+5*time.Second, left/2)
+	}
+	slow := time.NewTimer(expected)
+	defer slow.Stop()
+	end := time.NewTimer(limit)
+	defer end.Stop()
+	for {
+		select {
+		case v := <-done:
+			return v
+		case <-slow.C:
+			t.Logf("%s: still running after %v", what, expected)
+		case <-end.C:
+			t.Fatalf("%s: still running at the test's deadline", what)
+		}
+	}
+}
 
 // checkGraph checks the invariants of a graph extracted from src.
 func checkGraph(t *testing.T, lang, path string, src []byte, g *FileGraph) {

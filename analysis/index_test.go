@@ -60,19 +60,14 @@ func mustUpdate(t *testing.T, ix *Index) *Summary {
 		sum, err := ix.Update(context.Background(), nil)
 		done <- result{sum, err}
 	}()
-	select {
-	case r := <-done:
-		if r.err != nil {
-			t.Fatalf("Update: %v", r.err)
-		}
-		if r.sum == nil {
-			t.Fatal("Update returned a nil summary")
-		}
-		return r.sum
-	case <-time.After(time.Minute):
-		t.Fatal("Update did not finish within a minute")
-		return nil
+	r := hang(t, done, time.Minute, "Update")
+	if r.err != nil {
+		t.Fatalf("Update: %v", r.err)
 	}
+	if r.sum == nil {
+		t.Fatal("Update returned a nil summary")
+	}
+	return r.sum
 }
 
 // isIndexed reports whether the index holds the file rel.

@@ -84,13 +84,35 @@ func raceEnabled() bool {
 	return false
 }
 
-// Deadlines. No wait in these tests is unbounded.
+// How long the tests expect each kind of wait to take on a quiet machine.
+// A wait that takes longer is logged, not failed: CI runs on busy shared
+// machines, so every wait lasts until the event it waits for (or the end
+// of the server's output), bounded only by the test binary's deadline
+// (go test -timeout; see patience).
 const (
 	callTimeout  = 20 * time.Second // one request
 	eventTimeout = 20 * time.Second // a notification or request from the server
 	pollTimeout  = 15 * time.Second // a state the server reaches in the background
 	exitTimeout  = 15 * time.Second // the process ending
 )
+
+// patience returns when a wait gives up: shortly before the test binary's
+// deadline, leaving time to report what was awaited and to stop the
+// servers, or in ten minutes without a deadline.
+func patience(t *testing.T) time.Time {
+	d, ok := t.Deadline()
+	if !ok {
+		return time.Now().Add(10 * time.Minute)
+	}
+	left := time.Until(d)
+	return d.Add(-min(left/10+5*time.Second, left/2))
+}
+
+// waitTimers returns a timer that fires after the expected duration of a
+// wait (to log that it is slow) and one that fires at patience (to fail).
+func waitTimers(t *testing.T, expected time.Duration) (slow, end *time.Timer) {
+	return time.NewTimer(expected), time.NewTimer(time.Until(patience(t)))
+}
 
 // ---------------------------------------------------------------------------
 // The process.
@@ -174,12 +196,21 @@ func startProcIn(t *testing.T, dataDir string) *lspProc {
 func (p *lspProc) finish() {
 	t := p.t
 	p.stdin.Close()
-	select {
-	case <-p.done:
-	case <-time.After(exitTimeout):
-		t.Errorf("the server did not exit within %v of its input closing; killing it", exitTimeout)
-		p.cmd.Process.Kill()
-		<-p.done
+	slow, end := waitTimers(t, exitTimeout)
+	defer slow.Stop()
+	defer end.Stop()
+	for exited := false; !exited; {
+		select {
+		case <-p.done:
+			exited = true
+		case <-slow.C:
+			t.Logf("the server has not exited %v after its input closed; still waiting", exitTimeout)
+		case <-end.C:
+			t.Errorf("the server did not exit before the test's deadline after its input closed; killing it")
+			p.cmd.Process.Kill()
+			<-p.done
+			exited = true
+		}
 	}
 	p.stdout.Close()
 	log := p.stderr.String()
@@ -199,12 +230,19 @@ func (p *lspProc) finish() {
 // waitExit waits for the process to exit and returns its exit code.
 func (p *lspProc) waitExit(t *testing.T) int {
 	t.Helper()
-	select {
-	case <-p.done:
-		return p.exitCode
-	case <-time.After(exitTimeout):
-		t.Fatalf("the server did not exit within %v", exitTimeout)
-		return 0
+	slow, end := waitTimers(t, exitTimeout)
+	defer slow.Stop()
+	defer end.Stop()
+	for {
+		select {
+		case <-p.done:
+			return p.exitCode
+		case <-slow.C:
+			t.Logf("the server has not exited after %v; still waiting", exitTimeout)
+		case <-end.C:
+			t.Fatalf("the server did not exit before the test's deadline")
+			return 0
+		}
 	}
 }
 
@@ -270,10 +308,13 @@ func (r *recorder) mark() int {
 	return len(r.frames)
 }
 
-// wait returns the first frame from index from on that satisfies pred.
-func (r *recorder) wait(t *testing.T, from int, timeout time.Duration, what string, pred func(frame) bool) frame {
+// wait returns the first frame from index from on that satisfies pred. It
+// waits as long as it takes (see patience), logging when it takes longer
+// than expected.
+func (r *recorder) wait(t *testing.T, from int, expected time.Duration, what string, pred func(frame) bool) frame {
 	t.Helper()
-	deadline := time.NewTimer(timeout)
+	slow, deadline := waitTimers(t, expected)
+	defer slow.Stop()
 	defer deadline.Stop()
 	for {
 		r.mu.Lock()
@@ -299,8 +340,10 @@ func (r *recorder) wait(t *testing.T, from int, timeout time.Duration, what stri
 			}
 			r.mu.Unlock()
 			t.Fatalf("waiting for %s: the server's output ended", what)
+		case <-slow.C:
+			t.Logf("waiting for %s: nothing after %v yet; still waiting", what, expected)
 		case <-deadline.C:
-			t.Fatalf("waiting for %s: nothing within %v", what, timeout)
+			t.Fatalf("waiting for %s: nothing before the test's deadline", what)
 		}
 	}
 }
@@ -404,21 +447,25 @@ func (c *lspClient) handle(ctx context.Context, reply jsonrpc2.Replier, req json
 	return reply(ctx, nil, jsonrpc2.NewError(jsonrpc2.MethodNotFound, "test client: "+req.Method()))
 }
 
-// callCtx is the context of one request.
+// callCtx is the context of one request: it ends at patience.
 func callCtx(t *testing.T) context.Context {
-	ctx, cancel := context.WithTimeout(context.Background(), callTimeout)
+	ctx, cancel := context.WithDeadline(context.Background(), patience(t))
 	t.Cleanup(cancel)
 	return ctx
 }
 
-// call sends a request by method name and decodes its result.
+// call sends a request by method name and decodes its result, waiting as
+// long as it takes (see patience) and logging when it takes longer than
+// callTimeout.
 func (c *lspClient) call(t *testing.T, method string, params, result any) error {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), callTimeout)
+	ctx, cancel := context.WithDeadline(context.Background(), patience(t))
 	defer cancel()
+	slow := time.AfterFunc(callTimeout, func() { t.Logf("%s: no answer after %v yet; still waiting", method, callTimeout) })
+	defer slow.Stop()
 	_, err := c.conn.Call(ctx, method, params, result)
 	if ctx.Err() != nil {
-		t.Fatalf("%s: no answer within %v", method, callTimeout)
+		t.Fatalf("%s: no answer before the test's deadline", method)
 	}
 	return err
 }
@@ -812,18 +859,24 @@ func offsetAt(text string, p protocol.Position) int {
 // ---------------------------------------------------------------------------
 // Polling and assertions.
 
-// eventually polls check until it returns nil, failing with its last error
-// after the deadline.
-func eventually(t *testing.T, timeout time.Duration, check func() error) {
+// eventually polls check until it returns nil: a state the server reaches
+// in the background. It waits as long as it takes (see patience), logging
+// the last error when it takes longer than expected, and fails with it at
+// the test's deadline.
+func eventually(t *testing.T, expected time.Duration, check func() error) {
 	t.Helper()
-	deadline := time.Now().Add(timeout)
+	start := time.Now()
+	slow, end := start.Add(expected), patience(t)
 	for {
 		err := check()
 		if err == nil {
 			return
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("after %v: %v", timeout, err)
+		if now := time.Now(); now.After(end) {
+			t.Fatalf("after %v, at the test's deadline: %v", now.Sub(start).Round(time.Millisecond), err)
+		} else if now.After(slow) {
+			t.Logf("after %v: %v; still waiting", expected, err)
+			slow = end
 		}
 		time.Sleep(25 * time.Millisecond)
 	}

@@ -8,7 +8,6 @@ import (
 	"slices"
 	"strings"
 	"testing"
-	"time"
 
 	"go.lsp.dev/protocol"
 
@@ -220,23 +219,22 @@ func TestMemoryDocumentsE2E(t *testing.T) {
 func waitStoredDocument(t *testing.T, dataDir, root, id string, ok func(memdoc.Document) bool) memdoc.Document {
 	t.Helper()
 	path := filepath.Join(dataDir, "data", "memory.db")
-	deadline := time.Now().Add(pollTimeout)
-	var last string
-	for time.Now().Before(deadline) {
-		if _, err := os.Stat(path); err == nil {
-			st, err := memdoc.Open(context.Background(), path)
-			if err != nil {
-				t.Fatal(err)
-			}
-			doc, err := st.Document(context.Background(), root, id)
-			st.Close()
-			if err == nil && ok(doc) {
-				return doc
-			}
-			last = fmt.Sprintf("%+v %v", doc.Sections, err)
+	var doc memdoc.Document
+	eventually(t, pollTimeout, func() error {
+		if _, err := os.Stat(path); err != nil {
+			return err
 		}
-		time.Sleep(50 * time.Millisecond)
-	}
-	t.Fatalf("%s never stored as expected in %s (last: %s)", id, path, last)
-	return memdoc.Document{}
+		st, err := memdoc.Open(context.Background(), path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := st.Document(context.Background(), root, id)
+		st.Close()
+		if err == nil && ok(got) {
+			doc = got
+			return nil
+		}
+		return fmt.Errorf("%s not stored as expected in %s: %+v %v", id, path, got.Sections, err)
+	})
+	return doc
 }

@@ -8,12 +8,12 @@ package lsp
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
-	"time"
 
 	"go.lsp.dev/protocol"
 	"go.lsp.dev/uri"
@@ -104,19 +104,15 @@ func TestRecallE2E(t *testing.T) {
 	d := c.open(t, u, "go", src)
 	pos := protocol.Position{Line: 4, Character: 1}
 	d.change(t, protocol.TextDocumentContentChangeEvent{Range: protocol.Range{Start: pos, End: pos}, Text: " "})
-	deadline := time.Now().Add(eventTimeout)
-	for {
+	eventually(t, eventTimeout, func() error {
 		c.memCommand(t, &st, cmdAnchorsStatus)
-		if cs := st.Slots[2]; cs.Anchor != nil {
-			if cs.Anchor.ID != ids[2] || !strings.Contains(cs.Summary, "db.go") {
-				t.Errorf("slot C after editing OpenDatabase = %+v", cs)
-			}
-			break
+		if cs := st.Slots[2]; cs.Anchor == nil {
+			return fmt.Errorf("the slots did not follow the edit: %+v", st)
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("the slots never followed the edit: %+v", st)
-		}
-		time.Sleep(50 * time.Millisecond)
+		return nil
+	})
+	if cs := st.Slots[2]; cs.Anchor.ID != ids[2] || !strings.Contains(cs.Summary, "db.go") {
+		t.Errorf("slot C after editing OpenDatabase = %+v", cs)
 	}
 
 	var stats struct {

@@ -129,7 +129,7 @@ func connect(t testing.TB, root, data, profile string) *sdk.ClientSession {
 	cmd.Env = append(os.Environ(), serverEnv+"=1", rootEnv+"="+root, dataEnv+"="+data, profileEnv+"="+profile)
 	cmd.Stderr = &testLog{t: t}
 	client := sdk.NewClient(&sdk.Implementation{Name: "anchorage-test", Version: "1"}, nil)
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	ctx, cancel := testCtx(t)
 	defer cancel()
 	cs, err := client.Connect(ctx, &sdk.CommandTransport{Command: cmd}, nil)
 	if err != nil {
@@ -137,6 +137,21 @@ func connect(t testing.TB, root, data, profile string) *sdk.ClientSession {
 	}
 	t.Cleanup(func() { cs.Close() })
 	return cs
+}
+
+// testCtx returns the context of one wait on the server: it ends shortly
+// before the test binary's deadline (go test -timeout), or in ten minutes
+// without one, so that a busy machine slows the tests down without
+// failing them.
+func testCtx(t testing.TB) (context.Context, context.CancelFunc) {
+	limit := time.Now().Add(10 * time.Minute)
+	if dt, ok := t.(interface{ Deadline() (time.Time, bool) }); ok {
+		if d, ok := dt.Deadline(); ok {
+			left := time.Until(d)
+			limit = d.Add(-min(left/10+5*time.Second, left/2))
+		}
+	}
+	return context.WithDeadline(context.Background(), limit)
 }
 
 // testLog writes the server's stderr to the test log.
@@ -150,7 +165,7 @@ func (l *testLog) Write(p []byte) (int, error) {
 // call calls a tool and decodes its structured output into out.
 func call(t *testing.T, cs *sdk.ClientSession, name string, args any, out any) *sdk.CallToolResult {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	ctx, cancel := testCtx(t)
 	defer cancel()
 	res, err := cs.CallTool(ctx, &sdk.CallToolParams{Name: name, Arguments: args})
 	if err != nil {
@@ -185,15 +200,16 @@ func text(res *sdk.CallToolResult) string {
 // waitIndexed waits until the symbols tool no longer says partial.
 func waitIndexed(t *testing.T, cs *sdk.ClientSession) {
 	t.Helper()
-	deadline := time.Now().Add(60 * time.Second)
+	ctx, cancel := testCtx(t)
+	defer cancel()
 	for {
 		var out mcp.SymbolsOutput
 		call(t, cs, mcp.ToolSymbols, map[string]any{"query": "FindByID"}, &out)
 		if !out.Partial {
 			return
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("still indexing after a minute: %s", out.Notice)
+		if ctx.Err() != nil {
+			t.Fatalf("still indexing at the test's deadline: %s", out.Notice)
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
@@ -468,7 +484,7 @@ func TestTools(t *testing.T) {
 	}
 	for _, tc := range invalid {
 		t.Run("invalid/"+tc.name, func(t *testing.T) {
-			ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+			ctx, cancel := testCtx(t)
 			defer cancel()
 			res, err := cs.CallTool(ctx, &sdk.CallToolParams{Name: tc.tool, Arguments: tc.args})
 			if err != nil {
