@@ -1,9 +1,12 @@
 package analysis
 
 import (
+	"bytes"
 	"context"
 	"fmt"
+	"slices"
 	"sort"
+	"sync"
 
 	"github.com/cespare/xxhash/v2"
 
@@ -37,6 +40,13 @@ type Document struct {
 	// then effText's.
 	effText []byte
 	effTree *sitter.Tree
+	cuts    []span
+	// edited is where the last edit started, or -1.
+	edited int
+	// comments, until the graph's search chunks are cut, are the
+	// comments they need; chunkMu guards the cut.
+	comments *[]span
+	chunkMu  sync.Mutex
 }
 
 // TextEdit replaces the text between two positions (0-based lines, UTF-16
@@ -54,7 +64,7 @@ type EditRange struct {
 
 // OpenDocument parses text as the content of an open document.
 func (p *Parser) OpenDocument(ctx context.Context, lang *Language, path string, version int32, text []byte) (*Document, error) {
-	d := &Document{Path: path, Language: lang, Version: version}
+	d := &Document{Path: path, Language: lang, Version: version, edited: -1}
 	if err := d.reparse(ctx, p, text, newLineIndex(text), nil); err != nil {
 		return nil, err
 	}
@@ -65,7 +75,17 @@ func (p *Parser) OpenDocument(ctx context.Context, lang *Language, path string, 
 func (d *Document) Text() []byte { return d.text }
 
 // Graph returns the document's graph for its current text.
-func (d *Document) Graph() *FileGraph { return d.graph }
+// Search chunks are cut when the graph is first read after an edit, not
+// on every keystroke; readers may call Graph concurrently.
+func (d *Document) Graph() *FileGraph {
+	d.chunkMu.Lock()
+	defer d.chunkMu.Unlock()
+	if d.comments != nil {
+		d.graph.Chunks = chunkFile(d.graph, d.text, d.lines, *d.comments)
+		d.comments = nil
+	}
+	return d.graph
+}
 
 // Close releases the document's syntax tree.
 func (d *Document) Close() {
@@ -86,8 +106,16 @@ func (d *Document) Apply(ctx context.Context, p *Parser, version int32, edits []
 	text := d.text
 	tree := d.tree
 	lines := d.lines
+	// While every edit stays inside a damaged region, the rest of the text
+	// and its parse stay as they are (see reparseInCuts).
+	cuts := slices.Clone(d.cuts)
+	d.edited = -1
+	replaced := false
 	for _, e := range edits {
 		if e.Range == nil {
+			replaced = true
+			cuts = nil
+			d.edited = -1
 			text = []byte(e.Text)
 			if tree != nil {
 				tree.Close()
@@ -101,6 +129,8 @@ func (d *Document) Apply(ctx context.Context, p *Parser, version int32, edits []
 		if end < start {
 			start, end = end, start
 		}
+		cuts = editInCuts(cuts, start, end, len(e.Text))
+		d.edited = start
 		next := make([]byte, 0, len(text)-(end-start)+len(e.Text))
 		next = append(append(append(next, text[:start]...), e.Text...), text[end:]...)
 		nextLines := newLineIndex(next)
@@ -119,7 +149,30 @@ func (d *Document) Apply(ctx context.Context, p *Parser, version int32, edits []
 	}
 	// Edits are never dropped half-way: the parse runs to the end even if
 	// the request that brought them is cancelled.
-	if err := d.reparse(context.WithoutCancel(ctx), p, text, lines, tree); err != nil {
+	ctx = context.WithoutCancel(ctx)
+	if cuts != nil {
+		ok, err := d.reparseInCuts(ctx, p, text, lines, cuts)
+		if err != nil {
+			return err
+		}
+		if ok {
+			if tree != nil {
+				// The text's own tree is not kept up to date while typing
+				// in a damaged region: the next full parse starts afresh.
+				tree.Close()
+				d.tree = nil
+			}
+			d.Version = version
+			return nil
+		}
+	}
+	if tree == nil && d.tree == nil && d.effTree != nil && !replaced {
+		// The text's own tree was let go while typing in a damaged region:
+		// the tree of the text without it, edited, is as good a start.
+		tree = d.effTree.Copy()
+		editTo(tree, d.effText, text)
+	}
+	if err := d.reparse(ctx, p, text, lines, tree); err != nil {
 		return err
 	}
 	d.Version = version
@@ -149,18 +202,18 @@ func (d *Document) reparse(ctx context.Context, p *Parser, text []byte, lines *l
 		var base *parseBase
 		switch {
 		case d.effTree != nil:
-			base = &parseBase{d.effTree, d.effText}
+			base = &parseBase{d.effTree, d.effText, false}
 		case old != nil && d.clean:
-			base = &parseBase{old, text}
+			base = &parseBase{old, text, true}
 		}
-		if rec, err = p.recoverText(ctx, d.Language, text, tree, base); err != nil {
+		if rec, err = p.recoverText(ctx, d.Language, text, tree, base, d.edited); err != nil {
 			tree.Close()
 			return fmt.Errorf("parse %s: %w", d.Path, err)
 		}
 		if rec != nil {
 			effTree, effText = rec.tree, rec.text
 			reusable = reusable || d.effTree != nil
-		} else if old != nil {
+		} else if old != nil && countErrors(root) > 0 {
 			// No small region accounts for the errors: the graph is what
 			// error recovery makes of the whole text, parsed afresh so that
 			// it equals that of a fresh parse.
@@ -197,20 +250,74 @@ func (d *Document) reparse(ctx context.Context, p *Parser, text []byte, lines *l
 	}
 	d.text, d.tree, d.lines = text, tree, lines
 	d.clean = !root.HasError()
-	d.effTree, d.effText = nil, nil
+	d.effTree, d.effText, d.cuts = nil, nil, nil
 	errors := 0
 	if rec != nil {
-		d.effTree, d.effText = rec.tree, rec.text
+		d.effTree, d.effText, d.cuts = rec.tree, rec.text, rec.cuts
 		toRealRaw(&raw, rec.cuts)
 		if errors, err = p.queryCuts(ctx, d.Language, text, rec.cuts, &raw); err != nil {
 			return fmt.Errorf("parse %s: %w", d.Path, err)
 		}
 	}
-	d.graph = assemble(d.Language, d.Path, text, lines, root, raw, true)
+	d.graph = assemble(d.Language, d.Path, text, lines, root, raw, false)
+	d.comments = &raw.comments // sorted by assemble
 	if rec != nil {
 		d.graph.ParseErrors = errors
 	}
 	return nil
+}
+
+// editInCuts returns the damaged regions after an edit replacing the
+// bytes from start to end by size bytes, or nil unless the edit lies
+// inside one of them (before its last character, the line break that ends
+// it).
+func editInCuts(cuts []span, start, end, size int) []span {
+	delta := size - (end - start)
+	inside := false
+	for i := range cuts {
+		c := &cuts[i]
+		switch {
+		case int(c.end) <= start:
+		case int(c.start) <= start && end < int(c.end):
+			c.end = uint32(int(c.end) + delta)
+			inside = true
+		case inside && int(c.start) > end:
+			c.start, c.end = uint32(int(c.start)+delta), uint32(int(c.end)+delta)
+		default:
+			return nil
+		}
+	}
+	if !inside {
+		return nil
+	}
+	return cuts
+}
+
+// reparseInCuts updates the graph after edits inside damaged regions
+// (cuts, in text's offsets): the text without them is the same, so its
+// parse and what the query found in it are reused, and only the regions
+// are parsed again. It reports false, changing nothing, when a region has
+// no errors of its own any more (the code being typed is complete: the
+// whole text is parsed again).
+func (d *Document) reparseInCuts(ctx context.Context, p *Parser, text []byte, lines *lineIndex, cuts []span) (bool, error) {
+	if d.effTree == nil || d.chunks == nil || !bytes.Equal(cutOut(text, cuts), d.effText) {
+		return false, nil
+	}
+	var raw rawGraph
+	for i := range d.chunks {
+		raw.addShifted(&d.chunks[i].raw, int64(d.chunks[i].start))
+	}
+	toRealRaw(&raw, cuts)
+	errors, err := p.queryCutsStrict(ctx, d.Language, text, cuts, &raw)
+	if err != nil || errors == 0 {
+		return false, err
+	}
+	d.text, d.lines, d.cuts, d.clean = text, lines, cuts, false
+	d.queried = 0
+	d.graph = assemble(d.Language, d.Path, text, lines, d.effTree.RootNode(), raw, false)
+	d.comments = &raw.comments // sorted by assemble
+	d.graph.ParseErrors = errors
+	return true, nil
 }
 
 // chunk is what the query found in one top-level node of a document,

@@ -80,7 +80,7 @@ func (p *Parser) Extract(ctx context.Context, lang *Language, path string, src [
 	}()
 	if tree.RootNode().HasError() {
 		start := time.Now()
-		rec, err := p.recoverText(ctx, lang, src, tree, nil)
+		rec, err := p.recoverText(ctx, lang, src, tree, nil, -1)
 		if err != nil {
 			return nil, fmt.Errorf("extract %s: %w", path, err)
 		}

@@ -109,3 +109,84 @@ func BenchmarkAppendTerms(b *testing.B) {
 		buf = AppendTerms(buf[:0], text)
 	}
 }
+
+// BenchmarkDocumentTypingRecovery measures keystrokes that leave
+// net/http/server.go with syntax errors: a function typed character by
+// character above conn.serve, then deleted (each keystroke an edit, the
+// incremental reparse, the recovery of the rest of the file and the graph
+// update). It checks that conn.serve stays in the graph throughout.
+func BenchmarkDocumentTypingRecovery(b *testing.B) {
+	lang, src := loadBenchFile(b)
+	p := NewParser()
+	defer p.Close()
+	ctx := context.Background()
+	doc, err := p.OpenDocument(ctx, lang, "net/http/server.go", 1, src)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer doc.Close()
+	at := strings.Index(string(src), "\nfunc (c *conn) serve(ctx context.Context) {")
+	if at < 0 {
+		b.Skip("net/http/server.go has no conn.serve")
+	}
+	// A blank line to type on, above conn.serve's doc comment.
+	at = strings.LastIndex(string(src[:at]), "\n\n") + 1
+	pos := newLineIndex(src).position(at)
+	version := int32(2)
+	if err := doc.Apply(ctx, p, version, []TextEdit{{Range: &EditRange{pos.Line, 0, pos.Line, 0}, Text: "\n"}}); err != nil {
+		b.Fatal(err)
+	}
+	typed := "func Ping(ctx context.Context) error {\n\tif err := c.rwc.SetDeadline(time.Time{}); err != nil {\n\t\treturn fmt.Errorf(\"ping: %w\", err)\n\t}\n\treturn nil\n}\n"
+	var durations []time.Duration
+	keystroke := func(e TextEdit) {
+		version++
+		start := time.Now()
+		if err := doc.Apply(ctx, p, version, []TextEdit{e}); err != nil {
+			b.Fatal(err)
+		}
+		durations = append(durations, time.Since(start))
+		if os.Getenv("SLOW") != "" && time.Since(start) > 15*time.Millisecond {
+			b.Logf("slow %v: %q cuts %v", time.Since(start), doc.Text()[at:at+30], doc.cuts)
+		}
+		found := false
+		for _, s := range doc.Graph().Symbols {
+			if s.QualifiedName == "conn.serve" {
+				found = true
+				break
+			}
+		}
+		if !found {
+			b.Fatalf("conn.serve left the graph with %q typed", doc.Text()[at:at+40])
+		}
+	}
+	for b.Loop() {
+		li := newLineIndex(doc.Text())
+		line, col := pos.Line, 0
+		for _, r := range typed {
+			keystroke(TextEdit{Range: &EditRange{line, col, line, col}, Text: string(r)})
+			if r == '\n' {
+				line, col = line+1, 0
+			} else {
+				col++
+			}
+		}
+		_ = li
+		for range typed {
+			if col == 0 {
+				line--
+				col = len(strings.Split(string(doc.Text()[at:]), "\n")[line-pos.Line])
+				keystroke(TextEdit{Range: &EditRange{line, col, line + 1, 0}})
+				continue
+			}
+			keystroke(TextEdit{Range: &EditRange{line, col - 1, line, col}})
+			col--
+		}
+		if string(doc.Text()[at:at+1]) != "\n" {
+			b.Fatalf("deleting left %q", doc.Text()[at:at+40])
+		}
+	}
+	slices.Sort(durations)
+	b.ReportMetric(float64(durations[len(durations)*99/100].Microseconds())/1000, "p99-ms/keystroke")
+	b.ReportMetric(float64(durations[len(durations)/2].Microseconds())/1000, "p50-ms/keystroke")
+	b.ReportMetric(float64(len(durations))/float64(b.N), "keystrokes/op")
+}

@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"strings"
 
 	sitter "github.com/smacker/go-tree-sitter"
 )
@@ -47,12 +48,15 @@ const (
 type parseBase struct {
 	tree *sitter.Tree
 	text []byte
+	// edited says tree carries edits it was not parsed with yet.
+	edited bool
 }
 
 // recoverText finds the damaged regions of text, whose parse tree has
 // errors. Trial parses start from base when it is not nil (a tree of a
-// text close to the trials'), otherwise afresh. It returns nil when no
-// small set of regions accounts for the errors.
+// text close to the trials'), otherwise afresh; edited, when not -1, is
+// where an editor last changed the text. It returns nil when no small set
+// of regions accounts for the errors.
 //
 // A region is a run of units around the first damaged top-level node; it
 // qualifies when it has errors of its own (parsed alone), so that good
@@ -61,7 +65,7 @@ type parseBase struct {
 // the region, when the text has several damaged regions. A region found
 // is then narrowed to the units one indentation level deeper (a method of
 // a class, a statement of a body) as long as one of them qualifies.
-func (p *Parser) recoverText(ctx context.Context, lang *Language, text []byte, tree *sitter.Tree, base *parseBase) (*recovery, error) {
+func (p *Parser) recoverText(ctx context.Context, lang *Language, text []byte, tree *sitter.Tree, base *parseBase, edited int) (*recovery, error) {
 	s := &recoverSearch{p: p, ctx: ctx, lang: lang, text: text, base: base}
 	defer s.close()
 	s.current = tree
@@ -86,20 +90,32 @@ func (p *Parser) recoverText(ctx context.Context, lang *Language, text []byte, t
 			return nil, nil
 		}
 		lastHint = at
-		bounds := unitsAround(lang, text, at, s.cuts, 0)
+		// Where the text was edited last is where the damage most likely
+		// is (error recovery may notice it much later): it is looked at
+		// first.
+		hints := []int{at}
+		if edited >= 0 && len(s.cuts) == 0 && unitStart(lang, text, 0, min(edited, len(text)), 0) != unitStart(lang, text, 0, at, 0) {
+			hints = []int{edited, at}
+		}
 		found := false
-		for w := 1; w <= recoverWidth && !found; w++ {
-			for back := 0; back <= recoverBack && !found; back++ {
-				i, j := bounds.home-back, bounds.home-back+w
-				if i < 0 || j >= len(bounds.starts) {
-					continue
+		for _, h := range hints {
+			bounds := unitsAround(lang, text, h, s.cuts, 0)
+			for w := 1; w <= recoverWidth && !found; w++ {
+				for back := 0; back <= recoverBack && !found; back++ {
+					i, j := bounds.home-back, bounds.home-back+w
+					if i < 0 || j >= len(bounds.starts) {
+						continue
+					}
+					cut := span{uint32(bounds.starts[i]), uint32(bounds.starts[j])}
+					ok, err := s.try(insertCut(s.cuts, cut), at)
+					if err != nil || s.tries > recoverMaxTries {
+						return nil, err
+					}
+					found = ok
 				}
-				cut := span{uint32(bounds.starts[i]), uint32(bounds.starts[j])}
-				ok, err := s.try(insertCut(s.cuts, cut), at)
-				if err != nil || s.tries > recoverMaxTries {
-					return nil, err
-				}
-				found = ok
+			}
+			if found {
+				break
 			}
 		}
 		if !found {
@@ -134,6 +150,10 @@ func (s *recoverSearch) parse(cuts []span) (*sitter.Tree, error) {
 	trial := cutOut(s.text, cuts)
 	var old *sitter.Tree
 	if s.base != nil && s.base.tree != nil {
+		if bytes.Equal(trial, s.base.text) && !s.base.edited {
+			// Typing inside the damaged region leaves the rest as it was.
+			return s.base.tree.Copy(), nil
+		}
 		old = s.base.tree.Copy()
 		defer old.Close()
 		editTo(old, s.base.text, trial)
@@ -332,7 +352,7 @@ func damageIn(n *sitter.Node, text []byte, from uint32) (uint32, bool) {
 			case k.StartByte() < from:
 			case k.IsMissing() || k.HasError():
 				return k.StartByte(), true
-			case n.IsError() && !k.IsNamed() && len(bytes.TrimSpace(text[k.StartByte():k.EndByte()])) > 0:
+			case n.IsError() && loose(k, text):
 				return k.StartByte(), true
 			}
 		}
@@ -341,6 +361,15 @@ func damageIn(n *sitter.Node, text []byte, from uint32) (uint32, bool) {
 			return 0, false
 		}
 	}
+}
+
+// loose reports whether a child of an ERROR node is a loose token rather
+// than a complete node: a keyword or bracket, or a lone name.
+func loose(k *sitter.Node, text []byte) bool {
+	if !k.IsNamed() {
+		return len(bytes.TrimSpace(text[k.StartByte():k.EndByte()])) > 0
+	}
+	return k.ChildCount() == 0 && !strings.Contains(k.Type(), "comment")
 }
 
 // firstError returns where the first ERROR or MISSING node starting at or
@@ -556,32 +585,60 @@ func toRealRaw(raw *rawGraph, cuts []span) {
 func (p *Parser) queryCuts(ctx context.Context, lang *Language, text []byte, cuts []span, raw *rawGraph) (int, error) {
 	errors := 0
 	for _, c := range cuts {
-		part := text[c.start:c.end]
-		tree, err := p.Parse(ctx, lang, part, nil)
+		n, err := p.queryCut(ctx, lang, text, c, raw)
 		if err != nil {
-			return 0, fmt.Errorf("parse damaged region: %w", err)
+			return 0, err
 		}
-		root := tree.RootNode()
-		found := p.query(lang, part, root, nil)
-		errors += max(1, countErrors(root))
-		tree.Close()
-		if raw.module != "" {
-			found.module = "" // the rest of the file names the module
-		}
-		// What error recovery left open ends with the region's last
-		// character, not with the blank lines after it.
-		last := uint32(len(bytes.TrimRight(part, " \t\r\n")))
-		lastDef := uint32(0)
-		for i := range found.defs {
-			d := &found.defs[i]
-			d.end = max(d.start, min(d.end, last))
-			lastDef = max(lastDef, d.start)
-		}
-		// Comments after the region's last definition document nothing
-		// yet: they would otherwise pass for the doc of what follows.
-		found.comments = slices.DeleteFunc(found.comments, func(c span) bool { return c.start >= lastDef })
-		raw.addShifted(&found, int64(c.start))
+		errors += max(1, n)
 	}
+	return errors, nil
+}
+
+// queryCutsStrict is queryCuts, but returns 0 when a region has no errors
+// of its own, leaving raw changed.
+func (p *Parser) queryCutsStrict(ctx context.Context, lang *Language, text []byte, cuts []span, raw *rawGraph) (int, error) {
+	errors := 0
+	for _, c := range cuts {
+		n, err := p.queryCut(ctx, lang, text, c, raw)
+		if err != nil || n == 0 {
+			return 0, err
+		}
+		errors += n
+	}
+	return errors, nil
+}
+
+// queryCut parses a damaged region on its own, adds what the query finds
+// in it to raw and returns how many errors the region has.
+func (p *Parser) queryCut(ctx context.Context, lang *Language, text []byte, c span, raw *rawGraph) (int, error) {
+	part := text[c.start:c.end]
+	tree, err := p.Parse(ctx, lang, part, nil)
+	if err != nil {
+		return 0, fmt.Errorf("parse damaged region: %w", err)
+	}
+	defer tree.Close()
+	root := tree.RootNode()
+	found := p.query(lang, part, root, nil)
+	errors := 0
+	if root.HasError() {
+		errors = countErrors(root)
+	}
+	if raw.module != "" {
+		found.module = "" // the rest of the file names the module
+	}
+	// What error recovery left open ends with the region's last
+	// character, not with the blank lines after it.
+	last := uint32(len(bytes.TrimRight(part, " \t\r\n")))
+	lastDef := uint32(0)
+	for i := range found.defs {
+		d := &found.defs[i]
+		d.end = max(d.start, min(d.end, last))
+		lastDef = max(lastDef, d.start)
+	}
+	// Comments after the region's last definition document nothing
+	// yet: they would otherwise pass for the doc of what follows.
+	found.comments = slices.DeleteFunc(found.comments, func(c span) bool { return c.start >= lastDef })
+	raw.addShifted(&found, int64(c.start))
 	return errors, nil
 }
 

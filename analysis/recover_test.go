@@ -411,3 +411,65 @@ func lastLine(s string) string {
 	}
 	return s
 }
+
+// sameGraph returns "" when an open document's graph agrees with the
+// graph the indexer extracts from the same text, or what differs. Without
+// syntax errors they are equal. With errors, each may cut a different
+// damaged region (the document knows where the user types): every symbol
+// and reference outside the regions of both must then be the same.
+func sameGraph(lang *Language, doc *Document, fresh *FileGraph) string {
+	got := doc.Graph()
+	if got.ParseErrors == 0 || fresh.ParseErrors == 0 {
+		if g, w := graphText(got), graphText(fresh); g != w {
+			return firstDiff(w, g)
+		}
+		return ""
+	}
+	cuts := slices.Clone(doc.cuts)
+	p := NewParser()
+	defer p.Close()
+	ctx := context.Background()
+	tree, err := p.Parse(ctx, lang, doc.Text(), nil)
+	if err != nil {
+		return err.Error()
+	}
+	defer tree.Close()
+	rec, err := p.recoverText(ctx, lang, doc.Text(), tree, nil, -1)
+	if err != nil {
+		return err.Error()
+	}
+	if rec != nil {
+		rec.tree.Close()
+		cuts = append(cuts, rec.cuts...)
+	}
+	switch {
+	case rec == nil && doc.cuts == nil:
+		// Neither recovered: both are what error recovery makes of the
+		// whole text.
+		if g, w := graphText(got), graphText(fresh); g != w {
+			return firstDiff(w, g)
+		}
+		return ""
+	case rec == nil || doc.cuts == nil:
+		// Damage beyond recovery for one of them (several regions, or
+		// regions too wide), which keeps what error recovery makes of
+		// the whole text: not comparable.
+		return ""
+	}
+	in := func(g *FileGraph) func(int) bool {
+		return func(i int) bool {
+			r := g.Symbols[i].Range
+			return i > 0 && slices.ContainsFunc(cuts, func(c span) bool {
+				return r.Start.Offset < int(c.end) && int(c.start) < r.End.Offset || int(c.start) <= r.Start.Offset && r.Start.Offset < int(c.end)
+			})
+		}
+	}
+	keys := func(g *FileGraph) string {
+		skip := in(g)
+		return strings.Join(symbolKeys(g, skip, nil, skip), "\n") + "\n" + strings.Join(refKeys(g, skip, nil, skip), "\n")
+	}
+	if g, w := keys(got), keys(fresh); g != w {
+		return firstDiff(w, g)
+	}
+	return ""
+}
