@@ -595,12 +595,15 @@ func (p *Parser) queryCuts(ctx context.Context, lang *Language, text []byte, cut
 }
 
 // queryCutsStrict is queryCuts, but returns 0 when a region has no errors
-// of its own, leaving raw changed.
+// of its own, or defines more than one thing (a region cut wide, around
+// code that is not being typed, which a new search may narrow), leaving
+// raw changed.
 func (p *Parser) queryCutsStrict(ctx context.Context, lang *Language, text []byte, cuts []span, raw *rawGraph) (int, error) {
 	errors := 0
 	for _, c := range cuts {
+		defs := len(raw.defs)
 		n, err := p.queryCut(ctx, lang, text, c, raw)
-		if err != nil || n == 0 {
+		if err != nil || n == 0 || len(raw.defs)-defs > 1 {
 			return 0, err
 		}
 		errors += n

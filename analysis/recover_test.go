@@ -473,3 +473,91 @@ func sameGraph(lang *Language, doc *Document, fresh *FileGraph) string {
 	}
 	return ""
 }
+
+// TestRecoveryExamples replays the cases reported in issue 16, in the
+// indexer (a file on disk) and in an open document (typed character by
+// character): unfinished code above other definitions hides none of them,
+// and the definition being typed is there once its header parses.
+func TestRecoveryExamples(t *testing.T) {
+	tests := []struct {
+		name, file string
+		// after is the line the text is typed below (1-based), as sed's
+		// "Na" does.
+		after int
+		typed string
+		want  []string // qualified names that must be there
+		not   []string // qualified names that must not
+	}{
+		{"function header above db.Open", "internal/db/db.go", 15, "func Ping() {\n", []string{"db.Open", "Conn.QueryRow", "Conn.Close", "db.Ping"}, nil},
+		{"unclosed body in users/service.go", "users/service.go", 12, "func Half() {\n\tx := 1\n", []string{"users.NewService", "Service.GetUser", "Service.Rename", "users.Half"}, nil},
+		{"broken parameter list", "users/service.go", 7, "func broken( {\n", []string{"users.Service", "users.NewService", "Service.GetUser"}, []string{"broken.Service"}},
+		{"unclosed class in Python", "worker/jobs.py", 26, "class Half(Job:\n    def run(self):\n", []string{"jobs.Job", "Job.run", "jobs.EmailJob", "EmailJob.run"}, nil},
+		{"unclosed method in Java", "java/src/main/java/com/example/users/UserService.java", 21, "    public void half() {\n        int x = (1;\n", []string{"UserService.getUser", "UserService.rename"}, nil},
+	}
+	langs := NewLanguages()
+	p := NewParser()
+	defer p.Close()
+	ctx := context.Background()
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			src, err := os.ReadFile(filepath.Join(sampleRoot, filepath.FromSlash(tt.file)))
+			if err != nil {
+				t.Fatal(err)
+			}
+			lang, _ := langs.ForPath(tt.file)
+			at := 0
+			for range tt.after {
+				at += strings.IndexByte(string(src[at:]), '\n') + 1
+			}
+			text := slices.Concat(src[:at], []byte(tt.typed), src[at:])
+			check := func(what string, g *FileGraph) {
+				t.Helper()
+				if g.ParseErrors == 0 {
+					t.Errorf("%s: no syntax errors reported", what)
+				}
+				names := map[string]bool{}
+				for _, s := range g.Symbols {
+					names[s.QualifiedName] = true
+				}
+				for _, w := range tt.want {
+					if !names[w] {
+						t.Errorf("%s: %s is missing", what, w)
+					}
+				}
+				for _, n := range tt.not {
+					if names[n] {
+						t.Errorf("%s: %s is there", what, n)
+					}
+				}
+				checkUTF16Positions(t, text, g)
+			}
+			g, err := p.Extract(ctx, lang, tt.file, text)
+			if err != nil {
+				t.Fatal(err)
+			}
+			check("indexer", g)
+
+			doc, err := p.OpenDocument(ctx, lang, tt.file, 1, src)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer doc.Close()
+			pos := newLineIndex(src).position(at)
+			line, col := pos.Line, 0
+			for i, r := range tt.typed {
+				if err := doc.Apply(ctx, p, int32(i+2), []TextEdit{{Range: &EditRange{line, col, line, col}, Text: string(r)}}); err != nil {
+					t.Fatal(err)
+				}
+				if r == '\n' {
+					line, col = line+1, 0
+				} else {
+					col += utf16Len([]byte(string(r)))
+				}
+			}
+			if string(doc.Text()) != string(text) {
+				t.Fatalf("typed text:\n%s\nwant:\n%s", doc.Text(), text)
+			}
+			check("document", doc.Graph())
+		})
+	}
+}
