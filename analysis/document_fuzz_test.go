@@ -75,6 +75,17 @@ func FuzzDocumentApply(f *testing.F) {
 	f.Add(uint8(8), 2, 4, 2, 9, "Changed", 8, 4, "Other") // Java docs
 	f.Add(uint8(9), 0, 4, 0, 9, "Changed", 3, 3, "x")     // TypeScript docs
 	f.Add(uint8(10), 0, 4, 0, 5, "g", 3, 4, "T")          // Rust docs
+	// Unfinished code: unbalanced brackets and quotes, above and inside
+	// definitions, in every language.
+	f.Add(uint8(5), 12, 0, 12, 0, "func Half() {\n\tx := 1\n", 20, 0, "\"unclosed")
+	f.Add(uint8(5), 7, 0, 7, 0, "func broken( {\n", 14, 1, "(")
+	f.Add(uint8(4), 22, 1, 22, 1, "x := [", 30, 0, "`raw")
+	f.Add(uint8(0), 3, 0, 3, 0, "/* unclosed\r\n", 6, 0, "}")
+	f.Add(uint8(6), 10, 0, 10, 0, "def half(:\n", 12, 8, "'''")
+	f.Add(uint8(7), 20, 0, 20, 0, "class Half(Job:\n    def run(self):\n", 30, 8, "x = {")
+	f.Add(uint8(8), 4, 2, 4, 2, "void half() { int x = (1;\n", 9, 0, "class D {")
+	f.Add(uint8(9), 3, 0, 3, 0, "function half(a, b {\n", 7, 0, "`${")
+	f.Add(uint8(10), 3, 0, 3, 0, "fn half() -> u8 {\n", 6, 0, "'a")
 	f.Fuzz(func(t *testing.T, which uint8, line, col, endLine, endCol int, text string, line2, col2 int, text2 string) {
 		seed := seeds[int(which)%len(seeds)]
 		lang, err := langs.ByName(seed.lang)
