@@ -466,7 +466,14 @@ func sameGraph(lang *Language, doc *Document, fresh *FileGraph) string {
 	}
 	keys := func(g *FileGraph) string {
 		skip := in(g)
-		return strings.Join(symbolKeys(g, skip, nil, skip), "\n") + "\n" + strings.Join(refKeys(g, skip, nil, skip), "\n")
+		// References made in a damaged region go with it.
+		outside := *g
+		outside.Refs = slices.DeleteFunc(slices.Clone(g.Refs), func(r Ref) bool {
+			return slices.ContainsFunc(cuts, func(c span) bool {
+				return int(c.start) <= r.Range.Start.Offset && r.Range.Start.Offset < int(c.end)
+			})
+		})
+		return strings.Join(symbolKeys(g, skip, nil, skip), "\n") + "\n" + strings.Join(refKeys(&outside, skip, nil, skip), "\n")
 	}
 	if g, w := keys(got), keys(fresh); g != w {
 		return firstDiff(w, g)
