@@ -66,7 +66,12 @@ type parseBase struct {
 // is then narrowed to the units one indentation level deeper (a method of
 // a class, a statement of a body) as long as one of them qualifies.
 func (p *Parser) recoverText(ctx context.Context, lang *Language, text []byte, tree *sitter.Tree, base *parseBase, edited int) (*recovery, error) {
-	s := &recoverSearch{p: p, ctx: ctx, lang: lang, text: text, base: base}
+	s := &recoverSearch{p: p, ctx: ctx, lang: lang, text: text, base: base, maxTries: recoverMaxTries}
+	if edited < 0 {
+		// Without an editor's hint (a file on disk), the search may try
+		// more regions: the indexer is not on the keystroke path.
+		s.maxTries = 4 * recoverMaxTries
+	}
 	defer s.close()
 	s.current = tree
 	s.own = false
@@ -97,6 +102,16 @@ func (p *Parser) recoverText(ctx context.Context, lang *Language, text []byte, t
 		if edited >= 0 && len(s.cuts) == 0 && unitStart(lang, text, 0, min(edited, len(text)), 0) != unitStart(lang, text, 0, at, 0) {
 			hints = []int{edited, at}
 		}
+		if edited < 0 {
+			// Without an editor's hint, also where the first error node
+			// is, and the last unit (unfinished code at the end).
+			if e, ok := firstError(root, 0); ok {
+				hints = append(hints, toReal(s.cuts, int(e), false))
+			}
+			if len(text) > 0 {
+				hints = append(hints, unitStart(lang, text, 0, len(text)-1, 0))
+			}
+		}
 		found := false
 		for _, h := range hints {
 			bounds := unitsAround(lang, text, h, s.cuts, 0)
@@ -108,7 +123,7 @@ func (p *Parser) recoverText(ctx context.Context, lang *Language, text []byte, t
 					}
 					cut := span{uint32(bounds.starts[i]), uint32(bounds.starts[j])}
 					ok, err := s.try(insertCut(s.cuts, cut), at)
-					if err != nil || s.tries > recoverMaxTries {
+					if err != nil || s.tries > s.maxTries {
 						return nil, err
 					}
 					found = ok
@@ -137,6 +152,8 @@ type recoverSearch struct {
 	current *sitter.Tree // the parse of text without cuts
 	own     bool         // current is the search's to close
 	tries   int
+	// maxTries bounds the trial parses.
+	maxTries int
 }
 
 func (s *recoverSearch) close() {
@@ -209,7 +226,7 @@ func (s *recoverSearch) try(cuts []span, at int) (bool, error) {
 // by a smaller region of units one indentation level deeper, as long as
 // one qualifies.
 func (s *recoverSearch) narrow(i int) error {
-	for s.tries < recoverMaxTries {
+	for s.tries < s.maxTries {
 		c := s.cuts[i]
 		level, ok := innerLevel(s.text[c.start:c.end])
 		if !ok {
@@ -236,8 +253,8 @@ func (s *recoverSearch) narrow(i int) error {
 		found := false
 		for _, at := range hints {
 			bounds := unitsAround(s.lang, s.text[:c.end], int(at+c.start), []span{{0, c.start}}, level)
-			for w := 1; w <= 2 && !found; w++ {
-				for back := 0; back <= 1 && !found; back++ {
+			for w := 1; w <= recoverWidth && !found; w++ {
+				for back := 0; back <= recoverBack && !found; back++ {
 					a, b := bounds.home-back, bounds.home-back+w
 					if a < 0 || b >= len(bounds.starts) {
 						continue
@@ -245,7 +262,7 @@ func (s *recoverSearch) narrow(i int) error {
 					sub := span{uint32(bounds.starts[a]), uint32(bounds.starts[b])}
 					// The region's head stays: narrowing keeps the
 					// container and cuts a part of its body.
-					if sub.start == c.start || s.tries >= recoverMaxTries {
+					if sub.start == c.start || s.tries >= s.maxTries {
 						continue
 					}
 					bad, err := s.damaged(sub)
