@@ -169,8 +169,9 @@ func BenchmarkDidOpenLarge(b *testing.B) {
 	}{{"one-line", true}, {"lines", false}} {
 		for _, mb := range []int{1, 4, 16, 64} {
 			b.Run(fmt.Sprintf("%s/%dMB", shape.name, mb), func(b *testing.B) {
-				// Over the 1 MiB size cap, and the frame under the 64 MiB limit.
-				text := largeText(max(mb<<20-4096, 1<<20+4096), shape.oneLine)
+				// Over the 1 MiB size cap, and the frame, escaped line
+				// breaks included, under the 64 MiB limit.
+				text := largeText(max(mb<<20-mb<<20/64-4096, 1<<20+4096), shape.oneLine)
 				c := startBenchServer(b, root)
 				u := string(uri.File(filepath.Join(root, "big.min.js")))
 				b.SetBytes(int64(len(text)))
@@ -179,6 +180,9 @@ func BenchmarkDidOpenLarge(b *testing.B) {
 					"params": map[string]any{"textDocument": map[string]any{"uri": u, "languageId": "javascript", "version": 1, "text": text}}})
 				if err != nil {
 					b.Fatal(err)
+				}
+				if len(open) > maxFrame {
+					b.Fatalf("the didOpen frame has %d bytes, over the %d-byte limit", len(open), maxFrame)
 				}
 				frame := append([]byte(fmt.Sprintf("Content-Length: %d\r\n\r\n", len(open))), open...)
 				b.ResetTimer()
