@@ -205,7 +205,11 @@ func (s *Service) propose(ctx context.Context, _ ProposeArgs) (ProposeOutput, er
 	anchorer := &memory.Anchorer{Searcher: s.searcher, Project: s.project}
 	for i, p := range ps {
 		if p.ExampleFile == "" {
-			if res, err := anchorer.FindAnchor(ctx, p.Content, memory.AnchorOptions{Scope: p.Scope}); err == nil && res.Anchor != nil {
+			origins, err := st.ProposalOrigins(ctx, p)
+			if err != nil {
+				s.log.Printf("proposal %d: where its corrections were made: %v", p.ID, err)
+			}
+			if res, err := anchorer.FindAnchor(ctx, p.Content, memory.AnchorOptions{Scope: p.Scope, Origins: origins}); err == nil && res.Anchor != nil {
 				if err := st.SetProposalExample(ctx, p.ID, res.Anchor.File, res.Anchor.Symbol); err != nil {
 					s.log.Printf("proposal %d: example not stored: %v", p.ID, err)
 				} else {

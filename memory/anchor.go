@@ -9,6 +9,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -89,6 +90,20 @@ type AnchorOptions struct {
 	// MaxCandidates is how many ranked candidates to return; 0 means
 	// DefaultAnchorCandidates.
 	MaxCandidates int
+	// Origins are where the rule's corrections were made. A rule without
+	// a language scope or Language anchors in the languages of their
+	// files, and candidates in those files, their directories and their
+	// neighbours in the code graph rank first.
+	Origins []AnchorOrigin
+}
+
+// AnchorOrigin is a place a rule's correction was made.
+type AnchorOrigin struct {
+	// File is relative to the workspace root, with forward slashes.
+	File string `json:"file"`
+	// Line is the 1-based first line the correction was about, or 0
+	// when only the file is known.
+	Line int `json:"line,omitempty"`
 }
 
 // AnchorCandidate is a possible example of a rule, with its scores, all
@@ -113,6 +128,29 @@ type AnchorCandidate struct {
 	// Recency prefers recently changed files: the share of the
 	// workspace's files changed before this one.
 	Recency float64 `json:"recency"`
+	// MatchedTerms of the rule's KeyTerms are found in the symbol's name,
+	// doc comment, signature or code.
+	MatchedTerms int `json:"matched_terms"`
+	KeyTerms     int `json:"key_terms"`
+	// Home says how the candidate relates to where the rule's
+	// corrections were made: "symbol" (the one they were about), "file",
+	// "neighbour" (calls or is called by it), "package" (the same
+	// directory), or "" (elsewhere, or no corrections are known).
+	Home string `json:"home,omitempty"`
+	// Excerpt is the span of the symbol that shows the rule (1-based
+	// lines, within Line and EndLine): what hover and injection show of
+	// a long example.
+	Excerpt *LineSpan `json:"excerpt,omitempty"`
+	// fingerprint identifies the symbol's code without its name (see
+	// anchorFingerprint); manual marks an example the user chose.
+	fingerprint string
+	manual      bool
+}
+
+// LineSpan is a span of lines, 1-based and inclusive.
+type LineSpan struct {
+	From int `json:"from"`
+	To   int `json:"to"`
 }
 
 // AnchorResult is what FindAnchor found for a rule.
@@ -152,6 +190,14 @@ type anchorMeta struct {
 	// Threshold is the anchoring threshold, left out when it is
 	// DefaultAnchorThreshold.
 	Threshold float64 `json:"t,omitempty"`
+	// Manual marks an example the user chose: re-anchoring keeps it.
+	Manual bool `json:"m,omitempty"`
+	// Hash is the fingerprint of the symbol's code without its name, to
+	// find it again after a rename or a move.
+	Hash string `json:"h,omitempty"`
+	// Excerpt is the span that shows the rule, as line offsets from the
+	// symbol's first line, when it is shorter than the symbol.
+	Excerpt []int `json:"x,omitempty"`
 }
 
 // legacyAnchorMeta is the metadata of anchors stored before it was
@@ -178,6 +224,16 @@ type AnchorMeta struct {
 	Project string
 	// Threshold is the threshold the anchor reached.
 	Threshold float64
+	// Manual is set for an example the user chose (see Anchorer.Choose):
+	// re-anchoring keeps it until the user chooses another.
+	Manual bool
+	// Hash fingerprints the symbol's code without its name, or "".
+	Hash string
+	// Excerpt, when set, is the span of the symbol that shows the rule,
+	// as 0-based line offsets from the symbol's first line, inclusive.
+	Excerpt [2]int
+	// HasExcerpt says whether Excerpt is set.
+	HasExcerpt bool
 }
 
 // ReadAnchorMeta reads the metadata of rule r's anchor, in the current
@@ -193,6 +249,10 @@ func ReadAnchorMeta(r Rule) AnchorMeta {
 			m = AnchorMeta{
 				Line: cmp.Or(cur.Line, old.Line), Root: cmp.Or(cur.Root, old.Root),
 				Project: cmp.Or(cur.Project, old.Project), Threshold: cmp.Or(cur.Threshold, old.Threshold),
+				Manual: cur.Manual, Hash: cur.Hash,
+			}
+			if x := cur.Excerpt; len(x) == 2 && x[0] >= 0 && x[1] >= x[0] {
+				m.Excerpt, m.HasExcerpt = [2]int{x[0], x[1]}, true
 			}
 		}
 	}
@@ -215,7 +275,10 @@ func (r *AnchorResult) RuleAnchor(root, project string) *RuleAnchor {
 		return nil
 	}
 	a := r.Anchor
-	m := anchorMeta{Line: a.Line, Root: root, Project: project}
+	m := anchorMeta{Line: a.Line, Root: root, Project: project, Hash: a.fingerprint, Manual: a.manual}
+	if x := a.Excerpt; x != nil && (x.From > a.Line || x.To < a.EndLine) {
+		m.Excerpt = []int{x.From - a.Line, x.To - a.Line}
+	}
 	switch {
 	case project != "" && r.Scope == KindProject+":"+project:
 		m.Root, m.Project = "", ""
@@ -273,6 +336,9 @@ func (a *Anchorer) Locate(ctx context.Context, file, symbol string, line int) (A
 	return AnchorLocation{File: sym.Path, Symbol: sym.QualifiedName, Kind: string(sym.Kind),
 		Line: sym.Range.Start.Line + 1, EndLine: sym.Range.End.Line + 1}, true, nil
 }
+
+// ProjectName returns the workspace's name for project:<name> scopes.
+func (a *Anchorer) ProjectName() string { return a.project() }
 
 func (a *Anchorer) project() string {
 	if a.Project != "" {
@@ -382,13 +448,22 @@ func (a *Anchorer) FindAnchor(ctx context.Context, rule string, opts AnchorOptio
 	if err != nil {
 		return nil, fmt.Errorf("anchor rule: %w", err)
 	}
-	res := &AnchorResult{Rule: rule, Candidates: []AnchorCandidate{}, Threshold: threshold, Scope: scope, Language: lang}
+	langs := anchorLanguages(lang, opts.Origins)
+	res := &AnchorResult{Rule: rule, Candidates: []AnchorCandidate{}, Threshold: threshold, Scope: scope, Language: strings.Join(langs, ", ")}
 	defer func() { res.ElapsedMS = float64(time.Since(start).Microseconds()) / 1000 }()
 	if skip != "" {
 		res.Reason = skip
 		return res, nil
 	}
-	scored, reason, err := a.rank(ctx, rule, lang)
+	// A universal rule may anchor in any language, but outside its
+	// corrections' languages only on a strong match.
+	var required, preferred []string
+	if lang != "" || scope != ScopeUniversal {
+		required = langs
+	} else {
+		preferred = langs
+	}
+	scored, reason, err := a.rankIn(ctx, rule, required, preferred, opts.Origins)
 	if err != nil {
 		return nil, fmt.Errorf("anchor rule %q: %w", anchorShorten(rule, 60), err)
 	}
@@ -405,15 +480,36 @@ func (a *Anchorer) FindAnchor(ctx context.Context, rule string, opts AnchorOptio
 	case reason != "":
 		res.Reason = reason
 	case len(scored) == 0:
-		res.Reason = "nothing in the workspace matches the rule"
-		if lang != "" {
-			res.Reason = "nothing in the workspace's " + lang + " files matches the rule"
+		res.Reason = "no example yet: nothing in the workspace matches the rule"
+		if len(langs) > 0 {
+			res.Reason = "no example yet: nothing in the workspace's " + strings.Join(langs, " or ") + " code matches the rule"
 		}
 	default:
-		res.Reason = fmt.Sprintf("no example reaches the threshold %.2f (best %.2f: %s in %s)",
-			threshold, scored[0].Quality, scored[0].Symbol, scored[0].File)
+		b := scored[0]
+		res.Reason = fmt.Sprintf("no example yet: best candidate %s (%s) matched %d of %d key terms; quality %.2f is under the threshold %.2f",
+			b.Symbol, location1(b.File, b.Line), b.MatchedTerms, b.KeyTerms, b.Quality, threshold)
 	}
 	return res, nil
+}
+
+// location1 formats a file and a 1-based line.
+func location1(file string, line int) string { return fmt.Sprintf("%s:%d", file, line) }
+
+// anchorLanguages returns the languages a rule's examples must be in: lang
+// when the scope or the caller says it, else the languages of the files
+// its corrections were made in (none: any language).
+func anchorLanguages(lang string, origins []AnchorOrigin) []string {
+	if lang != "" {
+		return []string{lang}
+	}
+	var out []string
+	for _, o := range origins {
+		if l := LanguageOfFile(o.File); l != "" && !slices.Contains(out, l) {
+			out = append(out, l)
+		}
+	}
+	sort.Strings(out)
+	return out
 }
 
 // anchorShorten cuts s to at most n bytes, at a rune boundary, with an
@@ -432,6 +528,31 @@ func anchorShorten(s string, n int) string {
 type anchorScored struct {
 	AnchorCandidate
 	features anchorFeatures
+	// lines is the symbol's length.
+	lines int
+	// lang is the candidate's language; foreign marks one outside the
+	// languages the rule prefers.
+	lang    string
+	foreign bool
+}
+
+// quotedLanguage returns the language of the candidates that hold code
+// the rule quotes, when they are all of one language.
+func quotedLanguage(cands []anchorScored) []string {
+	var lang string
+	for _, c := range cands {
+		if c.features.Literal == 0 {
+			continue
+		}
+		if lang != "" && c.lang != lang {
+			return nil
+		}
+		lang = c.lang
+	}
+	if lang == "" {
+		return nil
+	}
+	return []string{lang}
 }
 
 // Candidate pool sizes: how many semantic results are scored, how many
@@ -444,13 +565,28 @@ const (
 	anchorIdentUses    = 12
 )
 
-// rank gathers and scores the candidates for a rule, best first. reason
-// is set when the rule cannot be anchored at all.
-func (a *Anchorer) rank(ctx context.Context, rule, lang string) ([]anchorScored, string, error) {
+// rank gathers and scores the candidates for a rule, best first: those
+// in langs only (any language when empty), never test code unless the
+// rule is about tests. origins are where the rule's corrections were
+// made. reason is set when the rule cannot be anchored at all.
+func (a *Anchorer) rank(ctx context.Context, rule string, langs []string, origins []AnchorOrigin) ([]anchorScored, string, error) {
+	return a.rankIn(ctx, rule, langs, nil, origins)
+}
+
+// anchorStrongRelevance is the relevance a candidate needs in a language
+// other than the one the rule prefers.
+const anchorStrongRelevance = 0.9
+
+// rankIn is rank with the candidates in langs only (any language when
+// empty) and, outside preferred languages, only those whose relevance
+// reaches anchorStrongRelevance. Without either, a rule that quotes code
+// (%w, sync.Once, fmt::Display) prefers the language of the code that
+// holds it, when that is one language.
+func (a *Anchorer) rankIn(ctx context.Context, rule string, langs, preferred []string, origins []AnchorOrigin) ([]anchorScored, string, error) {
 	ix := a.Searcher.Index
 	rq := analyzeAnchorRule(rule)
 	if len(rq.terms) == 0 && len(rq.idents) == 0 {
-		return nil, "the rule has no words to look for in code (only common words)", nil
+		return nil, "no example yet: the rule has no words to look for in code (only common words)", nil
 	}
 	if err := a.weighTerms(ctx, &rq); err != nil {
 		return nil, "", err
@@ -523,6 +659,17 @@ func (a *Anchorer) rank(ctx context.Context, rule, lang string) ([]anchorScored,
 		}
 	}
 
+	// Names that spell the rule (checkHeader for "check the header").
+	spelled, err := a.addSpelled(ctx, &rq, pool)
+	if err != nil {
+		return nil, "", err
+	}
+	// Where the corrections were made, and around it.
+	home, err := a.addHome(ctx, origins, pool)
+	if err != nil {
+		return nil, "", err
+	}
+
 	times, err := newAnchorMtimes(ctx, ix)
 	if err != nil {
 		return nil, "", err
@@ -534,8 +681,11 @@ func (a *Anchorer) rank(ctx context.Context, rule, lang string) ([]anchorScored,
 			return nil, "", err
 		}
 		sym := c.sym
-		if sym.Kind == analysis.KindModule || !anchorLanguageMatches(lang, sym.Language) {
+		if sym.Kind == analysis.KindModule || !anchorLanguageMatches(langs, sym.Language) {
 			continue
+		}
+		if !rq.aboutTests && (retrieval.IsTestPath(sym.Path) || retrieval.IsFixturePath(sym.Path)) {
+			continue // test code shows rules about tests only
 		}
 		text, mtime, ok, err := files.symbolText(sym)
 		if err != nil {
@@ -545,33 +695,64 @@ func (a *Anchorer) rank(ctx context.Context, rule, lang string) ([]anchorScored,
 			continue // the file is gone: the index has not caught up yet
 		}
 		f := rq.features(c, text)
+		f.Spell = spelled.of(sym)
+		f.Home = home.of(sym)
 		lines := sym.Range.End.Line - sym.Range.Start.Line + 1
-		out = append(out, anchorScored{
-			AnchorCandidate: AnchorCandidate{
-				File: sym.Path, Symbol: sym.QualifiedName, Kind: string(sym.Kind),
-				Line: sym.Range.Start.Line + 1, EndLine: sym.Range.End.Line + 1,
-				Size:    anchorSizeScore(lines),
-				Recency: times.recency(mtime),
-			},
-			features: f,
-		})
+		from, to := 0, lines-1
+		if lines > anchorExcerptLines {
+			from, to = rq.relevantSpan(strings.Split(text, "\n"), anchorExcerptLines)
+		}
+		cand := AnchorCandidate{
+			File: sym.Path, Symbol: sym.QualifiedName, Kind: string(sym.Kind),
+			Line: sym.Range.Start.Line + 1, EndLine: sym.Range.End.Line + 1,
+			Size:         anchorSizeScore(to - from + 1),
+			Recency:      times.recency(mtime),
+			MatchedTerms: f.matched, KeyTerms: f.keyTerms,
+			Home:        home.label(sym),
+			fingerprint: anchorFingerprint(sym.Name, text),
+		}
+		if lines > anchorExcerptLines {
+			cand.Excerpt = &LineSpan{From: cand.Line + from, To: cand.Line + to}
+		}
+		out = append(out, anchorScored{AnchorCandidate: cand, features: f, lines: lines, lang: NormalizeLanguage(sym.Language)})
+	}
+	if len(langs) == 0 && len(preferred) == 0 {
+		preferred = quotedLanguage(out)
+	}
+	for i := range out {
+		out[i].foreign = len(preferred) > 0 && !slices.Contains(preferred, out[i].lang)
 	}
 	anchorMargins(out)
+	kept := out[:0]
 	for i := range out {
-		sc := &out[i]
+		sc := out[i]
 		sc.Relevance = anchorRelevance(sc.features)
+		if sc.foreign && sc.Relevance < anchorStrongRelevance {
+			continue
+		}
 		sc.Quality = anchorWeightRelevance*sc.Relevance + anchorWeightSize*sc.Size + anchorWeightRecency*sc.Recency
 		sc.Relevance, sc.Size, sc.Recency, sc.Quality = anchorRound3(sc.Relevance), anchorRound3(sc.Size), anchorRound3(sc.Recency), anchorRound3(sc.Quality)
+		kept = append(kept, sc)
 	}
+	out = kept
+	// Relevance orders the candidates; size and recency only break its
+	// ties: a long function that is the best example stays the example.
 	sort.SliceStable(out, func(i, j int) bool {
-		if out[i].Quality != out[j].Quality {
-			return out[i].Quality > out[j].Quality
+		a, b := &out[i], &out[j]
+		switch {
+		case a.Relevance != b.Relevance:
+			return a.Relevance > b.Relevance
+		case a.Size != b.Size:
+			return a.Size > b.Size
+		case a.lines != b.lines:
+			return a.lines < b.lines
 		}
-		return out[i].Relevance > out[j].Relevance
+		return a.Recency > b.Recency
 	})
 	reason := ""
-	if rq.grounded < anchorMinGrounded && len(out) > 0 {
-		reason = "the workspace's code does not use most of the rule's words"
+	if rq.grounded < anchorMinGrounded && len(out) > 0 && out[0].features.Home == 0 {
+		reason = fmt.Sprintf("no example yet: the workspace's code uses %d of the rule's %d key terms (%s)",
+			rq.knownTerms(), rq.keyTerms(), rq.unknownList())
 	}
 	return out, reason, nil
 }
@@ -615,9 +796,10 @@ func anchorPreferShipped(defs []analysis.SymbolInfo, aboutTests bool) []analysis
 }
 
 // anchorLanguageMatches reports whether a file of language fileLang (as the
-// index names it) may hold an example for a rule restricted to lang.
-func anchorLanguageMatches(lang, fileLang string) bool {
-	return lang == "" || NormalizeLanguage(fileLang) == lang
+// index names it) may hold an example for a rule restricted to langs
+// (none: any language).
+func anchorLanguageMatches(langs []string, fileLang string) bool {
+	return len(langs) == 0 || slices.Contains(langs, NormalizeLanguage(fileLang))
 }
 
 // candidate is a symbol gathered for scoring, with how it was found.
@@ -759,9 +941,17 @@ func (m *anchorMtimes) recency(t time.Time) float64 {
 	return math.Max(0, math.Min(1, r))
 }
 
+// anchorExcerptLines is the longest excerpt of an example shown: a longer
+// symbol is shown by its lines that match the rule (see relevantSpan), and
+// its size is that excerpt's.
+const anchorExcerptLines = 40
+
 // anchorSizeScore prefers examples a reader takes in at a glance that
 // still show something: 1 from 5 to 40 lines, 0.5 for one line rising by
-// 0.125 a line below 5, and 40/lines above 40 (0.5 at 80 lines).
+// 0.125 a line below 5, and 40/lines above 40 (0.5 at 80 lines). A
+// candidate is scored by the lines it is shown with (at most
+// anchorExcerptLines), so that a long function that is the best example
+// stays the example.
 func anchorSizeScore(lines int) float64 {
 	switch {
 	case lines <= 1:

@@ -33,6 +33,18 @@ type anchorCase struct {
 	File   []string `json:"file"`
 	Symbol []string `json:"symbol"`
 	Scope  string   `json:"scope"`
+	// Corrections are the files the rule's corrections were made in, if
+	// the set says.
+	Corrections []string `json:"corrections,omitempty"`
+}
+
+// origins returns where the case's corrections were made.
+func (c anchorCase) origins() []AnchorOrigin {
+	var out []AnchorOrigin
+	for _, f := range c.Corrections {
+		out = append(out, AnchorOrigin{File: f})
+	}
+	return out
 }
 
 func readAnchorCases(t testing.TB, name string) []anchorCase {
@@ -151,7 +163,7 @@ func runAnchorEval(t *testing.T, a *Anchorer, name string, cases []anchorCase) a
 	var lines []string
 	for _, c := range cases {
 		start := time.Now()
-		res, err := a.FindAnchor(ctx, c.Rule, AnchorOptions{Scope: c.Scope})
+		res, err := a.FindAnchor(ctx, c.Rule, AnchorOptions{Scope: c.Scope, Origins: c.origins()})
 		if err != nil {
 			t.Fatalf("%q: %v", c.Rule, err)
 		}
@@ -371,7 +383,7 @@ func collectRules(t *testing.T, a *Anchorer, cases []anchorCase) []calibrationRu
 		if err != nil {
 			t.Fatal(err)
 		}
-		scored, _, err := a.rank(ctx, c.Rule, lang)
+		scored, _, err := a.rank(ctx, c.Rule, anchorLanguages(lang, c.origins()), c.origins())
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -584,7 +596,10 @@ func TestAnchorCalibrate(t *testing.T) {
 	t.Logf("%d rules; the fitted ranking puts a known example first for %d\nranking weights:\n%s", len(rules), top1, b.String())
 }
 
-var anchorDebug = flag.String("anchor.debug", "", "print the scored candidates of this rule (with -anchor.stdlib: on the standard library)")
+var (
+	anchorDebug      = flag.String("anchor.debug", "", "print the scored candidates of this rule (with -anchor.stdlib: on the standard library)")
+	anchorDebugFiles = flag.String("anchor.files", "", "with -anchor.debug: the files, comma-separated, the rule's corrections were made in")
+)
 
 // TestAnchorDebug prints every candidate of one rule with its features.
 func TestAnchorDebug(t *testing.T) {
@@ -607,7 +622,13 @@ func TestAnchorDebug(t *testing.T) {
 	for _, term := range rq.terms {
 		fmt.Fprintf(&b, "  term %-14s w=%.2f known=%v soft=%v whole=%v kw=%v forms=%v\n", term.stem, term.weight, term.known, term.soft, term.whole, term.keyword, term.forms)
 	}
-	scored, reason, err := a.rank(context.Background(), *anchorDebug, "")
+	var origins []AnchorOrigin
+	for _, f := range strings.Split(*anchorDebugFiles, ",") {
+		if f != "" {
+			origins = append(origins, AnchorOrigin{File: f})
+		}
+	}
+	scored, reason, err := a.rank(context.Background(), *anchorDebug, anchorLanguages("", origins), origins)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -617,8 +638,8 @@ func TestAnchorDebug(t *testing.T) {
 			break
 		}
 		f := c.features
-		fmt.Fprintf(&b, "%5.2f %5.2f  s %5.2f m %5.2f foc %.2f nam %.2f gr %.2f agr %.2f named %.1f lit %.1f test %.0f size %.2f  %s %s\n",
-			c.Quality, c.Relevance, f.Score, f.Margin, f.Focus, f.Name, f.Grounded, f.Agreement, f.Named, f.Literal, f.Test, c.Size, c.File, c.Symbol)
+		fmt.Fprintf(&b, "%5.2f %5.2f  s %5.2f m %5.2f foc %.2f nam %.2f gr %.2f agr %.2f named %.1f lit %.1f spell %.0f home %.1f %d/%d size %.2f  %s %s\n",
+			c.Quality, c.Relevance, f.Score, f.Margin, f.Focus, f.Name, f.Grounded, f.Agreement, f.Named, f.Literal, f.Spell, f.Home, f.matched, f.keyTerms, c.Size, c.File, c.Symbol)
 	}
 	t.Log(b.String())
 }

@@ -402,6 +402,15 @@ type anchorFeatures struct {
 	// ranks higher), within ±anchorMaxMargin.
 	Score  float64
 	Margin float64
+	// Spell is 1 for a symbol whose name spells consecutive words of
+	// the rule (checkHeader for "check the header").
+	Spell float64
+	// Home is how close the symbol is to where the rule's corrections
+	// were made (see anchorHome.of): 1 for the symbol they were about,
+	// down to 0 for code elsewhere.
+	Home float64
+	// matched of the rule's keyTerms are found in the symbol.
+	matched, keyTerms int
 }
 
 // anchorMaxMargin bounds the margin a candidate's relevance counts.
@@ -453,7 +462,12 @@ func (rq *anchorQuery) features(c *anchorCand, text string) anchorFeatures {
 	lower := strings.ToLower(text)
 	f := anchorFeatures{Grounded: rq.grounded, Corpus: rq.corpus}
 	var total, got, inName float64
+	allSoft := rq.allSoft()
 	for _, t := range rq.terms {
+		key := !t.soft || allSoft
+		if key {
+			f.keyTerms++
+		}
 		if !t.known {
 			continue
 		}
@@ -493,6 +507,9 @@ func (rq *anchorQuery) features(c *anchorCand, text string) anchorFeatures {
 			}
 		}
 		got += t.weight * m
+		if m > 0 && key {
+			f.matched++
+		}
 	}
 	if total > 0 {
 		f.Focus, f.Name = got/total, inName/total
@@ -591,21 +608,38 @@ func anchorCalibration() [6]float64 {
 	}
 }
 
-// anchorScore is a candidate's ranking score: Σ wᵢ·featureᵢ.
+// Where the training rule sets say nothing: they have no corrections'
+// places, and few names that spell a rule. A name that spells the rule
+// counts like a name the rule quotes; the place of the corrections adds
+// to the ranking score and, as evidence that the code there is what the
+// rule is about, to relevance.
+const (
+	anchorSpellWeight = 2.0
+	anchorHomeWeight  = 3.0
+	anchorHomeLogit   = 2.5
+)
+
+// anchorScore is a candidate's ranking score: Σ wᵢ·featureᵢ, with the
+// name spelling and home terms.
 func anchorScore(f anchorFeatures) float64 {
 	w := anchorRankWeights()
 	z := 0.0
 	for i, v := range f.ranking() {
 		z += w[i] * v
 	}
-	return z
+	return z + anchorSpellWeight*f.Spell + anchorHomeWeight*f.Home
 }
 
 // anchorRelevance is the calibrated relevance of a candidate (see
-// anchorCalibration), always within [0, 1].
+// anchorCalibration), always within [0, 1]. A candidate in the home of
+// the rule's corrections needs some of the rule's terms to count it.
 func anchorRelevance(f anchorFeatures) float64 {
 	c := anchorCalibration()
-	return anchorLogistic(c[0] + c[1]*f.Score + c[2]*f.Margin + c[3]*f.Coverage + c[4]*f.Grounded + c[5]*f.Corpus)
+	home := 0.0
+	if f.matched > 0 {
+		home = anchorHomeLogit * f.Home
+	}
+	return anchorLogistic(c[0] + c[1]*f.Score + c[2]*f.Margin + c[3]*f.Coverage + c[4]*f.Grounded + c[5]*f.Corpus + home)
 }
 
 // ranking returns the features that rank the candidates of one rule:

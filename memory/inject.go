@@ -806,21 +806,21 @@ func (in *injector) resolve(ctx context.Context, r Rule) (*injectExample, string
 		return nil, "", err
 	}
 	if ok && a.Symbol == "" {
-		return newInjectExample(rel, "", root, here, text, analysis.Range{}, false), ExampleShown, nil
+		return newInjectExample(rel, "", root, here, text, analysis.Range{}, false, ""), ExampleShown, nil
 	}
 	if ok {
-		r, found, err := in.locate(ctx, root, rel, text, a.Symbol, line0, here)
+		sr, found, err := in.locate(ctx, root, rel, text, a.Symbol, line0, here)
 		if err != nil {
 			return nil, "", err
 		}
 		if found {
-			return newInjectExample(rel, a.Symbol, root, here, text, r, false), ExampleShown, nil
+			return newInjectExample(rel, a.Symbol, root, here, text, sr, false, r.Content), ExampleShown, nil
 		}
 	}
 	if a.Symbol == "" || !here {
 		return nil, ExampleLost, nil
 	}
-	return in.findMoved(ctx, rel, a.Symbol, root)
+	return in.findMoved(ctx, rel, a.Symbol, root, r.Content)
 }
 
 // locate finds the symbol named qname in a file's text, the one starting
@@ -900,7 +900,7 @@ func (in *injector) symbols(ctx context.Context, root, rel string, text []byte, 
 // findMoved looks for a symbol gone from its anchored file elsewhere in
 // the workspace: when exactly one other file of the same language defines
 // it, the example is there.
-func (in *injector) findMoved(ctx context.Context, rel, qname, root string) (*injectExample, string, error) {
+func (in *injector) findMoved(ctx context.Context, rel, qname, root, rule string) (*injectExample, string, error) {
 	ix := in.deps.Index
 	if ix == nil {
 		return nil, ExampleLost, nil
@@ -928,13 +928,16 @@ func (in *injector) findMoved(ctx context.Context, rel, qname, root string) (*in
 	if err != nil || !ok {
 		return nil, ExampleLost, err
 	}
-	return newInjectExample(d.Path, qname, root, true, text, r, true), ExampleShown, nil
+	return newInjectExample(d.Path, qname, root, true, text, r, true, rule), ExampleShown, nil
 }
 
 // newInjectExample cuts the lines of r (the whole file when symbol is
-// "") out of text, dedented, at most MaxExampleLines of them, the last
-// then saying how many more there are.
-func newInjectExample(rel, symbol, root string, here bool, text []byte, r analysis.Range, moved bool) *injectExample {
+// "") out of text, dedented, at most MaxExampleLines of them. A longer
+// symbol shows its first line and the lines that show rule (see
+// ExcerptLines), with comments saying how many lines are left out; a
+// file, or a symbol without a rule, its first lines, the last then saying
+// how many more there are.
+func newInjectExample(rel, symbol, root string, here bool, text []byte, r analysis.Range, moved bool, rule string) *injectExample {
 	lines := strings.Split(strings.ToValidUTF8(string(text), "\uFFFD"), "\n")
 	from, to := r.Start.Line, r.End.Line
 	switch {
@@ -959,7 +962,21 @@ func newInjectExample(rel, symbol, root string, here bool, text []byte, r analys
 	if !here {
 		ex.info.Root = root
 	}
-	if len(sel) > MaxExampleLines {
+	if len(sel) > MaxExampleLines && symbol != "" && rule != "" {
+		// The signature, then the relevant span.
+		body := sel[1:]
+		lo, hi := ExcerptLines(rule, body, MaxExampleLines-3)
+		out := []string{sel[0]}
+		if lo > 0 {
+			out = append(out, fmt.Sprintf("%s … %d lines", commentPrefix(fence), lo))
+		}
+		out = append(out, body[lo:hi+1]...)
+		if after := len(body) - 1 - hi; after > 0 {
+			out = append(out, fmt.Sprintf("%s … %d more lines", commentPrefix(fence), after))
+		}
+		sel = dedent(out)
+		ex.info.Truncated = true
+	} else if len(sel) > MaxExampleLines {
 		more := len(sel) - (MaxExampleLines - 1)
 		sel = append(dedent(sel[:MaxExampleLines-1]), fmt.Sprintf("%s … %d more lines", commentPrefix(fence), more))
 		ex.info.Truncated = true

@@ -208,6 +208,12 @@ func ResolveAnchor(w Workspace, r Rule, syms []analysis.SymbolInfo) Placement {
 // whose Reason says why (nil when no workspace could be searched).
 // Workspaces that cannot be searched are reported to Warn.
 func (x *Anchors) Best(ctx context.Context, rule, scope, hint string) (Workspace, *AnchorResult) {
+	return x.BestFrom(ctx, rule, scope, hint, nil)
+}
+
+// BestFrom is Best for a rule whose corrections were made at origins
+// (see AnchorOptions.Origins).
+func (x *Anchors) BestFrom(ctx context.Context, rule, scope, hint string, origins []AnchorOrigin) (Workspace, *AnchorResult) {
 	order := x.Workspaces
 	if h := x.holding(hint); h != nil {
 		order = append([]Workspace{h}, without(x.Workspaces, h)...)
@@ -220,7 +226,7 @@ func (x *Anchors) Best(ctx context.Context, rule, scope, hint string) (Workspace
 		a, err := w.Anchorer(ctx)
 		var res *AnchorResult
 		if err == nil {
-			res, err = a.FindAnchor(ctx, rule, AnchorOptions{Scope: scope, Threshold: x.Threshold})
+			res, err = a.FindAnchor(ctx, rule, AnchorOptions{Scope: scope, Threshold: x.Threshold, Origins: origins})
 		}
 		if err != nil {
 			x.warn(fmt.Errorf("anchoring in %s: %w", w.Root(), err))
@@ -257,7 +263,14 @@ func without(ws []Workspace, w Workspace) []Workspace {
 // one holding the file hint) and stores it as r's anchor. It returns the
 // rule as stored, or r and a note saying why it has no new anchor.
 func (x *Anchors) Anchor(ctx context.Context, r Rule, hint string) (Rule, string) {
-	w, res := x.Best(ctx, r.Content, r.Scope, hint)
+	origins, err := x.Store.RuleOrigins(ctx, r.ID)
+	if err != nil {
+		x.warn(err) // anchor without them
+	}
+	if hint == "" && len(origins) > 0 {
+		hint = origins[0].File
+	}
+	w, res := x.BestFrom(ctx, r.Content, r.Scope, hint, origins)
 	if w == nil {
 		if res != nil && res.Reason != "" {
 			return r, "no example found: " + res.Reason
@@ -360,7 +373,11 @@ func (x *Anchors) SetExamples(ctx context.Context, ps []Proposal) {
 		if p.ExampleFile != "" || p.Status != StatusPending {
 			continue
 		}
-		w, res := x.Best(ctx, p.Content, p.Scope, p.File)
+		origins, err := x.Store.ProposalOrigins(ctx, p)
+		if err != nil {
+			x.warn(err)
+		}
+		w, res := x.BestFrom(ctx, p.Content, p.Scope, p.File, origins)
 		if w == nil || res.Anchor == nil {
 			continue
 		}
