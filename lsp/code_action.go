@@ -18,7 +18,7 @@ func codeActionProvider(caps protocol.ClientCapabilities) any {
 	if !codeActionLiterals(caps) {
 		return true
 	}
-	return &protocol.CodeActionOptions{CodeActionKinds: []protocol.CodeActionKind{protocol.QuickFix, protocol.Source}}
+	return &protocol.CodeActionOptions{CodeActionKinds: []protocol.CodeActionKind{protocol.QuickFix, protocol.Source, protocol.Refactor}}
 }
 
 // codeActionLiterals reports whether the editor takes code action
@@ -136,8 +136,10 @@ func (s *Server) codeActions(ctx context.Context, p *protocol.CodeActionParams) 
 		if dr.status != memory.AnchorLost {
 			continue
 		}
+		// A quick fix where the lost lens is: where the definition was,
+		// or the top of the file.
 		kind := protocol.Source
-		if p.Range.Start.Line == 0 {
+		if l := memory.ReadAnchorMeta(dr.rule).Line - 1; p.Range.Start.Line == 0 || l > 0 && int(p.Range.Start.Line) == l {
 			kind = protocol.QuickFix
 		}
 		if !kindWanted(p.Context.Only, kind) {
@@ -151,7 +153,7 @@ func (s *Server) codeActions(ctx context.Context, p *protocol.CodeActionParams) 
 			},
 		})
 	}
-	return out, nil
+	return append(out, s.exampleActions(ctx, p)...), nil
 }
 
 // lostWhat names a lost anchor's symbol, or its file.

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"go.lsp.dev/jsonrpc2"
@@ -17,7 +18,7 @@ import (
 // Kinds of code lens.
 const (
 	lensAnchor = "anchor" // above a symbol that anchors rules
-	lensLost   = "lost"   // at the top of a file whose anchored symbol vanished
+	lensLost   = "lost"   // where an anchored symbol was, when it vanished
 )
 
 // lensData is a code lens's data, kept by the editor between
@@ -32,13 +33,32 @@ type lensData struct {
 
 // codeLens answers the lenses of a document, without their commands
 // (codeLens/resolve fills them in): one above each symbol that anchors
-// rules, on its name as the document now has it, and one at the top of
-// the file for each rule whose anchored symbol is gone.
+// rules, on its name as the document now has it, and one where the
+// definition was (the top of the file when that is not known) for each
+// rule whose anchored symbol is gone.
 func (s *Server) codeLens(ctx context.Context, p *protocol.CodeLensParams) ([]protocol.CodeLens, error) {
 	u := p.TextDocument.URI
-	_, rules, err := s.documentRules(ctx, u)
+	f, rules, err := s.documentRules(ctx, u)
 	if err != nil {
 		return nil, s.memoryError("textDocument/codeLens", err)
+	}
+	lines := -1 // the document's lines, once known
+	lostAt := func(r memory.Rule) protocol.Range {
+		line := memory.ReadAnchorMeta(r).Line - 1
+		if line <= 0 || f == nil {
+			return protocol.Range{}
+		}
+		if lines < 0 {
+			lines = 0
+			if _, rel, err := s.folderFor(u); err == nil {
+				if text, ok := (folderWorkspace{s: s, f: f}).FileText(rel); ok {
+					lines = strings.Count(string(text), "\n") + 1
+				}
+			}
+		}
+		line = min(line, max(lines-1, 0))
+		pos := protocol.Position{Line: uint32(line)}
+		return protocol.Range{Start: pos, End: pos}
 	}
 	out := []protocol.CodeLens{}
 	bySymbol := map[protocol.Range]int{} // symbol's name → index in out
@@ -60,7 +80,8 @@ func (s *Server) codeLens(ctx context.Context, p *protocol.CodeLensParams) ([]pr
 				Kind: lensAnchor, URI: u, Symbol: dr.rule.Anchor.Symbol, Rules: []int64{dr.rule.ID},
 			}})
 		case memory.AnchorLost:
-			out = append(out, protocol.CodeLens{Range: protocol.Range{}, Data: lensData{
+			// Where the definition was.
+			out = append(out, protocol.CodeLens{Range: lostAt(dr.rule), Data: lensData{
 				Kind: lensLost, URI: u, Symbol: dr.rule.Anchor.Symbol, Rules: []int64{dr.rule.ID},
 			}})
 		}
@@ -69,7 +90,9 @@ func (s *Server) codeLens(ctx context.Context, p *protocol.CodeLensParams) ([]pr
 }
 
 // codeLensResolve fills in a lens's command: "⚓ N rules: <first rule>"
-// listing the symbol's rules, or "⚓ anchor lost: <rule>" re-anchoring it.
+// opening the symbol's rules with their actions
+// (anchorage.memory.exampleRules), or "⚓ anchor lost: <rule>"
+// re-anchoring it.
 func (s *Server) codeLensResolve(ctx context.Context, lens *protocol.CodeLens) (*protocol.CodeLens, error) {
 	var d lensData
 	raw, err := json.Marshal(lens.Data)
@@ -98,11 +121,8 @@ func (s *Server) codeLensResolve(ctx context.Context, lens *protocol.CodeLens) (
 	switch d.Kind {
 	case lensAnchor:
 		title := fmt.Sprintf("⚓ %s: %s", plural(len(d.Rules), "rule"), shorten(first.Content, 80))
-		args := map[string]any{"uri": d.URI}
-		if d.Symbol != "" {
-			args["symbol"] = d.Symbol
-		}
-		lens.Command = &protocol.Command{Title: title, Command: cmdMemoryList, Arguments: []any{args}}
+		args := exampleRulesArgs{URI: d.URI, Symbol: d.Symbol, Rules: d.Rules}
+		lens.Command = &protocol.Command{Title: title, Command: cmdMemoryExampleRules, Arguments: []any{args}}
 	case lensLost:
 		lens.Command = &protocol.Command{
 			Title:   "⚓ anchor lost: " + shorten(first.Content, 80),

@@ -369,6 +369,7 @@ func (s *Server) initialize(ctx context.Context, p *protocol.InitializeParams) (
 					Supported:           true,
 					ChangeNotifications: true,
 				},
+				FileOperations: fileOperations(),
 			},
 		},
 		ServerInfo: &protocol.ServerInfo{Name: "anchorage", Version: s.opts.Version},

@@ -38,7 +38,8 @@ const (
 // memoryCommandNames lists the memory commands, for initialize.
 func memoryCommandNames() []string {
 	return []string{cmdMemoryRecord, cmdMemoryPropose, cmdMemoryApprove, cmdMemoryApproveAll,
-		cmdMemoryReject, cmdMemoryList, cmdMemoryProposals, cmdMemoryReanchor}
+		cmdMemoryReject, cmdMemoryList, cmdMemoryProposals, cmdMemoryReanchor,
+		cmdMemoryExampleRules, cmdMemoryUseExample, cmdMemoryDeleteRule}
 }
 
 // memoryCommand runs a memory command; ok is false for a command that is
@@ -57,6 +58,12 @@ func (s *Server) memoryCommand(ctx context.Context, name string, args []any) (re
 		result, err = s.rejectProposal(ctx, args)
 	case cmdMemoryList:
 		result, err = s.listRules(ctx, args)
+	case cmdMemoryExampleRules:
+		result, err = s.exampleRules(ctx, args)
+	case cmdMemoryUseExample:
+		result, err = s.useExample(ctx, args)
+	case cmdMemoryDeleteRule:
+		result, err = s.deleteRule(ctx, args)
 	case cmdMemoryProposals:
 		result, err = s.listProposals(ctx)
 	case cmdMemoryReanchor:
@@ -872,6 +879,14 @@ func (s *Server) documentRules(ctx context.Context, u protocol.DocumentURI) (*fo
 			loaded = true
 		}
 		p := memory.ResolveAnchor(w, r, syms)
+		switch {
+		case p.Followed != memory.FollowSame:
+			p = x.Keep(ctx, r, p) // renamed in the document: the anchor follows it
+		case p.Status == memory.AnchorLost:
+			if p = x.Locate(ctx, r); p.Status == memory.AnchorLive && p.File != rel {
+				continue // moved to another file
+			}
+		}
 		dr := documentRule{rule: r, status: p.Status}
 		if p.Symbol != nil {
 			dr.sym = *p.Symbol

@@ -493,11 +493,48 @@ func TestE2EMemory(t *testing.T) {
 	}
 	lens := c.memResolve(t, lensAt(t, anchor.SelectionRange))
 	wantTitle := "⚓ 1 rule: " + prop.Content
-	if lens.Command == nil || lens.Command.Title != wantTitle || lens.Command.Command != cmdMemoryList || len(lens.Command.Arguments) != 1 {
-		t.Fatalf("resolved lens %+v, want %q listing the rules", lens.Command, wantTitle)
+	if lens.Command == nil || lens.Command.Title != wantTitle || lens.Command.Command != cmdMemoryExampleRules || len(lens.Command.Arguments) != 1 {
+		t.Fatalf("resolved lens %+v, want %q opening the rules", lens.Command, wantTitle)
 	}
-	if listed := c.memListRules(t, lens.Command.Arguments...); len(listed) != 1 || listed[0].ID != ruleID {
-		t.Errorf("the lens's command lists %+v, want rule %d", listed, ruleID)
+	// The lens acts: its command answers the example's rules with their
+	// rationale, corrections and actions.
+	var shown struct {
+		Rules []struct {
+			memRule
+			Corrections []struct {
+				Text     string             `json:"text"`
+				Location *protocol.Location `json:"location"`
+			} `json:"corrections"`
+			Actions []struct {
+				Title    string             `json:"title"`
+				Kind     string             `json:"kind"`
+				Command  *protocol.Command  `json:"command"`
+				Location *protocol.Location `json:"location"`
+			} `json:"actions"`
+		} `json:"rules"`
+	}
+	c.memCommand(t, &shown, lens.Command.Command, lens.Command.Arguments...)
+	if len(shown.Rules) != 1 || shown.Rules[0].ID != ruleID || shown.Rules[0].Rationale == "" || len(shown.Rules[0].Corrections) != 3 {
+		t.Fatalf("the lens's command answers %+v, want rule %d with its rationale and 3 corrections", shown.Rules, ruleID)
+	}
+	lensActions := map[string]string{}
+	for _, a := range shown.Rules[0].Actions {
+		t.Logf("lens action: %s", a.Title)
+		switch {
+		case a.Kind == "open" && a.Location != nil && strings.HasPrefix(a.Title, "Open correction"):
+			lensActions["open"] = a.Title
+		case a.Kind == "command" && a.Command != nil && a.Command.Command == cmdMemoryUseExample:
+			lensActions["use"] = a.Title
+		case a.Kind == "command" && a.Command != nil && a.Command.Command == cmdMemoryReanchor:
+			lensActions["reanchor"] = a.Title
+		case a.Kind == "command" && a.Command != nil && a.Command.Command == cmdMemoryDeleteRule:
+			lensActions["delete"] = a.Title
+		}
+	}
+	for _, k := range []string{"open", "use", "reanchor", "delete"} {
+		if lensActions[k] == "" {
+			t.Errorf("the lens's rule has no %q action: %+v", k, shown.Rules[0].Actions)
+		}
 	}
 	if got := c.memLenses(t, fileURI(root, "cmd/server/main.go")); len(got) != 0 {
 		t.Errorf("code lenses of a file without anchors: %+v", got)
@@ -517,24 +554,38 @@ func TestE2EMemory(t *testing.T) {
 		t.Errorf("list after the edit: %+v, want the location at %v", rules, moved)
 	}
 
-	// Rename the symbol: the anchor is lost.
+	// Rename the symbol: the anchor follows it (the same code under
+	// another name).
 	doc.change(t, edit(moved, name+"Renamed"))
-	lost := lensAt(t, protocol.Range{})
+	renamed := moved
+	renamed.End.Character += uint32(len("Renamed"))
+	lensAt(t, renamed)
+	if rules := c.memListRules(t); len(rules) != 1 || rules[0].AnchorStatus != "anchored" || rules[0].Anchor.Symbol != symbol+"Renamed" {
+		t.Errorf("list after the rename: %+v, want the anchor on %sRenamed", rules, symbol)
+	}
+
+	// Delete it: the anchor is lost, and its lens sits where it was.
+	gone := anchor.Range
+	gone.Start.Line += 3
+	gone.End.Line += 3
+	gone.Start.Character = 0
+	doc.change(t, edit(gone, ""))
+	lost := lensAt(t, rng(gone.Start.Line, 0, gone.Start.Line, 0))
 	lost = c.memResolve(t, lost)
 	if lost.Command == nil || lost.Command.Title != "⚓ anchor lost: "+prop.Content || lost.Command.Command != cmdMemoryReanchor {
 		t.Fatalf("lens after the rename: %+v, want \"⚓ anchor lost: …\" re-anchoring", lost.Command)
 	}
 	if rules := c.memListRules(t); len(rules) != 1 || rules[0].AnchorStatus != "lost" || rules[0].Location != nil {
-		t.Errorf("list after the rename: %+v, want the anchor lost", rules)
+		t.Errorf("list after the deletion: %+v, want the anchor lost", rules)
 	}
 	var reanchorAction *protocol.CodeAction
-	for _, a := range c.memCodeActions(t, anchor.URI, rng(0, 0, 0, 0), nil) {
+	for _, a := range c.memCodeActions(t, anchor.URI, rng(gone.Start.Line, 0, gone.Start.Line, 0), nil) {
 		if strings.HasPrefix(a.Title, "Re-anchor rule") {
 			reanchorAction = &a
 		}
 	}
 	if reanchorAction == nil || reanchorAction.Kind != protocol.QuickFix || reanchorAction.Command == nil || reanchorAction.Command.Command != cmdMemoryReanchor {
-		t.Fatalf("code actions at the top of the file: %+v, want a \"Re-anchor rule\" quick fix", reanchorAction)
+		t.Fatalf("code actions where the symbol was: %+v, want a \"Re-anchor rule\" quick fix", reanchorAction)
 	}
 	from = c.mark()
 	var reanchored struct {

@@ -368,6 +368,7 @@ func (s *Server) requestHandlers() map[string]handlerFunc {
 		"textDocument/codeLens":             request(s.codeLens),
 		"codeLens/resolve":                  request(s.codeLensResolve),
 		"textDocument/codeAction":           request(s.codeAction),
+		"workspace/willRenameFiles":         request(s.willRenameFiles),
 	}
 }
 
@@ -383,6 +384,7 @@ func (s *Server) notificationHandlers() map[string]func(context.Context, json.Ra
 		"workspace/didChangeWorkspaceFolders": notification(s.didChangeWorkspaceFolders),
 		"workspace/didChangeConfiguration":    notification(s.didChangeConfiguration),
 		"window/workDoneProgress/cancel":      notification(s.workDoneProgressCancel),
+		"workspace/didRenameFiles":            notification(s.didRenameFiles),
 	}
 }
 

@@ -80,8 +80,8 @@ func checkScores(t *testing.T, res *AnchorResult) {
 		if math.Abs(c.Quality-want) > 0.002 {
 			t.Errorf("%s %s: quality %.3f, want 0.6·%.3f + 0.2·%.3f + 0.2·%.3f = %.3f", c.File, c.Symbol, c.Quality, c.Relevance, c.Size, c.Recency, want)
 		}
-		if i > 0 && c.Quality > res.Candidates[i-1].Quality {
-			t.Errorf("candidate %d (%.3f) ranks below a worse one (%.3f)", i, c.Quality, res.Candidates[i-1].Quality)
+		if i > 0 && c.Relevance > res.Candidates[i-1].Relevance {
+			t.Errorf("candidate %d (relevance %.3f) ranks below a less relevant one (%.3f)", i, c.Relevance, res.Candidates[i-1].Relevance)
 		}
 		if c.Line < 1 || c.EndLine < c.Line || c.File == "" || c.Symbol == "" || strings.Contains(c.File, `\`) {
 			t.Errorf("bad location %+v", c)
@@ -317,11 +317,12 @@ func TestAnchorRuleColumns(t *testing.T) {
 	if ra.Score < DefaultAnchorThreshold || ra.Score > 1 {
 		t.Errorf("score %v", ra.Score)
 	}
-	// A project rule's anchor keeps its line only: the scope names the
-	// workspace.
+	// A project rule's anchor keeps its line and the fingerprint of its
+	// code only: the scope names the workspace.
 	var line int
-	if n, err := fmt.Sscanf(string(ra.Metadata), `{"l":%d}`, &line); n != 1 || err != nil || line <= 0 {
-		t.Errorf("metadata %s, want {\"l\":line}", ra.Metadata)
+	var hash string
+	if n, err := fmt.Sscanf(string(ra.Metadata), `{"l":%d,"h":%q}`, &line, &hash); n != 2 || err != nil || line <= 0 || len(hash) != 8 {
+		t.Errorf("metadata %s, want {\"l\":line,\"h\":fingerprint}", ra.Metadata)
 	}
 	m := ReadAnchorMeta(Rule{Scope: "project:sampleapp", Anchor: ra})
 	if m.Line != line || m.Project != "sampleapp" || m.Root != "" || m.Threshold != DefaultAnchorThreshold {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"path/filepath"
+	"strings"
 
 	"github.com/anchorage-dev/anchorage/analysis"
 )
@@ -66,6 +67,20 @@ type Placement struct {
 	// Symbol is the anchor's symbol as the live graph has it now, for
 	// AnchorLive anchors that name a symbol (nil for a whole file).
 	Symbol *analysis.SymbolInfo
+	// Followed says how a live anchor was found when its symbol was
+	// renamed or moved (FollowSame when it is where it was): the stored
+	// anchor is out of date until Anchors.Keep stores it.
+	Followed FollowKind
+	// text is the code of Symbol when it was followed.
+	text string
+}
+
+// WorkspaceText is a Workspace that gives a file's text as the live graph
+// has it (the editor's for an open file), so that an anchor whose symbol
+// was renamed is found by its code.
+type WorkspaceText interface {
+	// FileText returns the file's text, false when it is gone.
+	FileText(rel string) ([]byte, bool)
 }
 
 // Anchors anchors rules in the open workspaces and resolves their anchors
@@ -165,14 +180,68 @@ func (x *Anchors) Locate(ctx context.Context, r Rule) Placement {
 	}
 	rel := filepath.ToSlash(filepath.Clean(r.Anchor.File))
 	if !w.HasFile(rel) {
-		return Placement{Status: AnchorLost, Workspace: w, File: rel}
+		return x.Keep(ctx, r, x.followMoved(ctx, w, r, Placement{Status: AnchorLost, Workspace: w, File: rel}))
 	}
 	syms, err := w.FileSymbols(ctx, rel)
 	if err != nil {
 		x.warn(fmt.Errorf("locate the anchor of rule %d in %s: %w", r.ID, rel, err))
 		return Placement{Status: AnchorPending, Workspace: w, File: rel}
 	}
-	return ResolveAnchor(w, r, syms)
+	p := ResolveAnchor(w, r, syms)
+	if p.Status == AnchorLost {
+		p = x.followMoved(ctx, w, r, p)
+	}
+	return x.Keep(ctx, r, p)
+}
+
+// followMoved looks for a lost anchor's symbol in the rest of w's index:
+// moved to another file (see Anchorer.Follow). It returns p when it is
+// not found.
+func (x *Anchors) followMoved(ctx context.Context, w Workspace, r Rule, p Placement) Placement {
+	if r.Anchor == nil || r.Anchor.Symbol == "" || w.Indexing() {
+		return p
+	}
+	a, err := w.Anchorer(ctx)
+	if err != nil {
+		x.warn(err)
+		return p
+	}
+	loc, how, ok, err := a.Follow(ctx, r)
+	if err != nil {
+		x.warn(fmt.Errorf("follow the anchor of rule %d: %w", r.ID, err))
+		return p
+	}
+	if !ok || how == FollowSame || !w.HasFile(loc.File) {
+		return p
+	}
+	syms, err := w.FileSymbols(ctx, loc.File)
+	if err != nil {
+		return p
+	}
+	sym, found := analysis.NearestSymbol(syms, loc.Symbol, loc.Line-1)
+	if !found {
+		return p
+	}
+	text, _, err := a.SymbolText(sym)
+	if err != nil {
+		return p
+	}
+	return Placement{Status: AnchorLive, Workspace: w, File: loc.File, Symbol: &sym, Followed: how, text: text}
+}
+
+// Keep stores where a followed anchor is now (a symbol renamed or moved,
+// see Placement.Followed), keeping what else the anchor says, and returns
+// p. A failure goes to Warn: the placement is still right for now.
+func (x *Anchors) Keep(ctx context.Context, r Rule, p Placement) Placement {
+	if p.Followed == FollowSame || p.Symbol == nil || r.Anchor == nil {
+		return p
+	}
+	moved := FollowedAnchor(r, *p.Symbol, p.text)
+	moved.File = p.File
+	if err := x.Store.SetAnchor(ctx, r.ID, moved); err != nil {
+		x.warn(fmt.Errorf("rule %d: store its followed anchor: %w", r.ID, err))
+	}
+	return p
 }
 
 // ResolveAnchor finds r's anchor among syms, the symbols of its file in
@@ -189,10 +258,13 @@ func ResolveAnchor(w Workspace, r Rule, syms []analysis.SymbolInfo) Placement {
 	if r.Anchor.Symbol == "" {
 		return p
 	}
-	sym, ok := analysis.NearestSymbol(syms, r.Anchor.Symbol, ReadAnchorMeta(r).Line-1)
+	m := ReadAnchorMeta(r)
+	sym, ok := analysis.NearestSymbol(syms, r.Anchor.Symbol, m.Line-1)
 	switch {
 	case ok:
 		p.Symbol = &sym
+	case m.Hash != "" && renamedIn(w, rel, syms, m, &p):
+		// The same code under another name.
 	case w.Indexing() && !w.IsOpen(rel):
 		p.Status = AnchorPending
 	default:
@@ -387,4 +459,40 @@ func (x *Anchors) SetExamples(ctx context.Context, ps []Proposal) {
 		}
 		ps[i].ExampleFile, ps[i].ExampleSymbol = res.Anchor.File, res.Anchor.Symbol
 	}
+}
+
+// renamedIn looks among syms, the symbols of file rel of w, for one whose
+// code has the anchor's fingerprint (the anchored symbol, renamed), and
+// sets it in p. It needs w's text of the file (WorkspaceText).
+func renamedIn(w Workspace, rel string, syms []analysis.SymbolInfo, m AnchorMeta, p *Placement) bool {
+	wt, ok := w.(WorkspaceText)
+	if !ok {
+		return false
+	}
+	text, ok := wt.FileText(rel)
+	if !ok {
+		return false
+	}
+	lines := strings.Split(strings.ToValidUTF8(string(text), "\uFFFD"), "\n")
+	var best *analysis.SymbolInfo
+	var bestText string
+	for i := range syms {
+		s := &syms[i]
+		if s.Kind == analysis.KindModule || s.Range.Start.Line < 0 || s.Range.Start.Line >= len(lines) {
+			continue
+		}
+		code := strings.Join(lines[s.Range.Start.Line:min(s.Range.End.Line+1, len(lines))], "\n")
+		if anchorFingerprint(s.Name, code) != m.Hash {
+			continue
+		}
+		if best == nil || absInt(s.Range.Start.Line+1-m.Line) < absInt(best.Range.Start.Line+1-m.Line) {
+			best, bestText = s, code
+		}
+	}
+	if best == nil {
+		return false
+	}
+	sym := *best
+	p.Symbol, p.Followed, p.text = &sym, FollowRenamed, bestText
+	return true
 }

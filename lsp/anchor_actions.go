@@ -1,0 +1,446 @@
+package lsp
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"go.lsp.dev/jsonrpc2"
+	"go.lsp.dev/protocol"
+
+	"github.com/anchorage-dev/anchorage/analysis"
+	"github.com/anchorage-dev/anchorage/memory"
+)
+
+// Commands on the rules of an example (the rule lens) and on choosing
+// examples by hand.
+const (
+	// cmdMemoryExampleRules answers the rules of an example with their
+	// rationale, corrections and actions: what clicking the lens shows.
+	cmdMemoryExampleRules = "anchorage.memory.exampleRules"
+	// cmdMemoryUseExample makes a definition the example of a rule, as
+	// the user chose it.
+	cmdMemoryUseExample = "anchorage.memory.useExample"
+	// cmdMemoryDeleteRule deletes a rule.
+	cmdMemoryDeleteRule = "anchorage.memory.deleteRule"
+)
+
+// exampleRulesArgs are anchorage.memory.exampleRules's: the example's
+// document and symbol (its rules), or the rules by id.
+type exampleRulesArgs struct {
+	URI    protocol.DocumentURI `json:"uri,omitempty"`
+	Symbol string               `json:"symbol,omitempty"`
+	Rules  []int64              `json:"rules,omitempty"`
+}
+
+// ruleAction is something the user can do with a rule of an example: run
+// Command (on the server), or open Location.
+type ruleAction struct {
+	Title string `json:"title"`
+	// Kind is "open" (Location), "command" (Command).
+	Kind     string             `json:"kind"`
+	Command  *protocol.Command  `json:"command,omitempty"`
+	Location *protocol.Location `json:"location,omitempty"`
+}
+
+// correctionView is a correction a rule came from, with where it was made
+// when that is in an open folder.
+type correctionView struct {
+	Text     string             `json:"text"`
+	File     string             `json:"file,omitempty"`
+	Line     int                `json:"line,omitempty"`
+	Location *protocol.Location `json:"location,omitempty"`
+}
+
+// exampleRuleView is one rule of an example, for the lens's pick list.
+type exampleRuleView struct {
+	ruleView
+	// Manual is set when the user chose the example.
+	Manual      bool             `json:"manual"`
+	Corrections []correctionView `json:"corrections"`
+	Actions     []ruleAction     `json:"actions"`
+}
+
+// maxChoiceRules is how many rules of one example get their other
+// candidate examples listed (each is a search).
+const maxChoiceRules = 3
+
+// maxChoices is how many other examples a rule offers.
+const maxChoices = 5
+
+// exampleRules runs anchorage.memory.exampleRules {uri, symbol?, rules?}:
+// the rules anchored on that symbol of the document (or the rules given by
+// id), most important first, each with its rationale, its corrections and
+// the actions on it — open a correction, choose another example (the best
+// other candidates), re-anchor, delete.
+func (s *Server) exampleRules(ctx context.Context, args []any) (any, error) {
+	var a exampleRulesArgs
+	if err := objectArg(cmdMemoryExampleRules, args, &a, `{"uri": document, "symbol"?: name, "rules"?: [rule ids]}`); err != nil {
+		return nil, err
+	}
+	if a.URI == "" && len(a.Rules) == 0 {
+		return nil, jsonrpc2.Errorf(jsonrpc2.InvalidParams, "%s: give the uri of the example's document, or rules", cmdMemoryExampleRules)
+	}
+	out := map[string]any{"uri": a.URI, "symbol": a.Symbol, "rules": []exampleRuleView{}}
+	st, err := s.memoryStore(ctx, false)
+	if err != nil {
+		return nil, s.memoryError(cmdMemoryExampleRules, err)
+	}
+	if st == nil {
+		return out, nil
+	}
+	var rules []memory.Rule
+	if len(a.Rules) > 0 {
+		for _, id := range a.Rules {
+			r, err := st.Rule(ctx, id)
+			if errors.Is(err, memory.ErrUnknownRule) {
+				continue // deleted since the lens was made
+			}
+			if err != nil {
+				return nil, s.memoryError(cmdMemoryExampleRules, err)
+			}
+			rules = append(rules, r)
+		}
+	} else {
+		_, drs, err := s.documentRules(ctx, a.URI)
+		if err != nil {
+			return nil, s.memoryError(cmdMemoryExampleRules, err)
+		}
+		for _, dr := range drs {
+			if a.Symbol == "" || dr.rule.Anchor.Symbol == a.Symbol {
+				rules = append(rules, dr.rule)
+			}
+		}
+	}
+	x := s.anchors(st)
+	views := []exampleRuleView{}
+	for i, r := range rules {
+		p := x.Locate(ctx, r)
+		v := exampleRuleView{ruleView: ruleView{Rule: r, Location: s.placementLocation(p), AnchorStatus: p.Status},
+			Manual: r.Anchor != nil && memory.ReadAnchorMeta(r).Manual, Corrections: []correctionView{}}
+		cs, err := st.RuleCorrections(ctx, r.ID)
+		if err != nil {
+			return nil, s.memoryError(cmdMemoryExampleRules, err)
+		}
+		for _, c := range cs {
+			cv := correctionView{Text: c.Text, File: c.File}
+			if c.Range != nil {
+				cv.Line = c.Range.Start.Line + 1
+			}
+			if f, rel := s.folderOfFile(c.File); f != nil {
+				rng := protocol.Range{}
+				if c.Range != nil {
+					rng = protocol.Range{
+						Start: protocol.Position{Line: uint32(c.Range.Start.Line), Character: uint32(c.Range.Start.Character)},
+						End:   protocol.Position{Line: uint32(c.Range.End.Line), Character: uint32(c.Range.End.Character)},
+					}
+				}
+				cv.Location = &protocol.Location{URI: f.fileURI(rel), Range: rng}
+			}
+			v.Corrections = append(v.Corrections, cv)
+		}
+		v.Actions = s.ruleActions(ctx, x, r, p, v.Corrections, i < maxChoiceRules)
+		views = append(views, v)
+	}
+	out["rules"] = views
+	return out, nil
+}
+
+// ruleActions are the actions on rule r, whose anchor is at p: open its
+// corrections, use one of its other best candidates (when choices),
+// find its example again, delete it.
+func (s *Server) ruleActions(ctx context.Context, x *memory.Anchors, r memory.Rule, p memory.Placement, cs []correctionView, choices bool) []ruleAction {
+	var out []ruleAction
+	for i, c := range cs {
+		if c.Location == nil || i == maxChoices {
+			continue
+		}
+		where := c.File
+		if c.Line > 0 {
+			where = fmt.Sprintf("%s:%d", c.File, c.Line)
+		}
+		out = append(out, ruleAction{Title: fmt.Sprintf("Open correction: “%s” (%s)", shorten(c.Text, 60), where), Kind: "open", Location: c.Location})
+	}
+	if choices {
+		origins, err := x.Store.RuleOrigins(ctx, r.ID)
+		if err != nil {
+			s.warn("rule %d: where its corrections were made: %v", r.ID, err)
+		}
+		hint := ""
+		if r.Anchor != nil {
+			hint = r.Anchor.File
+		}
+		w, res := x.BestFrom(ctx, r.Content, r.Scope, hint, origins)
+		if w == nil && len(x.Workspaces) > 0 {
+			w = x.Workspaces[0]
+		}
+		if f := workspaceFolder(w); f != nil && res != nil {
+			n := 0
+			for _, c := range res.Candidates {
+				if n == maxChoices {
+					break
+				}
+				if r.Anchor != nil && c.File == r.Anchor.File && c.Symbol == r.Anchor.Symbol {
+					continue
+				}
+				n++
+				out = append(out, ruleAction{
+					Title: fmt.Sprintf("Use %s (%s:%d) as the example — matches %d of %d key terms", c.Symbol, c.File, c.Line, c.MatchedTerms, c.KeyTerms),
+					Kind:  "command",
+					Command: &protocol.Command{Title: "Use as the example", Command: cmdMemoryUseExample, Arguments: []any{useExampleArgs{
+						ID: r.ID, URI: f.fileURI(c.File), Symbol: c.Symbol, Line: c.Line,
+					}}},
+				})
+			}
+		}
+	}
+	reanchor := "Find the best example again"
+	if p.Status == memory.AnchorLost {
+		reanchor = "Re-anchor: its example is gone"
+	}
+	out = append(out,
+		ruleAction{Title: reanchor, Kind: "command", Command: &protocol.Command{Title: reanchor, Command: cmdMemoryReanchor, Arguments: []any{idArgs{ID: r.ID}}}},
+		ruleAction{Title: fmt.Sprintf("Delete rule %d", r.ID), Kind: "command", Command: &protocol.Command{Title: "Delete rule", Command: cmdMemoryDeleteRule, Arguments: []any{idArgs{ID: r.ID}}}},
+	)
+	return out
+}
+
+// useExampleArgs are anchorage.memory.useExample's: the rule, and the
+// definition to make its example.
+type useExampleArgs struct {
+	ID     int64                `json:"id"`
+	URI    protocol.DocumentURI `json:"uri"`
+	Symbol string               `json:"symbol"`
+	// Line is the definition's first line, 1-based (0: any).
+	Line int `json:"line,omitempty"`
+}
+
+// useExample runs anchorage.memory.useExample {id, uri, symbol, line?}:
+// the definition becomes the rule's example, kept until the user changes
+// it. A name the document does not define leaves the rule as it was.
+func (s *Server) useExample(ctx context.Context, args []any) (any, error) {
+	var a useExampleArgs
+	want := `{"id": rule id, "uri": document, "symbol": name, "line"?: n}`
+	if err := objectArg(cmdMemoryUseExample, args, &a, want); err != nil {
+		return nil, err
+	}
+	if a.ID <= 0 || a.URI == "" || strings.TrimSpace(a.Symbol) == "" {
+		return nil, jsonrpc2.Errorf(jsonrpc2.InvalidParams, "%s: want %s", cmdMemoryUseExample, want)
+	}
+	f, rel, err := s.folderFor(a.URI)
+	if err != nil {
+		return nil, jsonrpc2.Errorf(jsonrpc2.InvalidParams, "%s: uri: %v", cmdMemoryUseExample, err)
+	}
+	st, err := s.memoryStore(ctx, true)
+	if err != nil {
+		return nil, s.memoryError(cmdMemoryUseExample, err)
+	}
+	r, err := st.Rule(ctx, a.ID)
+	if err != nil {
+		return nil, s.memoryError(cmdMemoryUseExample, err)
+	}
+	w := folderWorkspace{s: s, f: f}
+	an, err := w.Anchorer(ctx)
+	if err != nil {
+		return nil, s.memoryError(cmdMemoryUseExample, err)
+	}
+	res, err := an.Choose(ctx, r.Content, a.Symbol, rel, a.Line)
+	if errors.Is(err, memory.ErrNoSuchSymbol) || errors.Is(err, memory.ErrAmbiguousSymbol) {
+		return nil, jsonrpc2.Errorf(jsonrpc2.InvalidParams, "%s: rule %d keeps its example: %v", cmdMemoryUseExample, a.ID, err)
+	}
+	if err != nil {
+		return nil, s.memoryError(cmdMemoryUseExample, err)
+	}
+	res.Scope = r.Scope
+	ra := res.RuleAnchor(w.Root(), w.Project())
+	if err := st.SetAnchor(ctx, r.ID, *ra); err != nil {
+		return nil, s.memoryError(cmdMemoryUseExample, err)
+	}
+	if r, err = st.Rule(ctx, r.ID); err != nil {
+		return nil, s.memoryError(cmdMemoryUseExample, err)
+	}
+	s.memoryChanged(ctx)
+	p := s.anchors(st).Locate(ctx, r)
+	return map[string]any{"rule": ruleView{Rule: r, Location: s.placementLocation(p), AnchorStatus: p.Status}}, nil
+}
+
+// deleteRule runs anchorage.memory.deleteRule {id}.
+func (s *Server) deleteRule(ctx context.Context, args []any) (any, error) {
+	a, err := decodeIDArgs(cmdMemoryDeleteRule, "rule", args)
+	if err != nil {
+		return nil, err
+	}
+	st, err := s.memoryStore(ctx, true)
+	if err != nil {
+		return nil, s.memoryError(cmdMemoryDeleteRule, err)
+	}
+	if err := st.DeleteRule(ctx, a.ID); err != nil {
+		return nil, s.memoryError(cmdMemoryDeleteRule, err)
+	}
+	s.memoryChanged(ctx)
+	return map[string]any{"deleted": a.ID}, nil
+}
+
+// maxExampleActions caps the "Use F as the example of rule N" actions of
+// one definition.
+const maxExampleActions = 5
+
+// exampleActions are the "Use F as the example of rule N" actions of the
+// definition whose name line holds the start of the requested range: for
+// the rules that apply to the document and are not anchored on it, those
+// without an example first.
+func (s *Server) exampleActions(ctx context.Context, p *protocol.CodeActionParams) []protocol.CodeAction {
+	if !kindWanted(p.Context.Only, protocol.Refactor) {
+		return nil
+	}
+	f, rel, err := s.folderFor(p.TextDocument.URI)
+	if err != nil {
+		return nil
+	}
+	st := s.editorMemory(ctx)
+	if st == nil {
+		return nil
+	}
+	syms, err := f.ws.FileSymbols(ctx, rel)
+	if err != nil {
+		return nil
+	}
+	line := int(p.Range.Start.Line)
+	var def *analysis.SymbolInfo
+	for i := range syms {
+		sym := &syms[i]
+		if sym.Kind == analysis.KindModule || sym.NameRange.Start.Line != line {
+			continue
+		}
+		if def == nil || sym.Range.Start.Offset > def.Range.Start.Offset {
+			def = sym
+		}
+	}
+	if def == nil {
+		return nil
+	}
+	rules, err := st.RulesFor(ctx, memory.LanguageOfFile(rel), s.projectOf(f))
+	if err != nil {
+		return nil
+	}
+	// Unanchored rules first, then the others, each by importance.
+	slices.SortStableFunc(rules, func(a, b memory.Rule) int {
+		switch {
+		case (a.Anchor == nil) == (b.Anchor == nil):
+			return 0
+		case a.Anchor == nil:
+			return -1
+		}
+		return 1
+	})
+	var out []protocol.CodeAction
+	for _, r := range rules {
+		if len(out) == maxExampleActions {
+			break
+		}
+		if r.Anchor != nil && r.Anchor.File == rel && r.Anchor.Symbol == def.QualifiedName {
+			continue
+		}
+		title := fmt.Sprintf("Use %s as the example of rule %d: %s", def.Name, r.ID, shorten(r.Content, 60))
+		out = append(out, protocol.CodeAction{
+			Title: title, Kind: protocol.Refactor,
+			Command: &protocol.Command{Title: title, Command: cmdMemoryUseExample, Arguments: []any{useExampleArgs{
+				ID: r.ID, URI: p.TextDocument.URI, Symbol: def.QualifiedName, Line: def.Range.Start.Line + 1,
+			}}},
+		})
+	}
+	return out
+}
+
+// renameFiles keeps the anchors of renamed files and directories
+// (workspace/willRenameFiles and workspace/didRenameFiles): a rule
+// anchored in an old file is anchored in its new one.
+func (s *Server) renameFiles(ctx context.Context, p *protocol.RenameFilesParams) error {
+	st := s.editorMemory(ctx)
+	if st == nil || len(p.Files) == 0 {
+		return nil
+	}
+	rules, err := st.Rules(ctx, memory.RuleFilter{Anchored: true})
+	if err != nil {
+		return err
+	}
+	x := s.anchors(st)
+	changed := false
+	for _, fr := range p.Files {
+		of, oldRel, err := s.folderFor(protocol.DocumentURI(fr.OldURI))
+		if err != nil {
+			continue
+		}
+		nf, newRel, err := s.folderFor(protocol.DocumentURI(fr.NewURI))
+		if err != nil || nf != of {
+			continue // out of the folder: the anchor is lost there
+		}
+		for i, r := range rules {
+			if workspaceFolder(x.WorkspaceOf(r)) != of {
+				continue
+			}
+			file := path.Clean(r.Anchor.File)
+			var moved string
+			switch {
+			case file == oldRel:
+				moved = newRel
+			case strings.HasPrefix(file, oldRel+"/"):
+				moved = newRel + strings.TrimPrefix(file, oldRel)
+			default:
+				continue
+			}
+			a := *r.Anchor
+			a.File = moved
+			if err := st.SetAnchor(ctx, r.ID, a); err != nil {
+				return err
+			}
+			rules[i].Anchor = &a
+			changed = true
+		}
+	}
+	if changed {
+		s.memoryChanged(ctx)
+	}
+	return nil
+}
+
+// willRenameFiles answers workspace/willRenameFiles: the anchors move with
+// their files; the server has no edits to add.
+func (s *Server) willRenameFiles(ctx context.Context, p *protocol.RenameFilesParams) (*protocol.WorkspaceEdit, error) {
+	if err := s.renameFiles(ctx, p); err != nil {
+		s.warn("keeping anchors of renamed files: %v", err)
+	}
+	return nil, nil
+}
+
+// didRenameFiles handles workspace/didRenameFiles (see renameFiles).
+func (s *Server) didRenameFiles(ctx context.Context, p *protocol.RenameFilesParams) error {
+	return s.renameFiles(ctx, p)
+}
+
+// fileOperations are the file operations the server follows: renames of
+// any file or folder, for the anchors in them.
+func fileOperations() *protocol.ServerCapabilitiesWorkspaceFileOperations {
+	all := &protocol.FileOperationRegistrationOptions{Filters: []protocol.FileOperationFilter{
+		{Scheme: "file", Pattern: protocol.FileOperationPattern{Glob: "**/*"}},
+	}}
+	return &protocol.ServerCapabilitiesWorkspaceFileOperations{WillRename: all, DidRename: all}
+}
+
+// FileText returns a file's text as the editor has it when it is open,
+// else from disk (see memory.WorkspaceText).
+func (w folderWorkspace) FileText(rel string) ([]byte, bool) {
+	if text, _, _, ok := w.f.ws.Snapshot(rel); ok {
+		return text, true
+	}
+	text, err := os.ReadFile(filepath.Join(w.f.dir, filepath.FromSlash(rel)))
+	if err != nil {
+		return nil, false
+	}
+	return text, true
+}
