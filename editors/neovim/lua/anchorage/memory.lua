@@ -582,7 +582,63 @@ end
 -- Commands run by code actions and code lenses ------------------------------------
 
 local wrapped = { ['anchorage.memory.approve'] = true, ['anchorage.memory.approveAll'] = true,
-  ['anchorage.memory.reject'] = true, ['anchorage.memory.reanchor'] = true }
+  ['anchorage.memory.reject'] = true, ['anchorage.memory.reanchor'] = true,
+  ['anchorage.memory.useExample'] = true, ['anchorage.memory.deleteRule'] = true,
+  ['anchorage.memory.exampleRules'] = true }
+
+--- The rule lens (anchorage.memory.exampleRules): the server answers the
+--- example's rules with their actions; vim.ui.select picks a rule (when
+--- there are several), then an action, which opens a correction or runs
+--- its server command.
+local function example_rules(client, args, bufnr)
+  request(client, 'anchorage.memory.exampleRules', args, bufnr, function(res)
+    local rules = val(res and res.rules) or {}
+    if #rules == 0 then
+      notify('no rules on this example any more', levels.INFO)
+      return
+    end
+    local function act(rule)
+      local actions = val(rule.actions) or {}
+      vim.ui.select(actions, {
+        prompt = string.format('Rule %d: %s', rule.id, shorten(rule.content, 60)) ..
+          (nonempty(rule.rationale) and (' — ' .. shorten(rule.rationale, 100)) or ''),
+        format_item = function(a) return a.title end,
+      }, function(a)
+        if not a then
+          return
+        end
+        if a.kind == 'open' and val(a.location) then
+          local l = a.location
+          require('anchorage.commands').open_location(vim.uri_to_fname(l.uri), (l.range.start.line or 0) + 1,
+            (l.range.start.character or 0) + 1)
+        elseif val(a.command) then
+          local cmd = a.command
+          local handler = vim.lsp.commands[cmd.command]
+          if handler then
+            handler(cmd, { client_id = client.id, bufnr = bufnr })
+          else
+            request(client, cmd.command, val(cmd.arguments) and cmd.arguments[1] or nil, bufnr, function()
+              M.refresh_lenses()
+            end)
+          end
+        end
+      end)
+    end
+    if #rules == 1 then
+      act(rules[1])
+      return
+    end
+    vim.ui.select(rules, {
+      prompt = 'Rules of this example',
+      format_item = function(r) return string.format('rule %d: %s', r.id, shorten(r.content, 70)) end,
+    }, function(r)
+      if r then
+        act(r)
+      end
+    end)
+  end)
+end
+M.example_rules = example_rules
 
 --- Handles the memory commands of code actions on the client side
 --- (vim.lsp.commands): they run on the server as before, then the answer is
@@ -595,6 +651,10 @@ function M.register_handlers()
         notify(name .. ': no Anchorage client', levels.ERROR)
         return
       end
+      if name == 'anchorage.memory.exampleRules' then
+        example_rules(client, val(command.arguments) and command.arguments[1] or nil, ctx and ctx.bufnr)
+        return
+      end
       request(client, command.command, val(command.arguments) and command.arguments[1] or nil, ctx and ctx.bufnr,
         function(res)
           if name == 'anchorage.memory.approve' then
@@ -603,6 +663,15 @@ function M.register_handlers()
             announce(val(res and res.approvals) or {})
           elseif name == 'anchorage.memory.reject' then
             notify('rejected proposal ' .. tostring(val(res and res.proposal) and res.proposal.id), levels.INFO)
+          elseif name == 'anchorage.memory.useExample' then
+            local r = val(res and res.rule) or {}
+            local a = val(r.anchor) or {}
+            notify(string.format('rule %s: its example is now %s in %s', tostring(r.id), tostring(a.symbol), tostring(a.file)),
+              levels.INFO)
+            M.refresh_lenses()
+          elseif name == 'anchorage.memory.deleteRule' then
+            notify('deleted rule ' .. tostring(res and res.deleted), levels.INFO)
+            M.refresh_lenses()
           else
             notify(val(res.reanchored) == true and 're-anchored rule ' .. tostring(res.rule and res.rule.id)
               or ('no new example: ' .. tostring(nonempty(res.note) or '')), levels.INFO)
