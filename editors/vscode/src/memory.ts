@@ -156,6 +156,10 @@ export class Memory implements vscode.Disposable {
    * tree and the user up to date.
    */
   afterServerCommand(command: string, result: unknown, fromUser: boolean): void {
+    if (command === EXAMPLE_RULES && fromUser) {
+      void this.showExampleRules(result);
+      return;
+    }
     if (!CHANGING.has(command) || result === undefined || result === null) {
       return;
     }
@@ -181,6 +185,52 @@ export class Memory implements vscode.Disposable {
     this.a.setPending(this.pending.count);
     this.tree.refresh();
     this.refreshCountSoon(0);
+  }
+
+  /**
+   * The rule lens's answer (anchorage.memory.exampleRules): a quick pick of
+   * the example's rules (when there are several), then of the chosen
+   * rule's actions — open a correction, use another example, find the
+   * best example again, delete the rule.
+   */
+  async showExampleRules(result: unknown): Promise<void> {
+    const rules = (result as { rules?: ExampleRule[] } | null)?.rules ?? [];
+    if (rules.length === 0) {
+      void vscode.window.showInformationMessage('Anchorage: no rules on this example any more.');
+      return;
+    }
+    let rule = rules[0];
+    if (rules.length > 1) {
+      const chosen = await vscode.window.showQuickPick(
+        rules.map((r) => ({ label: `rule ${r.id}: ${shorten(r.content, 70)}`, detail: r.rationale, rule: r })),
+        { title: 'Anchorage: rules of this example' },
+      );
+      if (!chosen) {
+        return;
+      }
+      rule = chosen.rule;
+    }
+    const chosen = await vscode.window.showQuickPick(
+      (rule.actions ?? []).map((a) => ({ label: a.title, action: a })),
+      { title: `Anchorage: rule ${rule.id}: ${shorten(rule.content, 70)}`, placeHolder: rule.rationale || undefined },
+    );
+    const a = chosen?.action;
+    if (!a) {
+      return;
+    }
+    try {
+      if (a.kind === 'open' && a.location) {
+        const r = a.location.range;
+        await vscode.window.showTextDocument(vscode.Uri.parse(a.location.uri), {
+          selection: new vscode.Range(r.start.line, r.start.character, r.end.line, r.end.character),
+        });
+      } else if (a.command) {
+        await this.run(a.command.command, a.command.arguments ?? []);
+        void vscode.window.showInformationMessage(`Anchorage: rule ${rule.id}: ${a.title}: done.`);
+      }
+    } catch (err) {
+      void vscode.window.showErrorMessage(`Anchorage: ${errorMessage(err)}`);
+    }
   }
 
   /** Runs a memory command of the server and lets afterServerCommand see it. */
@@ -520,6 +570,22 @@ export class Memory implements vscode.Disposable {
     }
     this.tree.dispose();
   }
+}
+
+/** The server command of the rule lens. */
+const EXAMPLE_RULES = 'anchorage.memory.exampleRules';
+
+/** A rule of an example, as anchorage.memory.exampleRules answers it. */
+interface ExampleRule {
+  id: number;
+  content: string;
+  rationale: string;
+  actions?: {
+    title: string;
+    kind: 'open' | 'command';
+    command?: { command: string; arguments?: unknown[] };
+    location?: { uri: string; range: { start: { line: number; character: number }; end: { line: number; character: number } } };
+  }[];
 }
 
 async function openLocation(loc: RuleLocation | undefined): Promise<void> {
