@@ -607,6 +607,42 @@ func TestE2EMemory(t *testing.T) {
 		}
 	}
 
+	// Choose the example by hand: a code action on any definition.
+	dbURI := fileURI(root, "internal/db/db.go")
+	dbDoc := c.open(t, dbURI, "go", readFile(t, root, "internal/db/db.go"))
+	openLine := dbDoc.find(t, "func Open(", 0)
+	var use *protocol.CodeAction
+	for _, a := range c.memCodeActions(t, dbURI, openLine, nil, protocol.Refactor) {
+		if strings.HasPrefix(a.Title, fmt.Sprintf("Use Open as the example of rule %d: ", ruleID)) {
+			use = &a
+		}
+	}
+	if use == nil || use.Command == nil || use.Command.Command != cmdMemoryUseExample {
+		t.Fatalf("code actions on func Open: no \"Use Open as the example of rule %d\" action", ruleID)
+	}
+	var used struct {
+		Rule memRule `json:"rule"`
+	}
+	c.memCommand(t, &used, use.Command.Command, use.Command.Arguments...)
+	if used.Rule.Anchor == nil || used.Rule.Anchor.Symbol != "db.Open" || used.Rule.AnchorStatus != "anchored" ||
+		!memory.ReadAnchorMeta(used.Rule.Rule).Manual {
+		t.Fatalf("useExample: %+v, want the rule anchored on db.Open by hand", used.Rule)
+	}
+	c.memBadCommand(t, "keeps its example", cmdMemoryUseExample, map[string]any{"id": ruleID, "uri": dbURI, "symbol": "NoSuchFunc"})
+	c.memBadCommand(t, "want", cmdMemoryUseExample, map[string]any{"id": ruleID})
+
+	// Rename its file: the anchor moves with it (workspace/didRenameFiles).
+	if err := os.Rename(filepath.Join(root, "internal", "db", "db.go"), filepath.Join(root, "internal", "db", "conn.go")); err != nil {
+		t.Fatal(err)
+	}
+	c.notify(t, "workspace/didRenameFiles", &protocol.RenameFilesParams{Files: []protocol.FileRename{
+		{OldURI: string(dbURI), NewURI: string(fileURI(root, "internal/db/conn.go"))}}})
+	// Notifications are handled in order, before the requests after them.
+	renamedRules := c.memListRules(t)
+	if len(renamedRules) != 1 || renamedRules[0].Anchor == nil || renamedRules[0].Anchor.File != "internal/db/conn.go" || renamedRules[0].AnchorStatus != "anchored" {
+		t.Errorf("list after renaming the file: %+v, want the anchor in internal/db/conn.go", renamedRules)
+	}
+
 	// A correction that contradicts the rule: the diagnostic and the code
 	// actions say so.
 	var contra memCorrectionAnswer

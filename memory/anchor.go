@@ -474,7 +474,7 @@ func (a *Anchorer) FindAnchor(ctx context.Context, rule string, opts AnchorOptio
 		res.Candidates = append(res.Candidates, scored[i].AnchorCandidate)
 	}
 	switch {
-	case len(scored) > 0 && scored[0].Quality >= threshold:
+	case len(scored) > 0 && scored[0].Quality >= threshold && !strings.HasPrefix(reason, anchorVague):
 		best := scored[0].AnchorCandidate
 		res.Anchor = &best
 	case reason != "":
@@ -750,12 +750,18 @@ func (a *Anchorer) rankIn(ctx context.Context, rule string, langs, preferred []s
 		return a.Recency > b.Recency
 	})
 	reason := ""
-	if rq.grounded < anchorMinGrounded && len(out) > 0 && out[0].features.Home == 0 {
+	if rq.keyTerms() < 2 && len(rq.idents) == 0 && len(rq.literals) == 0 {
+		// One word ("Logging") says too little to choose an example.
+		reason = anchorVague + "; choose one with anchorage memory reanchor ID --symbol NAME"
+	} else if rq.grounded < anchorMinGrounded && len(out) > 0 && out[0].features.Home == 0 {
 		reason = fmt.Sprintf("no example yet: the workspace's code uses %d of the rule's %d key terms (%s)",
 			rq.knownTerms(), rq.keyTerms(), rq.unknownList())
 	}
 	return out, reason, nil
 }
+
+// anchorVague begins the reason of a rule too vague to anchor.
+const anchorVague = "no example yet: a rule of one key word says too little to choose an example"
 
 // anchorMinGrounded is the share of a rule's weight below which the
 // reason for a missing anchor is the rule's vocabulary rather than its examples.

@@ -72,12 +72,20 @@ func (a *Anchorer) Choose(ctx context.Context, rule, symbol, file string, line i
 			where = "in " + file
 		}
 		msg := fmt.Sprintf("%s defines nothing named %q", where, symbol)
-		if near, err := ix.Symbols(ctx, lastPart(symbol), 5); err == nil && len(near) > 0 {
+		// Names like it: those that match it, else its longest prefix
+		// that matches some (a typo near the end).
+		q := lastPart(symbol)
+		for n := len(q); n >= 3; n-- {
+			near, err := ix.Symbols(ctx, q[:n], 5)
+			if err != nil || len(near) == 0 {
+				continue
+			}
 			var names []string
 			for _, n := range near {
 				names = append(names, fmt.Sprintf("%s (%s:%d)", n.QualifiedName, n.Path, n.Range.Start.Line+1))
 			}
 			msg += "; names like it: " + strings.Join(names, ", ")
+			break
 		}
 		return nil, fmt.Errorf("choose an example: %w: %s", ErrNoSuchSymbol, msg)
 	case len(found) > 1:

@@ -107,25 +107,49 @@ func (a *Anchorer) addSpelled(ctx context.Context, rq *anchorQuery, pool *anchor
 		}
 	}
 	ix := a.Searcher.Index
+	var names []any
 	for _, run := range runs {
 		joined := strings.Join(run, "")
 		if sp.names[joined] {
 			continue
 		}
 		sp.names[joined] = true
-		for _, name := range []string{joined, strings.Join(run, "_")} {
-			defs, err := ix.Lookup(ctx, name)
-			if err != nil {
-				return nil, fmt.Errorf("names spelling the rule: %w", err)
-			}
-			defs = anchorPreferShipped(defs, rq.aboutTests)
-			if len(defs) > anchorIdentDefs {
-				continue
-			}
-			for _, d := range defs {
-				if d.Kind != analysis.KindModule {
-					pool.add(d)
-				}
+		names = append(names, joined, strings.Join(run, "_"))
+	}
+	if len(names) == 0 {
+		return sp, nil
+	}
+	// One query says which of the names the workspace defines.
+	rows, err := ix.DB().QueryContext(ctx, `SELECT DISTINCT lname FROM nodes WHERE kind != 'module' AND lname IN (?`+
+		strings.Repeat(",?", len(names)-1)+`)`, names...)
+	if err != nil {
+		return nil, fmt.Errorf("names spelling the rule: %w", err)
+	}
+	var found []string
+	for rows.Next() {
+		var n string
+		if err := rows.Scan(&n); err != nil {
+			rows.Close()
+			return nil, fmt.Errorf("names spelling the rule: %w", err)
+		}
+		found = append(found, n)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("names spelling the rule: %w", err)
+	}
+	for _, name := range found {
+		defs, err := ix.Lookup(ctx, name)
+		if err != nil {
+			return nil, fmt.Errorf("names spelling the rule: %w", err)
+		}
+		defs = anchorPreferShipped(defs, rq.aboutTests)
+		if len(defs) > anchorIdentDefs {
+			continue
+		}
+		for _, d := range defs {
+			if d.Kind != analysis.KindModule {
+				pool.add(d)
 			}
 		}
 	}
@@ -322,7 +346,12 @@ func (rq *anchorQuery) relevantSpan(lines []string, max int) (int, int) {
 	for to > from && len(hits[to]) == 0 {
 		to--
 	}
-	from, to = max0(from-1), min(to+1, n-1)
+	if to-from+1 < max {
+		from = max0(from - 1)
+	}
+	if to-from+1 < max {
+		to = min(to+1, n-1)
+	}
 	return from, to
 }
 
@@ -334,32 +363,44 @@ func max0(x int) int {
 }
 
 // anchorFingerprint identifies a symbol's code without its name: the
-// FNV-1a hash (8 hex digits) of its text with every occurrence of the
-// name as a word removed and spaces collapsed. A renamed symbol, or one
+// FNV-1a hash (8 hex digits) of its words and punctuation, spaces left
+// out, with the name left out where it stands alone (the declaration, a
+// doc comment, an unqualified recursive call) but kept where it is
+// qualified (sql.Open in a function Open). A renamed symbol, or one
 // moved to another file, keeps it.
 func anchorFingerprint(name, text string) string {
 	if name == "" || strings.TrimSpace(text) == "" {
 		return ""
 	}
-	var b strings.Builder
-	fields := strings.FieldsFunc(text, func(r rune) bool {
-		return !(r == '_' || r >= '0' && r <= '9' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r > 127)
-	})
-	for _, f := range fields {
-		if f == name {
-			continue
-		}
-		b.WriteString(f)
-		b.WriteByte(' ')
-	}
-	// Punctuation counts too, in order, without the spaces.
-	for _, r := range text {
-		if r != ' ' && r != '\t' && r != '\n' && r != '\r' && !(r == '_' || r >= '0' && r <= '9' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r > 127) {
-			b.WriteRune(r)
-		}
+	isWord := func(r byte) bool {
+		return r == '_' || r >= '0' && r <= '9' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= 0x80
 	}
 	h := fnv.New32a()
-	h.Write([]byte(b.String()))
+	var prev byte // the last byte written that is not a space
+	for i := 0; i < len(text); {
+		c := text[i]
+		switch {
+		case isWord(c):
+			j := i
+			for j < len(text) && isWord(text[j]) {
+				j++
+			}
+			if w := text[i:j]; w != name || prev == '.' {
+				if prev != 0 && isWord(prev) {
+					h.Write([]byte{' '})
+				}
+				h.Write([]byte(w))
+				prev = w[len(w)-1]
+			}
+			i = j
+		case c == ' ' || c == '\t' || c == '\n' || c == '\r':
+			i++
+		default:
+			h.Write([]byte{c})
+			prev = c
+			i++
+		}
+	}
 	return fmt.Sprintf("%08x", h.Sum32())
 }
 

@@ -115,7 +115,10 @@ func TestAnchorsPlace(t *testing.T) {
 		{"no metadata: the first holding the file", "universal", file, sym, ``, app, AnchorLive},
 		{"whole file", "project:sampleapp", file, "", ``, app, AnchorLive},
 		{"symbol gone", "project:sampleapp", file, "UserRepository.Gone", ``, app, AnchorLost},
-		{"file gone", "project:sampleapp", "users/gone.go", sym, ``, app, AnchorLost},
+		// A file gone while the only definition of its symbol is in
+		// another: the symbol moved there.
+		{"file gone, symbol moved", "project:sampleapp", "users/gone.go", sym, ``, app, AnchorLive},
+		{"file and symbol gone", "project:sampleapp", "users/gone.go", "UserRepository.Gone", ``, app, AnchorLost},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
