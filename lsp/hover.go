@@ -158,8 +158,27 @@ func rulesHover(symbol string, rules []documentRule, markdown bool) string {
 				fmt.Fprintf(&b, "Why: %s\n", r.Rationale)
 			}
 		}
+		if from, to, ok := excerptLines(dr); ok {
+			fmt.Fprintf(&b, "\nLines %d–%d show it.\n", from, to)
+		}
 	}
 	return b.String()
+}
+
+// excerptLines returns the lines (1-based) of a long example that show
+// its rule, as anchoring found them, when they are inside the symbol as
+// it is now.
+func excerptLines(dr documentRule) (int, int, bool) {
+	m := memory.ReadAnchorMeta(dr.rule)
+	if !m.HasExcerpt {
+		return 0, 0, false
+	}
+	start, end := dr.sym.Range.Start.Line+1, dr.sym.Range.End.Line+1
+	from, to := start+m.Excerpt[0], start+m.Excerpt[1]
+	if to > end || from > to {
+		return 0, 0, false
+	}
+	return from, to, true
 }
 
 // mdEscape escapes the characters Markdown would interpret in text.
