@@ -36,6 +36,8 @@ type anchorCase struct {
 	// Corrections are the files the rule's corrections were made in, if
 	// the set says.
 	Corrections []string `json:"corrections,omitempty"`
+	// Root is the workspace of a set over several (blind-rules.jsonl).
+	Root string `json:"root,omitempty"`
 }
 
 // origins returns where the case's corrections were made.
@@ -286,10 +288,77 @@ func TestAnchorEvalStdlib(t *testing.T) {
 	}
 }
 
+var anchorBlind = flag.Bool("anchor.blind", false, "evaluate anchoring on the blind set (testdata/anchors/blind-rules.jsonl), whose rules name their workspaces")
+
+// TestAnchorEvalBlind measures anchor discovery on the blind set, each
+// rule in the workspace its root names (the Go module cache, the Python
+// library), and counts anchors in another language than the rule's
+// scope:
+//
+//	go test ./memory -run TestAnchorEvalBlind -anchor.blind [-anchor.dir DIR] -v
+func TestAnchorEvalBlind(t *testing.T) {
+	if !*anchorBlind {
+		t.Skip("indexes the blind set's workspaces; run with -anchor.blind")
+	}
+	byRoot := map[string][]anchorCase{}
+	var roots []string
+	for _, c := range readAnchorCases(t, "blind-rules.jsonl") {
+		if _, ok := byRoot[c.Root]; !ok {
+			roots = append(roots, c.Root)
+		}
+		byRoot[c.Root] = append(byRoot[c.Root], c)
+	}
+	var all anchorTally
+	cross, crossTop := 0, 0
+	for _, root := range roots {
+		if _, err := os.Stat(root); err != nil {
+			t.Errorf("workspace %s: %v", root, err)
+			continue
+		}
+		t.Run(filepath.Base(root), func(t *testing.T) {
+			a := NewAnchorer(openEvalIndex(t, root, *anchorDir))
+			s := runAnchorEval(t, a, filepath.Base(root), byRoot[root])
+			for _, c := range byRoot[root] {
+				lang := scopeName(c.Scope)
+				res, err := a.FindAnchor(context.Background(), c.Rule, AnchorOptions{Scope: c.Scope})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if res.Anchor != nil && lang != "" && LanguageOfFile(res.Anchor.File) != lang {
+					cross++
+					t.Errorf("%q: anchored in %s, another language than %s", c.Rule, res.Anchor.File, lang)
+				}
+				if len(res.Candidates) > 0 && lang != "" && LanguageOfFile(res.Candidates[0].File) != lang {
+					crossTop++
+				}
+			}
+			all.rules += s.rules
+			all.anchored += s.anchored
+			all.rightFile += s.rightFile
+			all.rightSymbol += s.rightSymbol
+			all.anchoredRight += s.anchoredRight
+			all.none += s.none
+			all.noneUnanchored += s.noneUnanchored
+		})
+	}
+	t.Logf("blind-rules.jsonl, all workspaces: %d rules with an example, %d without\n"+
+		"  anchored: %.0f%%; right file (top candidate): %.0f%%; right symbol (top candidate): %.0f%%\n"+
+		"  anchors in a right file: %d of %d; rules without an example left unanchored: %d of %d\n"+
+		"  anchors in another language than the rule's: %d (top candidates: %d)",
+		all.rules, all.none, 100*share(all.anchored, all.rules), 100*share(all.rightFile, all.rules), 100*share(all.rightSymbol, all.rules),
+		all.anchoredRight, all.anchored, all.noneUnanchored, all.none, cross, crossTop)
+}
+
 // checkRuleSet fails for examples that the workspace does not define.
 func checkRuleSet(t *testing.T, ix *analysis.Index, name string) {
+	checkRuleSetCases(t, ix, name, readAnchorCases(t, name))
+}
+
+// checkRuleSetCases fails for examples of cases that the workspace does
+// not define.
+func checkRuleSetCases(t *testing.T, ix *analysis.Index, name string, cases []anchorCase) {
 	ctx := context.Background()
-	for _, c := range readAnchorCases(t, name) {
+	for _, c := range cases {
 		if len(c.File) == 0 != (len(c.Symbol) == 0) {
 			t.Errorf("%s: %q: files and symbols must both be given or both empty", name, c.Rule)
 		}
