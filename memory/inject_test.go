@@ -756,3 +756,41 @@ func BenchmarkInject(b *testing.B) {
 		}
 	}
 }
+
+// TestInjectLongExample shows a long example by its first line and the
+// lines that show the rule, with comments counting the lines left out.
+func TestInjectLongExample(t *testing.T) {
+	f := newInjectFixture(t)
+	file := filepath.Join(f.root, "users", "repo.go")
+	orig, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var filler strings.Builder
+	for i := range 60 {
+		fmt.Fprintf(&filler, "\t_ = %d // filler\n", i)
+	}
+	long := strings.Replace(string(orig), "\tvar u User\n", "\tvar u User\n"+filler.String(), 1)
+	if err := os.WriteFile(file, []byte(long), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.ix.Update(context.Background(), nil); err != nil {
+		t.Fatal(err)
+	}
+	id := f.add(t, injectRule{"language:go", "Return ErrNotFound wrapped with fmt.Errorf and %w when a row scan fails", 1, "users/repo.go", "UserRepository.FindByID"})[0]
+	inj := f.inject(t, InjectRequest{File: "users/repo.go", Budget: 4000}, f.deps())
+	r := injected(inj, id)
+	blocks := codeBlocks(inj.Markdown)
+	if r == nil || r.Example == nil || len(blocks) != 1 {
+		t.Fatalf("no example: %+v\n%s", r, inj.Markdown)
+	}
+	code := blocks[0]
+	lines := strings.Split(strings.TrimRight(code, "\n"), "\n")
+	if !strings.HasPrefix(lines[0], "func (r *UserRepository) FindByID(") || !strings.Contains(code, `fmt.Errorf("find user %s: %w", id, ErrNotFound)`) ||
+		!strings.Contains(code, "// … ") || len(lines) > MaxExampleLines {
+		t.Errorf("the long example is not its signature and its relevant lines (%d lines):\n%s", len(lines), code)
+	}
+	if strings.Count(code, "filler") > MaxExampleLines-5 {
+		t.Errorf("the example shows mostly filler:\n%s", code)
+	}
+}
