@@ -109,8 +109,8 @@ describe('pendingProposals and proposalItems', () => {
   it('reads the second proposal with its example', () => {
     const [p] = pendingProposals(proposed2);
     assert.equal(p.id, 2);
-    assert.equal(p.example_file, 'client/src/api.ts');
-    assert.ok(p.location?.uri.endsWith('/client/src/api.ts'));
+    assert.equal(p.example_file, 'api/handlers.go');
+    assert.ok(p.location?.uri.endsWith('/api/handlers.go'));
   });
 });
 
