@@ -816,6 +816,23 @@ func (in *injector) resolve(ctx context.Context, r Rule) (*injectExample, string
 		if found {
 			return newInjectExample(rel, a.Symbol, root, here, text, sr, false, r.Content), ExampleShown, nil
 		}
+		// Renamed: the same code under another name.
+		if h := ReadAnchorMeta(r).Hash; h != "" && a.Symbol != "" {
+			syms, err := in.symbols(ctx, root, rel, text, here)
+			if err != nil {
+				return nil, "", err
+			}
+			lines := strings.Split(strings.ToValidUTF8(string(text), "\uFFFD"), "\n")
+			for _, s := range syms {
+				from, to := s.r.Start.Line, min(s.r.End.Line+1, len(lines))
+				if from < 0 || from >= to {
+					continue
+				}
+				if anchorFingerprint(lastPart(s.name), strings.Join(lines[from:to], "\n")) == h {
+					return newInjectExample(rel, s.name, root, here, text, s.r, true, r.Content), ExampleShown, nil
+				}
+			}
+		}
 	}
 	if a.Symbol == "" || !here {
 		return nil, ExampleLost, nil

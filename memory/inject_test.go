@@ -14,6 +14,7 @@ import (
 	"testing"
 
 	"github.com/anchorage-dev/anchorage/analysis"
+	"github.com/anchorage-dev/anchorage/retrieval"
 	"github.com/anchorage-dev/anchorage/retrieval/budget"
 	"github.com/anchorage-dev/anchorage/retrieval/budget/bpe"
 )
@@ -792,5 +793,44 @@ func TestInjectLongExample(t *testing.T) {
 	}
 	if strings.Count(code, "filler") > MaxExampleLines-5 {
 		t.Errorf("the example shows mostly filler:\n%s", code)
+	}
+}
+
+// TestInjectFollowsRename injects the example of a rule whose function
+// was renamed since it was anchored: the same code under its new name.
+func TestInjectFollowsRename(t *testing.T) {
+	f := newInjectFixture(t)
+	ctx := context.Background()
+	a := NewAnchorer(&retrieval.Searcher{Index: f.ix})
+	res, err := a.Choose(ctx, "Wrap database errors with the operation that failed", "db.Open", "", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	stored, err := f.store.AddRule(ctx, Rule{Category: CategoryRule, Scope: "project:sampleapp", Content: res.Rule, Confidence: 0.8})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res.Scope = stored.Scope
+	if err := f.store.SetAnchor(ctx, stored.ID, *res.RuleAnchor(f.root, "sampleapp")); err != nil {
+		t.Fatal(err)
+	}
+	file := filepath.Join(f.root, "internal", "db", "db.go")
+	src, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(file, []byte(strings.Replace(string(src), "func Open(", "func OpenDB(", 1)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.ix.Update(ctx, nil); err != nil {
+		t.Fatal(err)
+	}
+	inj := f.inject(t, InjectRequest{File: "internal/db/db.go"}, f.deps())
+	r := injected(inj, stored.ID)
+	if r == nil || r.Example == nil || r.Example.Symbol != "db.OpenDB" || !r.Example.Moved {
+		t.Fatalf("rule %+v, want its example followed to db.OpenDB", r)
+	}
+	if blocks := codeBlocks(inj.Markdown); len(blocks) != 1 || !strings.HasPrefix(blocks[0], "func OpenDB(") {
+		t.Errorf("example:\n%s", inj.Markdown)
 	}
 }
