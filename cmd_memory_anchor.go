@@ -98,8 +98,16 @@ func printAnchorResult(w io.Writer, r *memory.AnchorResult) {
 		return
 	}
 	fmt.Fprintf(w, "\nCandidates (%.1f ms):\n", r.ElapsedMS)
-	fmt.Fprintf(w, "  %-7s %-9s %-5s %-7s  %s\n", "quality", "relevance", "size", "recency", "example")
+	fmt.Fprintf(w, "  %-7s %-9s %-5s %-7s %-5s  %s\n", "quality", "relevance", "size", "recency", "terms", "example")
 	for _, c := range r.Candidates {
-		fmt.Fprintf(w, "  %-7.2f %-9.2f %-5.2f %-7.2f  %s  %s %s\n", c.Quality, c.Relevance, c.Size, c.Recency, location(c.File, c.Line), c.Kind, c.Symbol)
+		extra := ""
+		if c.Home != "" {
+			extra = " (the corrections' " + c.Home + ")"
+		}
+		if x := c.Excerpt; x != nil {
+			extra += fmt.Sprintf(" shown by lines %d–%d", x.From, x.To)
+		}
+		fmt.Fprintf(w, "  %-7.2f %-9.2f %-5.2f %-7.2f %-5s  %s  %s %s%s\n", c.Quality, c.Relevance, c.Size, c.Recency,
+			fmt.Sprintf("%d/%d", c.MatchedTerms, c.KeyTerms), location(c.File, c.Line), c.Kind, c.Symbol, extra)
 	}
 }
