@@ -22,11 +22,11 @@ correct_all() {
 }
 
 # seed_sample_memory BIN DATA ROOT leaves rule 1 "Wrap errors with context
-# ..." approved and anchored in the workspace (hover, code lens), and
-# proposal 2 "Log every HTTP request ..." pending (its hint at the top of
-# api/handlers.go, approved through a code action).
+# ..." approved and anchored in the workspace (hover, code lens) on db.Open,
+# where its corrections were made, and proposal 2 "Log every HTTP request
+# ..." pending (its hint in api/handlers.go, approved through a code action).
 seed_sample_memory() {
-  correct_all "$@" users/repo.go "Wrap errors with context using fmt.Errorf and %w" \
+  correct_all "$@" internal/db/db.go "Wrap errors with context using fmt.Errorf and %w" \
     "Wrap the error with context with fmt.Errorf and %w" \
     "Always wrap errors with context: fmt.Errorf with %w"
   anchorage_memory "$@" approve 1

@@ -671,8 +671,8 @@ local function run()
 
   ---------------------------------------------------------------------------
   -- Memory, seeded by run.sh: rule 1 "Wrap errors with context ..."
-  -- anchored on UserRepository.FindByID in users/repo.go, where its
-  -- corrections were made, proposal 2 "... log HTTP
+  -- anchored on db.Open in internal/db/db.go, where its corrections were
+  -- made, proposal 2 "... log HTTP
   -- requests with their duration" pending (a hint at the top of
   -- api/handlers.go).
   local memory = require('anchorage.memory')
@@ -703,16 +703,16 @@ local function run()
     return found
   end
 
-  -- Hover over FindByID's name shows the rule anchored there.
+  -- Hover over db.Open's name shows the rule anchored there.
   local db = root .. '/internal/db/db.go'
   do
-    vim.cmd('edit ' .. vim.fn.fnameescape(repo))
+    vim.cmd('edit ' .. vim.fn.fnameescape(db))
     local dbbuf = vim.api.nvim_get_current_buf()
     wait_for(ATTACH_MS, function()
       return vim.lsp.buf_is_attached(dbbuf, client.id)
     end)
-    if not cursor_on([[^func (r \*UserRepository) \zsFindByID(]]) then
-      fail('hover', 'no func FindByID in users/repo.go')
+    if not cursor_on([[^func \zsOpen(]]) then
+      fail('hover', 'no func Open in internal/db/db.go')
     else
       local text
       wait_for(COMMAND_MS, function()
@@ -727,7 +727,7 @@ local function run()
       end)
       if not text or not text:find('Wrap errors with context using fmt.Errorf and %w', 1, true)
         or not text:find('example of 1 rule', 1, true) then
-        fail('hover', 'hover on FindByID: ' .. tostring(text))
+        fail('hover', 'hover on Open: ' .. tostring(text))
       else
         ok('hover', (text:gsub('\n+', ' / '):sub(1, 200)))
       end
@@ -735,11 +735,11 @@ local function run()
     -- Its code lens, resolved.
     local lens = wait_lens(dbbuf, '⚓ 1 rule: Wrap errors with context')
     if not lens then
-      fail('codelens', 'no "⚓ 1 rule: Wrap errors ..." lens in users/repo.go: ' .. encode(lens_titles(dbbuf)))
-    elseif lens.line ~= 25 then
-      fail('codelens', 'the lens is on line ' .. lens.line .. ', want 25 (func FindByID)')
+      fail('codelens', 'no "⚓ 1 rule: Wrap errors ..." lens in internal/db/db.go: ' .. encode(lens_titles(dbbuf)))
+    elseif lens.line ~= 17 then
+      fail('codelens', 'the lens is on line ' .. lens.line .. ', want 17 (func Open)')
     else
-      ok('codelens', string.format('users/repo.go:%d "%s"', lens.line, lens.title))
+      ok('codelens', string.format('internal/db/db.go:%d "%s"', lens.line, lens.title))
       -- The lens acts: running it offers the rule's actions.
       local n = #select_calls
       select_choice = function() return nil end -- look, choose nothing

@@ -369,20 +369,20 @@ try {
   });
 
   // ---- memory: the data directory was seeded by e2e.sh with rule 1 "Wrap
-  // errors with context …" (anchored on UserRepository.FindByID in
-  // users/repo.go, where its corrections were made) and
+  // errors with context …" (anchored on db.Open in internal/db/db.go,
+  // where its corrections were made) and
   // pending proposal 2 "… log HTTP requests with their duration" (a hint
   // at the top of api/handlers.go).
 
   await check('hover over an anchored symbol shows its rule at the first Ctrl+K Ctrl+I', async () => {
-    await openFile('users/repo.go');
+    await openFile('internal/db/db.go');
     // The editor knows the file's language server answers once the lens is
     // drawn: the document is open on the server, its rules resolved.
     await page
       .locator('.monaco-editor .codelens-decoration', { hasText: 'Wrap errors with context' })
       .first()
       .waitFor({ state: 'visible', timeout: 20000 });
-    await goToLine(25, 28); // func (r *UserRepository) Fi|ndByID(ctx context.Context, …)
+    await goToLine(17, 7); // func O|pen(ctx context.Context, …)
     const hover = page.locator('.monaco-hover').filter({ hasText: 'Wrap errors with context' }).first();
     const t0 = Date.now();
     await page.keyboard.press('Control+K');
@@ -424,7 +424,7 @@ try {
     if (!texts.some((t) => /Project: sampleapp \(1\)/.test(t))) {
       throw new Error(`no "Project: sampleapp (1)" group: ${JSON.stringify(texts)}`);
     }
-    if (!texts.some((t) => /UserRepository\.FindByID · users\/repo\.go:25/.test(t))) {
+    if (!texts.some((t) => /db\.Open · internal\/db\/db\.go:17/.test(t))) {
       throw new Error(`the rule does not name its example: ${JSON.stringify(texts)}`);
     }
     await shot('10-memories-view');
@@ -443,9 +443,9 @@ try {
     await shot('10a-memories-tooltip');
     await page.mouse.move(700, 450);
     // Clicking the rule opens its example.
-    await openFile('internal/db/db.go');
+    await openFile('users/repo.go');
     await row.click();
-    await page.locator('.tab.active', { hasText: 'repo.go' }).waitFor({ state: 'visible', timeout: 10000 });
+    await page.locator('.tab.active', { hasText: 'db.go' }).waitFor({ state: 'visible', timeout: 10000 });
     return texts.join(' | ');
   });
 
@@ -540,7 +540,7 @@ try {
     }
     // The page may read the clipboard (permission granted above).
     const clip = await page.evaluate(() => navigator.clipboard.readText());
-    if (!clip.startsWith('## Coding rules') || !clip.includes('Wrap errors with context') || !clip.includes('users/repo.go')) {
+    if (!clip.startsWith('## Coding rules') || !clip.includes('Wrap errors with context') || !clip.includes('internal/db/db.go')) {
       throw new Error(`the clipboard holds: ${clip.slice(0, 200)}`);
     }
     await shot('14-copy-context');

@@ -179,7 +179,7 @@ mem() { (cd "$WORK/sampleapp" && "$WORK/bin/anchorage" --data-dir "$S/anchorage-
 for text in "Wrap errors with context using fmt.Errorf and %w" \
   "Wrap the error with context with fmt.Errorf and %w" \
   "Always wrap errors with context: fmt.Errorf with %w"; do
-  mem correct "$text" --file users/repo.go >/dev/null
+  mem correct "$text" --file internal/db/db.go >/dev/null
 done
 mem propose >/dev/null
 mem approve 1 | tee "$ARTIFACTS/seed-approve.txt"
