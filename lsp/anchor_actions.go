@@ -423,9 +423,15 @@ func (s *Server) didRenameFiles(ctx context.Context, p *protocol.RenameFilesPara
 	return s.renameFiles(ctx, p)
 }
 
-// fileOperations are the file operations the server follows: renames of
-// any file or folder, for the anchors in them.
-func fileOperations() *protocol.ServerCapabilitiesWorkspaceFileOperations {
+// fileOperations are the file operations the server follows, for editors
+// that send them: renames of any file or folder, for the anchors in them.
+// Editors that do not say they send file operations are not told (Neovim
+// 0.7, told, showed no end of indexing in the screen test).
+func fileOperations(caps protocol.ClientCapabilities) *protocol.ServerCapabilitiesWorkspaceFileOperations {
+	if caps.Workspace == nil || caps.Workspace.FileOperations == nil ||
+		!caps.Workspace.FileOperations.WillRename && !caps.Workspace.FileOperations.DidRename {
+		return nil
+	}
 	all := &protocol.FileOperationRegistrationOptions{Filters: []protocol.FileOperationFilter{
 		{Scheme: "file", Pattern: protocol.FileOperationPattern{Glob: "**/*"}},
 	}}

@@ -369,7 +369,7 @@ func (s *Server) initialize(ctx context.Context, p *protocol.InitializeParams) (
 					Supported:           true,
 					ChangeNotifications: true,
 				},
-				FileOperations: fileOperations(),
+				FileOperations: fileOperations(p.Capabilities),
 			},
 		},
 		ServerInfo: &protocol.ServerInfo{Name: "anchorage", Version: s.opts.Version},
