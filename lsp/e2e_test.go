@@ -2506,7 +2506,7 @@ func TestE2ECancelRequest(t *testing.T) {
 		}
 		return false
 	}
-	blast := map[string]any{"command": "anchorage.blastRadius", "arguments": []any{last, 100000}}
+	blast := map[string]any{"command": "anchorage.blastRadius", "arguments": []any{last, 10}} // the deepest walk allowed
 
 	t.Run("numeric id", func(t *testing.T) {
 		from := c.mark()
