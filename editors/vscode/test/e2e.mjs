@@ -395,7 +395,7 @@ try {
     }
     const ms = Date.now() - t0;
     const text = (await hover.innerText()).replace(/\s+/g, ' ').trim();
-    if (!/is the example of 1 rule/.test(text) || !/scope project:sampleapp/.test(text)) {
+    if (!/is the example of 1 rule/.test(text) || !/scope language:go/.test(text)) {
       throw new Error(`hover text: ${text}`);
     }
     await shot('08-hover-rule');
@@ -421,8 +421,9 @@ try {
     const row = pane.locator('.monaco-list-row', { hasText: 'Wrap errors with context' }).first();
     await row.waitFor({ state: 'visible', timeout: 15000 });
     const texts = (await pane.locator('.monaco-list-row').allInnerTexts()).map((t) => t.replace(/\s+/g, ' ').trim());
-    if (!texts.some((t) => /Project: sampleapp \(1\)/.test(t))) {
-      throw new Error(`no "Project: sampleapp (1)" group: ${JSON.stringify(texts)}`);
+    // "Wrap errors … fmt.Errorf and %w" is a Go practice: its scope is inferred as language:go.
+    if (!texts.some((t) => /Language: go \(1\)/.test(t))) {
+      throw new Error(`no "Language: go (1)" group: ${JSON.stringify(texts)}`);
     }
     if (!texts.some((t) => /db\.Open · internal\/db\/db\.go:17/.test(t))) {
       throw new Error(`the rule does not name its example: ${JSON.stringify(texts)}`);
