@@ -1,14 +1,11 @@
 package retrieval
 
 import (
-	"bufio"
 	"context"
-	"encoding/json"
 	"flag"
 	"fmt"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -114,24 +111,5 @@ func TestEvalFunctions(t *testing.T) {
 }
 
 func readFunctionCases(t *testing.T, name string) []functionCase {
-	t.Helper()
-	f, err := os.Open(filepath.Join("testdata", "eval", name))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	var out []functionCase
-	sc := bufio.NewScanner(f)
-	sc.Buffer(nil, 1<<20)
-	for sc.Scan() {
-		if strings.TrimSpace(sc.Text()) == "" {
-			continue
-		}
-		var c functionCase
-		if err := json.Unmarshal(sc.Bytes(), &c); err != nil {
-			t.Fatalf("%s: %v", name, err)
-		}
-		out = append(out, c)
-	}
-	return out
+	return readEvalLines[functionCase](t, name)
 }

@@ -29,20 +29,25 @@ type evalCase struct {
 	Kind Strategy `json:"kind"`
 }
 
-func readEval(t testing.TB, name string) []evalCase {
+func readEval(t testing.TB, name string) []evalCase { return readEvalLines[evalCase](t, name) }
+
+// readEvalLines reads a JSON Lines set of testdata/eval, one T a line;
+// blank lines are skipped.
+func readEvalLines[T any](t testing.TB, name string) []T {
 	t.Helper()
 	f, err := os.Open(filepath.Join("testdata", "eval", name))
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	var out []evalCase
+	var out []T
 	sc := bufio.NewScanner(f)
+	sc.Buffer(nil, 1<<20)
 	for sc.Scan() {
 		if strings.TrimSpace(sc.Text()) == "" {
 			continue
 		}
-		var c evalCase
+		var c T
 		if err := json.Unmarshal(sc.Bytes(), &c); err != nil {
 			t.Fatalf("%s: %v in %s", name, err, sc.Text())
 		}
