@@ -8,16 +8,17 @@ import (
 	"testing"
 )
 
-// TestMemoryApproveAnchors approves a rule learned from corrections and
-// checks it is anchored at once in the workspace, that anchor and reanchor
-// find it again, and that a rule without a good example loses its anchor.
-func TestMemoryApproveAnchors(t *testing.T) {
-	data := t.TempDir()
-	root := filepath.Join(t.TempDir(), "sampleapp")
+// memoryWorkspace copies the sample app into a temporary directory and
+// returns a data directory, the copy's root, and a function that runs
+// `anchorage memory ARGS…` on them, failing the test on an error.
+func memoryWorkspace(t *testing.T) (data, root string, mem func(args ...string) string) {
+	t.Helper()
+	data = t.TempDir()
+	root = filepath.Join(t.TempDir(), "sampleapp")
 	if err := os.CopyFS(root, os.DirFS(filepath.Join("testdata", "sampleapp"))); err != nil {
 		t.Fatal(err)
 	}
-	mem := func(args ...string) string {
+	mem = func(args ...string) string {
 		t.Helper()
 		out, err := run(t, append([]string{"--data-dir", data, "--root", root, "memory"}, args...)...)
 		if err != nil {
@@ -25,6 +26,14 @@ func TestMemoryApproveAnchors(t *testing.T) {
 		}
 		return out
 	}
+	return data, root, mem
+}
+
+// TestMemoryApproveAnchors approves a rule learned from corrections and
+// checks it is anchored at once in the workspace, that anchor and reanchor
+// find it again, and that a rule without a good example loses its anchor.
+func TestMemoryApproveAnchors(t *testing.T) {
+	data, root, mem := memoryWorkspace(t)
 	for range 3 {
 		mem("correct", "Retry the decorated function when it fails with an I/O error", "--file", "worker/jobs.py")
 	}
@@ -69,19 +78,7 @@ func TestMemoryApproveAnchors(t *testing.T) {
 // function is renamed, and a name the workspace does not define leaves
 // the rule as it was with a clear message.
 func TestMemoryReanchorSymbol(t *testing.T) {
-	data := t.TempDir()
-	root := filepath.Join(t.TempDir(), "sampleapp")
-	if err := os.CopyFS(root, os.DirFS(filepath.Join("testdata", "sampleapp"))); err != nil {
-		t.Fatal(err)
-	}
-	mem := func(args ...string) string {
-		t.Helper()
-		out, err := run(t, append([]string{"--data-dir", data, "--root", root, "memory"}, args...)...)
-		if err != nil {
-			t.Fatalf("memory %s: %v\n%s", strings.Join(args, " "), err, out)
-		}
-		return out
-	}
+	data, root, mem := memoryWorkspace(t)
 	for range 3 {
 		mem("correct", "Wrap database errors with the operation that failed", "--file", "users/repo.go")
 	}
