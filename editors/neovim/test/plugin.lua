@@ -164,7 +164,16 @@ local function run_graph(cmd, title_pattern)
   vim.cmd(cmd)
   local done = wait_for(COMMAND_MS, function()
     local title = vim.fn.getqflist({ title = 1 }).title
-    return (title and title:find(title_pattern)) or #notes_matching('^anchorage:', since) > 0
+    if title and title:find(title_pattern) then
+      return true
+    end
+    -- A message from the command itself (not a progress report) ends the wait.
+    for _, n in ipairs(notes_matching('^anchorage:', since)) do
+      if not n.msg:find('^anchorage: Indexing') then
+        return true
+      end
+    end
+    return false
   end)
   local title = vim.fn.getqflist({ title = 1 }).title
   if not done or not title:find(title_pattern) then
@@ -352,6 +361,12 @@ local function run()
     -- run.sh's memory seeding (the CLI) built the index already: then
     -- the background indexing parses nothing and total may stay 0.
     local total = f and tonumber(f.total) or 0
+    -- The status can say idle before the first indexing has started (the
+    -- server starts it on initialized): wait for its end as well, which
+    -- the plugin reports as "anchorage: Indexing <name>: N files, ...".
+    if #notes_matching('^anchorage: Indexing') == 0 then
+      return false
+    end
     if f and f.indexing == false and (tonumber(f.done) or 0) >= total and (tonumber(f.files) or 0) > 1 then
       status = f
       return true
