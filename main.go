@@ -13,82 +13,22 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"os/signal"
 
-	"github.com/spf13/cobra"
-
-	"github.com/anchorage-dev/anchorage/internal/config"
-	"github.com/anchorage-dev/anchorage/retrieval/embedding"
+	"github.com/anchorage-dev/anchorage/internal/cli"
 )
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
-	if err := execute(ctx, os.Args[1:], os.Stdout, os.Stderr); err != nil {
+	if err := cli.Run(ctx, os.Args[1:], os.Stdout, os.Stderr); err != nil {
 		fmt.Fprintln(os.Stderr, "anchorage:", err)
 		if errors.Is(err, context.Canceled) {
 			os.Exit(130)
 		}
 		os.Exit(1)
 	}
-}
-
-// globalFlags are the flags every command takes.
-type globalFlags struct {
-	dataDir string
-	root    string
-	json    bool
-	// embedding configures an embedding server for semantic search;
-	// without one, built-in word vectors are used.
-	embedding embedding.Config
-	// settings are the workspace's settings in force: the settings file
-	// of --root with this run's flags over it. Set before any command
-	// runs (see loadSettings).
-	settings *config.Resolved
-}
-
-func newRootCmd(stdout, stderr io.Writer) *cobra.Command {
-	root, _ := newRootCmdFlags(stdout, stderr)
-	return root
-}
-
-// newRootCmdFlags returns the command line and the global flags it sets.
-func newRootCmdFlags(stdout, stderr io.Writer) (*cobra.Command, *globalFlags) {
-	g := &globalFlags{}
-	root := &cobra.Command{
-		Use:           "anchorage",
-		Short:         "A code graph, a search router and anchored coding rules, for editors and the command line",
-		SilenceUsage:  true,
-		SilenceErrors: true,
-		PersistentPreRunE: func(cmd *cobra.Command, args []string) error {
-			return g.loadSettings(cmd)
-		},
-	}
-	root.SetOut(stdout)
-	root.SetErr(stderr)
-	root.PersistentFlags().StringVar(&g.dataDir, "data-dir", "", "directory for all of Anchorage's state (default: user cache and data directories; env ANCHORAGE_HOME)")
-	root.PersistentFlags().StringVar(&g.root, "root", ".", "workspace root directory")
-	root.PersistentFlags().BoolVar(&g.json, "json", false, "print JSON")
-	root.PersistentFlags().StringVar(&g.embedding.Kind, "embedding-provider", "", "embed code for semantic search with a server: ollama or openai (default: built-in word vectors, offline)")
-	root.PersistentFlags().StringVar(&g.embedding.URL, "embedding-url", "", "the embedding server's URL (default for ollama: "+embedding.DefaultOllamaURL+")")
-	root.PersistentFlags().StringVar(&g.embedding.Model, "embedding-model", "", "the embedding model")
-	root.PersistentFlags().StringVar(&g.embedding.APIKeyEnv, "embedding-api-key-env", "", "environment variable holding the embedding server's API key")
-	root.AddCommand(newIndexCmd(g), newGraphCmd(g), newBenchCmd(g), newServeCmd(g), newRouteCmd(g), newSearchCmd(g), newRoutingStatsCmd(g), newMemoryCmd(g))
-	root.AddCommand(newMCPCmd(g))
-	root.AddCommand(newAnchorsCmd(g))
-	root.AddCommand(newConfigCmd(g))
-	return root, g
-}
-
-// writeJSON prints v as indented JSON.
-func writeJSON(w io.Writer, v any) error {
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	enc.SetEscapeHTML(false)
-	return enc.Encode(v)
 }

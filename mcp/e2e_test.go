@@ -46,7 +46,7 @@ func TestMain(m *testing.M) {
 	os.Exit(m.Run())
 }
 
-// serve runs the server as cmd_mcp.go does, from the environment.
+// serve runs the server as internal/cli/mcp.go does, from the environment.
 func serve() error {
 	ctx := context.Background()
 	dirs, err := state.Resolve(os.Getenv(dataEnv))

@@ -1,0 +1,287 @@
+package cli
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/anchorage-dev/anchorage/analysis"
+)
+
+// lspReport holds the language server's figures of anchorage bench --lsp.
+type lspReport struct {
+	FirstSymbolMs     float64 `json:"first_workspace_symbol_ms"`
+	FirstSymbolDuring bool    `json:"first_answer_while_indexing"`
+	IndexSeconds      float64 `json:"server_index_seconds"`
+	SymbolP50ms       float64 `json:"workspace_symbol_p50_ms"`
+	SymbolP95ms       float64 `json:"workspace_symbol_p95_ms"`
+	ServerRSSMB       float64 `json:"server_peak_rss_mb"`
+	EditFile          string  `json:"edit_file,omitempty"`
+	EditP50ms         float64 `json:"edit_p50_ms"`
+	EditP99ms         float64 `json:"edit_p99_ms"`
+}
+
+// benchServer starts `anchorage serve` on root with a fresh data directory
+// and measures it as an editor would see it: time from start to the first
+// answered workspace/symbol (while indexing goes on), workspace/symbol
+// latency once indexed, and the server's peak RSS.
+func benchServer(ctx context.Context, root string, names []string) (*lspReport, error) {
+	self, err := os.Executable()
+	if err != nil {
+		return nil, err
+	}
+	data, err := os.MkdirTemp("", "anchorage-bench-lsp-")
+	if err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(data)
+	start := time.Now()
+	cmd := exec.CommandContext(ctx, self, "--data-dir", data, "serve", "--log-level", "error")
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		return nil, err
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		return nil, err
+	}
+	if err := cmd.Start(); err != nil {
+		return nil, err
+	}
+	defer cmd.Wait()
+	defer stdin.Close()
+	c := &rawClient{w: stdin, r: bufio.NewReader(stdout)}
+	rep := &lspReport{}
+	if _, err := c.call("initialize", map[string]any{
+		"processId": os.Getpid(), "rootUri": "file://" + filepath.ToSlash(root), "capabilities": map[string]any{},
+		// The Go standard library is a dependency folder, indexed only on request.
+		"initializationOptions": map[string]any{"indexDependencies": true},
+	}); err != nil {
+		return nil, err
+	}
+	if err := c.notify("initialized", map[string]any{}); err != nil {
+		return nil, err
+	}
+	if _, err := c.call("workspace/symbol", map[string]any{"query": "main"}); err != nil {
+		return nil, err
+	}
+	rep.FirstSymbolMs = float64(time.Since(start).Microseconds()) / 1000
+	for {
+		res, err := c.call("workspace/executeCommand", map[string]any{"command": "anchorage.index.status"})
+		if err != nil {
+			return nil, err
+		}
+		var st struct {
+			Folders []struct {
+				Indexing bool `json:"indexing"`
+				Files    int  `json:"files"`
+			} `json:"folders"`
+		}
+		json.Unmarshal(res, &st)
+		if len(st.Folders) > 0 && !st.Folders[0].Indexing && st.Folders[0].Files > 0 {
+			break
+		}
+		rep.FirstSymbolDuring = true
+		time.Sleep(50 * time.Millisecond)
+	}
+	rep.IndexSeconds = time.Since(start).Seconds()
+	var times []time.Duration
+	for _, n := range names {
+		t := time.Now()
+		if _, err := c.call("workspace/symbol", map[string]any{"query": n}); err != nil {
+			return nil, err
+		}
+		times = append(times, time.Since(t))
+	}
+	rep.SymbolP50ms, rep.SymbolP95ms = percentiles(times)
+	rep.ServerRSSMB = procPeakRSSMB(cmd.Process.Pid)
+	c.call("shutdown", nil)
+	c.notify("exit", nil)
+	return rep, nil
+}
+
+// benchEdits types into an identifier of the largest Go file (or any file)
+// of the index, as an editor would, and times each keystroke's update of
+// the open document's graph (the edit, then the parse a reader of the
+// graph runs).
+func benchEdits(ctx context.Context, ix *analysis.Index, samples int) (string, float64, float64, error) {
+	rel, err := largestFile(ctx, ix)
+	if err != nil || rel == "" {
+		return "", 0, 0, err
+	}
+	src, err := os.ReadFile(filepath.Join(ix.Root(), filepath.FromSlash(rel)))
+	if err != nil {
+		return "", 0, 0, err
+	}
+	ws := analysis.NewWorkspace(ix)
+	defer ws.Shutdown(ctx)
+	if err := ws.Open(ctx, rel, 1, src); err != nil {
+		return "", 0, 0, err
+	}
+	line, col := typingSpot(string(src))
+	var times []time.Duration
+	version := int32(1)
+	for i := 0; i < samples; i++ {
+		version++
+		t := time.Now()
+		if err := ws.Change(ctx, rel, version, []analysis.TextEdit{{Range: &analysis.EditRange{StartLine: line, StartColumn: col, EndLine: line, EndColumn: col}, Text: "x"}}); err != nil {
+			return "", 0, 0, err
+		}
+		ws.Snapshot(rel) // the parse the edit calls for
+		times = append(times, time.Since(t))
+		version++
+		if err := ws.Change(ctx, rel, version, []analysis.TextEdit{{Range: &analysis.EditRange{StartLine: line, StartColumn: col, EndLine: line, EndColumn: col + 1}, Text: ""}}); err != nil {
+			return "", 0, 0, err
+		}
+	}
+	p50, _ := percentiles(times)
+	return rel, p50, percentile(times, 0.99), nil
+}
+
+// largestFile returns net/http/server.go when the index has it (the
+// reference file of the project's targets), else its largest Go file.
+func largestFile(ctx context.Context, ix *analysis.Index) (string, error) {
+	if syms, err := ix.SymbolsInFile(ctx, "net/http/server.go"); err == nil && len(syms) > 0 {
+		return "net/http/server.go", nil
+	}
+	return ix.LargestFile(ctx, "go")
+}
+
+func percentile(ds []time.Duration, q float64) float64 {
+	if len(ds) == 0 {
+		return 0
+	}
+	return float64(ds[min(len(ds)-1, int(q*float64(len(ds))))].Microseconds()) / 1000
+}
+
+// procPeakRSSMB reads a process's peak resident set size (VmHWM).
+func procPeakRSSMB(pid int) float64 {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		return 0
+	}
+	for _, l := range strings.Split(string(b), "\n") {
+		if strings.HasPrefix(l, "VmHWM:") {
+			kb, _ := strconv.ParseFloat(strings.Fields(l)[1], 64)
+			return kb / 1024
+		}
+	}
+	return 0
+}
+
+// rawClient is the smallest LSP client: framed JSON-RPC calls in order,
+// skipping the server's notifications and answering its requests with
+// null.
+type rawClient struct {
+	w  io.Writer
+	r  *bufio.Reader
+	id int
+}
+
+func (c *rawClient) send(msg map[string]any) error {
+	msg["jsonrpc"] = "2.0"
+	b, err := json.Marshal(msg)
+	if err != nil {
+		return err
+	}
+	_, err = fmt.Fprintf(c.w, "Content-Length: %d\r\n\r\n%s", len(b), b)
+	return err
+}
+
+func (c *rawClient) notify(method string, params any) error {
+	return c.send(map[string]any{"method": method, "params": params})
+}
+
+func (c *rawClient) call(method string, params any) (json.RawMessage, error) {
+	c.id++
+	if err := c.send(map[string]any{"id": c.id, "method": method, "params": params}); err != nil {
+		return nil, err
+	}
+	for {
+		var msg struct {
+			ID     json.RawMessage `json:"id"`
+			Method string          `json:"method"`
+			Result json.RawMessage `json:"result"`
+			Error  *struct {
+				Message string `json:"message"`
+			} `json:"error"`
+		}
+		if err := c.read(&msg); err != nil {
+			return nil, fmt.Errorf("%s: %w", method, err)
+		}
+		switch {
+		case msg.Method != "" && len(msg.ID) > 0: // a request from the server
+			c.send(map[string]any{"id": msg.ID, "result": nil})
+		case msg.Method != "":
+		case string(msg.ID) == strconv.Itoa(c.id):
+			if msg.Error != nil {
+				return nil, fmt.Errorf("%s: %s", method, msg.Error.Message)
+			}
+			return msg.Result, nil
+		}
+	}
+}
+
+func (c *rawClient) read(v any) error {
+	length := -1
+	for {
+		line, err := c.r.ReadString('\n')
+		if err != nil {
+			return err
+		}
+		line = strings.TrimSpace(line)
+		if line == "" {
+			break
+		}
+		if name, value, ok := strings.Cut(line, ":"); ok && strings.EqualFold(name, "Content-Length") {
+			length, _ = strconv.Atoi(strings.TrimSpace(value))
+		}
+	}
+	if length < 0 {
+		return fmt.Errorf("frame without Content-Length")
+	}
+	body := make([]byte, length)
+	if _, err := io.ReadFull(c.r, body); err != nil {
+		return err
+	}
+	return json.Unmarshal(body, v)
+}
+
+// typingSpot returns where, from the middle of a file on, typing a letter
+// keeps the code valid: inside an identifier of four letters or more that
+// is not a keyword, outside strings and comments.
+func typingSpot(src string) (line, col int) {
+	lines := strings.Split(src, "\n")
+	keywords := map[string]bool{
+		"return": true, "func": true, "package": true, "import": true, "struct": true, "interface": true,
+		"range": true, "switch": true, "select": true, "default": true, "continue": true, "break": true,
+		"defer": true, "else": true, "case": true, "chan": true, "const": true, "goto": true, "type": true,
+		"class": true, "def": true, "self": true, "this": true, "function": true, "while": true,
+	}
+	for line = len(lines) / 2; line < len(lines); line++ {
+		l := lines[line]
+		// Columns are UTF-16 units: keep to ASCII lines.
+		if strings.ContainsAny(l, "\"'`#") || strings.Contains(l, "//") || strings.IndexFunc(l, func(r rune) bool { return r > 127 }) >= 0 {
+			continue
+		}
+		for i := 0; i < len(l); {
+			j := i
+			for j < len(l) && (l[j] >= 'a' && l[j] <= 'z' || l[j] >= 'A' && l[j] <= 'Z') {
+				j++
+			}
+			if j-i >= 4 && !keywords[l[i:j]] {
+				return line, i + 2
+			}
+			i = max(j, i+1)
+		}
+	}
+	return len(lines) / 2, 0
+}

@@ -1,0 +1,150 @@
+package cli
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+
+	"github.com/anchorage-dev/anchorage/analysis"
+	"github.com/anchorage-dev/anchorage/internal/config"
+	"github.com/anchorage-dev/anchorage/internal/limits"
+	"github.com/anchorage-dev/anchorage/memory/recall"
+	"github.com/anchorage-dev/anchorage/retrieval/embedding"
+)
+
+// loadSettings reads the settings file of --root, prints its warnings on
+// stderr and puts the flags cmd was given over it, into g.settings and
+// g.embedding. The language server reads each workspace folder's file
+// itself, so serve does not.
+func (g *globalFlags) loadSettings(cmd *cobra.Command) error {
+	if cmd.Name() == "serve" {
+		g.settings = config.Resolve(nil)
+		return nil
+	}
+	f, err := config.Load(g.root)
+	if err != nil {
+		return err
+	}
+	for _, w := range f.Warnings {
+		fmt.Fprintf(cmd.ErrOrStderr(), "anchorage: warning: %s\n", w)
+	}
+	g.settings = config.Resolve(f)
+	applyFlags(g.settings, cmd.Flags())
+	if err := checkNumberFlags(cmd.Flags()); err != nil {
+		return err
+	}
+	if err := checkSettingFlags(g.settings); err != nil {
+		return err
+	}
+	e := g.settings.Settings.Embedding
+	g.embedding = embedding.Config{Kind: e.Provider, URL: e.URL, Model: e.Model, APIKeyEnv: e.APIKeyEnv}
+	return nil
+}
+
+// settingFlags maps each flag that overrides a setting for one run to the
+// field it sets.
+var settingFlags = []struct {
+	flag string
+	set  func(s *config.Settings, fs *pflag.FlagSet, name string)
+}{
+	{"exclude", func(s *config.Settings, fs *pflag.FlagSet, name string) {
+		s.Exclude, _ = fs.GetStringSlice(name)
+		if s.Exclude == nil {
+			s.Exclude = []string{}
+		}
+	}},
+	{"max-file-size", func(s *config.Settings, fs *pflag.FlagSet, name string) { s.MaxFileSize, _ = fs.GetInt64(name) }},
+	{"languages", func(s *config.Settings, fs *pflag.FlagSet, name string) {
+		s.Languages, _ = fs.GetStringSlice(name)
+		if s.Languages == nil {
+			s.Languages = []string{}
+		}
+	}},
+	{"memory-docs", func(s *config.Settings, fs *pflag.FlagSet, name string) {
+		s.MemoryDocuments, _ = fs.GetStringSlice(name)
+	}},
+	{"glob", func(s *config.Settings, fs *pflag.FlagSet, name string) {
+		s.MemoryDocuments, _ = fs.GetStringSlice(name)
+	}},
+	{"embedding-provider", func(s *config.Settings, fs *pflag.FlagSet, name string) { s.Embedding.Provider, _ = fs.GetString(name) }},
+	{"embedding-url", func(s *config.Settings, fs *pflag.FlagSet, name string) { s.Embedding.URL, _ = fs.GetString(name) }},
+	{"embedding-model", func(s *config.Settings, fs *pflag.FlagSet, name string) { s.Embedding.Model, _ = fs.GetString(name) }},
+	{"embedding-api-key-env", func(s *config.Settings, fs *pflag.FlagSet, name string) {
+		s.Embedding.APIKeyEnv, _ = fs.GetString(name)
+	}},
+}
+
+// applyFlags puts the setting flags given on the command line over r,
+// each recorded as its source.
+func applyFlags(r *config.Resolved, fs *pflag.FlagSet) {
+	for _, sf := range settingFlags {
+		if fs.Lookup(sf.flag) == nil || !fs.Changed(sf.flag) {
+			continue
+		}
+		var o config.Settings
+		sf.set(&o, fs, sf.flag)
+		r.Override(o, "--"+sf.flag)
+	}
+}
+
+// numberFlags are the bounds of the numeric flags, wherever a command has
+// one: the same as the language server's commands and the MCP tools
+// (package limits).
+var numberFlags = map[string]func(name string, v int) error{
+	"depth":  limits.Depth,
+	"top-k":  limits.TopK,
+	"budget": limits.Budget,
+	"limit":  limits.Symbols,
+	"radius": func(name string, v int) error { return limits.Check(name, v, 0, recall.MaxRadius) },
+}
+
+// checkNumberFlags refuses numeric flags out of range with an error that
+// names the flag and the range.
+func checkNumberFlags(fs *pflag.FlagSet) error {
+	if f := fs.Lookup("max-file-size"); f != nil && fs.Changed(f.Name) {
+		if n, _ := fs.GetInt64(f.Name); n <= 0 {
+			return fmt.Errorf("--max-file-size %d: want a size in bytes above 0", n)
+		}
+	}
+	var errs []error
+	for name, check := range numberFlags {
+		f := fs.Lookup(name)
+		if f == nil || f.Value.Type() != "int" {
+			continue
+		}
+		v, err := fs.GetInt(name)
+		if err != nil {
+			continue
+		}
+		if err := check("--"+name, v); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	slices.SortFunc(errs, func(a, b error) int { return strings.Compare(a.Error(), b.Error()) })
+	return errors.Join(errs...)
+}
+
+// checkSettingFlags refuses bad values given on the command line (the
+// settings file's are warned about and replaced by defaults instead).
+func checkSettingFlags(r *config.Resolved) error {
+	s := r.Settings
+	if r.Sources[config.KeyLanguages] == "--languages" {
+		known := analysis.Names()
+		for i, l := range s.Languages {
+			s.Languages[i] = strings.ToLower(strings.TrimSpace(l))
+			if !slices.Contains(known, s.Languages[i]) {
+				return fmt.Errorf("--languages: unknown language %q; known: %s", l, strings.Join(known, ", "))
+			}
+		}
+	}
+	return nil
+}
+
+// languagesFlagHelp is the help of --languages.
+func languagesFlagHelp(names []string) string {
+	return "only index these languages (" + strings.Join(names, ", ") + "; default: all, or the settings file's languages)"
+}
