@@ -14,29 +14,9 @@ import (
 	"go.lsp.dev/protocol"
 
 	"github.com/anchorage-dev/anchorage/analysis"
+	"github.com/anchorage-dev/anchorage/lsp/command"
 	"github.com/anchorage-dev/anchorage/memory"
 )
-
-// Commands on the rules of an example (the rule lens) and on choosing
-// examples by hand.
-const (
-	// cmdMemoryExampleRules answers the rules of an example with their
-	// rationale, corrections and actions: what clicking the lens shows.
-	cmdMemoryExampleRules = "anchorage.memory.exampleRules"
-	// cmdMemoryUseExample makes a definition the example of a rule, as
-	// the user chose it.
-	cmdMemoryUseExample = "anchorage.memory.useExample"
-	// cmdMemoryDeleteRule deletes a rule.
-	cmdMemoryDeleteRule = "anchorage.memory.deleteRule"
-)
-
-// exampleRulesArgs are anchorage.memory.exampleRules's: the example's
-// document and symbol (its rules), or the rules by id.
-type exampleRulesArgs struct {
-	URI    protocol.DocumentURI `json:"uri,omitempty"`
-	Symbol string               `json:"symbol,omitempty"`
-	Rules  []int64              `json:"rules,omitempty"`
-}
 
 // ruleAction is something the user can do with a rule of an example: run
 // Command (on the server), or open Location.
@@ -78,18 +58,11 @@ const maxChoices = 5
 // id), most important first, each with its rationale, its corrections and
 // the actions on it — open a correction, choose another example (the best
 // other candidates), re-anchor, delete.
-func (s *Server) exampleRules(ctx context.Context, args []any) (any, error) {
-	var a exampleRulesArgs
-	if err := objectArg(cmdMemoryExampleRules, args, &a, `{"uri": document, "symbol"?: name, "rules"?: [rule ids]}`); err != nil {
-		return nil, err
-	}
-	if a.URI == "" && len(a.Rules) == 0 {
-		return nil, jsonrpc2.Errorf(jsonrpc2.InvalidParams, "%s: give the uri of the example's document, or rules", cmdMemoryExampleRules)
-	}
+func (s *Server) exampleRules(ctx context.Context, a command.ExampleRulesArgs) (any, error) {
 	out := map[string]any{"uri": a.URI, "symbol": a.Symbol, "rules": []exampleRuleView{}}
 	st, err := s.memoryStore(ctx, false)
 	if err != nil {
-		return nil, s.memoryError(cmdMemoryExampleRules, err)
+		return nil, s.memoryError(string(command.MemoryExampleRules.Name()), err)
 	}
 	if st == nil {
 		return out, nil
@@ -102,14 +75,14 @@ func (s *Server) exampleRules(ctx context.Context, args []any) (any, error) {
 				continue // deleted since the lens was made
 			}
 			if err != nil {
-				return nil, s.memoryError(cmdMemoryExampleRules, err)
+				return nil, s.memoryError(string(command.MemoryExampleRules.Name()), err)
 			}
 			rules = append(rules, r)
 		}
 	} else {
 		_, drs, err := s.documentRules(ctx, a.URI)
 		if err != nil {
-			return nil, s.memoryError(cmdMemoryExampleRules, err)
+			return nil, s.memoryError(string(command.MemoryExampleRules.Name()), err)
 		}
 		for _, dr := range drs {
 			if a.Symbol == "" || dr.rule.Anchor.Symbol == a.Symbol {
@@ -125,7 +98,7 @@ func (s *Server) exampleRules(ctx context.Context, args []any) (any, error) {
 			Manual: r.Anchor != nil && memory.ReadAnchorMeta(r).Manual, Corrections: []correctionView{}}
 		cs, err := st.RuleCorrections(ctx, r.ID)
 		if err != nil {
-			return nil, s.memoryError(cmdMemoryExampleRules, err)
+			return nil, s.memoryError(string(command.MemoryExampleRules.Name()), err)
 		}
 		for _, c := range cs {
 			cv := correctionView{Text: c.Text, File: c.File}
@@ -192,7 +165,7 @@ func (s *Server) ruleActions(ctx context.Context, x *memory.Anchors, r memory.Ru
 				out = append(out, ruleAction{
 					Title: fmt.Sprintf("Use %s (%s:%d) as the example — matches %d of %d key terms", c.Symbol, c.File, c.Line, c.MatchedTerms, c.KeyTerms),
 					Kind:  "command",
-					Command: &protocol.Command{Title: "Use as the example", Command: cmdMemoryUseExample, Arguments: []any{useExampleArgs{
+					Command: &protocol.Command{Title: "Use as the example", Command: string(command.MemoryUseExample.Name()), Arguments: []any{command.UseExampleArgs{
 						ID: r.ID, URI: f.fileURI(c.File), Symbol: c.Symbol, Line: c.Line,
 					}}},
 				})
@@ -204,65 +177,47 @@ func (s *Server) ruleActions(ctx context.Context, x *memory.Anchors, r memory.Ru
 		reanchor = "Re-anchor: its example is gone"
 	}
 	out = append(out,
-		ruleAction{Title: reanchor, Kind: "command", Command: &protocol.Command{Title: reanchor, Command: cmdMemoryReanchor, Arguments: []any{idArgs{ID: r.ID}}}},
-		ruleAction{Title: fmt.Sprintf("Delete rule %d", r.ID), Kind: "command", Command: &protocol.Command{Title: "Delete rule", Command: cmdMemoryDeleteRule, Arguments: []any{idArgs{ID: r.ID}}}},
+		ruleAction{Title: reanchor, Kind: "command", Command: &protocol.Command{Title: reanchor, Command: string(command.MemoryReanchor.Name()), Arguments: []any{command.IDArgs{ID: r.ID}}}},
+		ruleAction{Title: fmt.Sprintf("Delete rule %d", r.ID), Kind: "command", Command: &protocol.Command{Title: "Delete rule", Command: string(command.MemoryDeleteRule.Name()), Arguments: []any{command.IDArgs{ID: r.ID}}}},
 	)
 	return out
-}
-
-// useExampleArgs are anchorage.memory.useExample's: the rule, and the
-// definition to make its example.
-type useExampleArgs struct {
-	ID     int64                `json:"id"`
-	URI    protocol.DocumentURI `json:"uri"`
-	Symbol string               `json:"symbol"`
-	// Line is the definition's first line, 1-based (0: any).
-	Line int `json:"line,omitempty"`
 }
 
 // useExample runs anchorage.memory.useExample {id, uri, symbol, line?}:
 // the definition becomes the rule's example, kept until the user changes
 // it. A name the document does not define leaves the rule as it was.
-func (s *Server) useExample(ctx context.Context, args []any) (any, error) {
-	var a useExampleArgs
-	want := `{"id": rule id, "uri": document, "symbol": name, "line"?: n}`
-	if err := objectArg(cmdMemoryUseExample, args, &a, want); err != nil {
-		return nil, err
-	}
-	if a.ID <= 0 || a.URI == "" || strings.TrimSpace(a.Symbol) == "" {
-		return nil, jsonrpc2.Errorf(jsonrpc2.InvalidParams, "%s: want %s", cmdMemoryUseExample, want)
-	}
+func (s *Server) useExample(ctx context.Context, a command.UseExampleArgs) (any, error) {
 	f, rel, err := s.folderFor(a.URI)
 	if err != nil {
-		return nil, jsonrpc2.Errorf(jsonrpc2.InvalidParams, "%s: uri: %v", cmdMemoryUseExample, err)
+		return nil, jsonrpc2.Errorf(jsonrpc2.InvalidParams, "%s: uri: %v", string(command.MemoryUseExample.Name()), err)
 	}
 	st, err := s.memoryStore(ctx, true)
 	if err != nil {
-		return nil, s.memoryError(cmdMemoryUseExample, err)
+		return nil, s.memoryError(string(command.MemoryUseExample.Name()), err)
 	}
 	r, err := st.Rule(ctx, a.ID)
 	if err != nil {
-		return nil, s.memoryError(cmdMemoryUseExample, err)
+		return nil, s.memoryError(string(command.MemoryUseExample.Name()), err)
 	}
 	w := folderWorkspace{s: s, f: f}
 	an, err := w.Anchorer(ctx)
 	if err != nil {
-		return nil, s.memoryError(cmdMemoryUseExample, err)
+		return nil, s.memoryError(string(command.MemoryUseExample.Name()), err)
 	}
 	res, err := an.Choose(ctx, r.Content, a.Symbol, rel, a.Line)
 	if errors.Is(err, memory.ErrNoSuchSymbol) || errors.Is(err, memory.ErrAmbiguousSymbol) {
-		return nil, jsonrpc2.Errorf(jsonrpc2.InvalidParams, "%s: rule %d keeps its example: %v", cmdMemoryUseExample, a.ID, err)
+		return nil, jsonrpc2.Errorf(jsonrpc2.InvalidParams, "%s: rule %d keeps its example: %v", string(command.MemoryUseExample.Name()), a.ID, err)
 	}
 	if err != nil {
-		return nil, s.memoryError(cmdMemoryUseExample, err)
+		return nil, s.memoryError(string(command.MemoryUseExample.Name()), err)
 	}
 	res.Scope = r.Scope
 	ra := res.RuleAnchor(w.Root(), w.Project())
 	if err := st.SetAnchor(ctx, r.ID, *ra); err != nil {
-		return nil, s.memoryError(cmdMemoryUseExample, err)
+		return nil, s.memoryError(string(command.MemoryUseExample.Name()), err)
 	}
 	if r, err = st.Rule(ctx, r.ID); err != nil {
-		return nil, s.memoryError(cmdMemoryUseExample, err)
+		return nil, s.memoryError(string(command.MemoryUseExample.Name()), err)
 	}
 	s.memoryChanged(ctx)
 	p := s.anchors(st).Locate(ctx, r)
@@ -270,17 +225,13 @@ func (s *Server) useExample(ctx context.Context, args []any) (any, error) {
 }
 
 // deleteRule runs anchorage.memory.deleteRule {id}.
-func (s *Server) deleteRule(ctx context.Context, args []any) (any, error) {
-	a, err := decodeIDArgs(cmdMemoryDeleteRule, "rule", args)
-	if err != nil {
-		return nil, err
-	}
+func (s *Server) deleteRule(ctx context.Context, a command.IDArgs) (any, error) {
 	st, err := s.memoryStore(ctx, true)
 	if err != nil {
-		return nil, s.memoryError(cmdMemoryDeleteRule, err)
+		return nil, s.memoryError(string(command.MemoryDeleteRule.Name()), err)
 	}
 	if err := st.DeleteRule(ctx, a.ID); err != nil {
-		return nil, s.memoryError(cmdMemoryDeleteRule, err)
+		return nil, s.memoryError(string(command.MemoryDeleteRule.Name()), err)
 	}
 	s.memoryChanged(ctx)
 	return map[string]any{"deleted": a.ID}, nil
@@ -349,7 +300,7 @@ func (s *Server) exampleActions(ctx context.Context, p *protocol.CodeActionParam
 		title := fmt.Sprintf("Use %s as the example of rule %d: %s", def.Name, r.ID, shorten(r.Content, 60))
 		out = append(out, protocol.CodeAction{
 			Title: title, Kind: protocol.Refactor,
-			Command: &protocol.Command{Title: title, Command: cmdMemoryUseExample, Arguments: []any{useExampleArgs{
+			Command: &protocol.Command{Title: title, Command: string(command.MemoryUseExample.Name()), Arguments: []any{command.UseExampleArgs{
 				ID: r.ID, URI: p.TextDocument.URI, Symbol: def.QualifiedName, Line: def.Range.Start.Line + 1,
 			}}},
 		})

@@ -8,6 +8,7 @@ import (
 
 	"go.lsp.dev/protocol"
 
+	"github.com/anchorage-dev/anchorage/lsp/command"
 	"github.com/anchorage-dev/anchorage/memory"
 )
 
@@ -89,7 +90,7 @@ func (s *Server) codeActions(ctx context.Context, p *protocol.CodeActionParams) 
 			Title: title,
 			Kind:  kind,
 			Command: &protocol.Command{
-				Title: title, Command: cmdMemoryApproveAll, Arguments: []any{map[string]any{}},
+				Title: title, Command: string(command.MemoryApproveAll.Name()), Arguments: []any{map[string]any{}},
 			},
 		}
 	}
@@ -149,7 +150,7 @@ func (s *Server) codeActions(ctx context.Context, p *protocol.CodeActionParams) 
 			Title: fmt.Sprintf("Re-anchor rule “%s” (its example %s is gone)", shorten(dr.rule.Content, 60), lostWhat(dr.rule.Anchor)),
 			Kind:  kind,
 			Command: &protocol.Command{
-				Title: "Re-anchor rule", Command: cmdMemoryReanchor, Arguments: []any{idArgs{ID: dr.rule.ID}},
+				Title: "Re-anchor rule", Command: string(command.MemoryReanchor.Name()), Arguments: []any{command.IDArgs{ID: dr.rule.ID}},
 			},
 		})
 	}
@@ -220,14 +221,14 @@ func (s *Server) proposalActions(ctx context.Context, st *memory.Store, p memory
 		return " — " + strings.Join(parts, "; ")
 	}
 	name := ": " + shorten(p.Content, actionTextLen)
-	action := func(title string, cmd string, args idArgs, preferred bool) protocol.CodeAction {
+	action := func(title string, cmd string, args command.IDArgs, preferred bool) protocol.CodeAction {
 		return protocol.CodeAction{
 			Title: title, Kind: protocol.QuickFix, Diagnostics: []protocol.Diagnostic{diag}, IsPreferred: preferred,
 			Command: &protocol.Command{Title: title, Command: cmd, Arguments: []any{args}},
 		}
 	}
 
-	out := []protocol.CodeAction{action("Approve rule"+name+suffix(p.Scope), cmdMemoryApprove, idArgs{ID: p.ID}, true)}
+	out := []protocol.CodeAction{action("Approve rule"+name+suffix(p.Scope), string(command.MemoryApprove.Name()), command.IDArgs{ID: p.ID}, true)}
 	scopes := []string{memory.ScopeUniversal}
 	if p.Language != "" {
 		scopes = append(scopes, memory.LanguageScope(p.Language))
@@ -243,7 +244,7 @@ func (s *Server) proposalActions(ctx context.Context, st *memory.Store, p memory
 		if scope == p.Scope {
 			continue // that is "Approve rule"
 		}
-		out = append(out, action("Approve as "+scope+" rule"+name+suffix(scope), cmdMemoryApprove, idArgs{ID: p.ID, Scope: scope}, false))
+		out = append(out, action("Approve as "+scope+" rule"+name+suffix(scope), string(command.MemoryApprove.Name()), command.IDArgs{ID: p.ID, Scope: scope}, false))
 	}
 	reject := "Reject rule" + name
 	switch {
@@ -252,7 +253,7 @@ func (s *Server) proposalActions(ctx context.Context, st *memory.Store, p memory
 	case rival != nil:
 		reject += fmt.Sprintf(" — leaves proposal %d “%s”", rival.ID, shorten(rival.Content, 50))
 	}
-	out = append(out, action(reject, cmdMemoryReject, idArgs{ID: p.ID}, false))
+	out = append(out, action(reject, string(command.MemoryReject.Name()), command.IDArgs{ID: p.ID}, false))
 	return out, nil
 }
 

@@ -12,6 +12,7 @@ import (
 	"go.lsp.dev/protocol"
 	"go.uber.org/zap"
 
+	"github.com/anchorage-dev/anchorage/lsp/command"
 	"github.com/anchorage-dev/anchorage/memory"
 )
 
@@ -121,12 +122,12 @@ func (s *Server) codeLensResolve(ctx context.Context, lens *protocol.CodeLens) (
 	switch d.Kind {
 	case lensAnchor:
 		title := fmt.Sprintf("⚓ %s: %s", plural(len(d.Rules), "rule"), shorten(first.Content, 80))
-		args := exampleRulesArgs{URI: d.URI, Symbol: d.Symbol, Rules: d.Rules}
-		lens.Command = &protocol.Command{Title: title, Command: cmdMemoryExampleRules, Arguments: []any{args}}
+		args := command.ExampleRulesArgs{URI: d.URI, Symbol: d.Symbol, Rules: d.Rules}
+		lens.Command = &protocol.Command{Title: title, Command: string(command.MemoryExampleRules.Name()), Arguments: []any{args}}
 	case lensLost:
 		lens.Command = &protocol.Command{
 			Title:   "⚓ anchor lost: " + shorten(first.Content, 80),
-			Command: cmdMemoryReanchor, Arguments: []any{idArgs{ID: first.ID}},
+			Command: string(command.MemoryReanchor.Name()), Arguments: []any{command.IDArgs{ID: first.ID}},
 		}
 	}
 	return lens, nil

@@ -4,158 +4,119 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
 
 	"go.lsp.dev/jsonrpc2"
 	"go.lsp.dev/protocol"
 
 	"github.com/anchorage-dev/anchorage/analysis"
-	"github.com/anchorage-dev/anchorage/internal/limits"
+	"github.com/anchorage-dev/anchorage/lsp/command"
 )
 
-// Commands the server executes; each returns JSON that editors render.
-const (
-	cmdCallers     = "anchorage.callers"
-	cmdCallees     = "anchorage.callees"
-	cmdBlastRadius = "anchorage.blastRadius"
-	cmdInheritance = "anchorage.inheritance"
-	cmdIndexStatus = "anchorage.index.status"
-)
-
-// graphCommands maps graph commands to the graph operations they answer.
-func graphCommands() map[string]string {
-	return map[string]string{
-		cmdCallers:     analysis.OpCallers,
-		cmdCallees:     analysis.OpCallees,
-		cmdBlastRadius: analysis.OpBlastRadius,
-		cmdInheritance: analysis.OpInheritance,
-	}
+// commandTable binds every declared command (package command) to the
+// server's handler of it.
+func (s *Server) commandTable() (command.Table, error) {
+	return command.NewTable(
+		command.Bind(command.Callers, s.graphCommand(analysis.OpCallers)),
+		command.Bind(command.Callees, s.graphCommand(analysis.OpCallees)),
+		command.Bind(command.BlastRadius, s.graphCommand(analysis.OpBlastRadius)),
+		command.Bind(command.Inheritance, s.graphCommand(analysis.OpInheritance)),
+		command.Bind(command.IndexStatus, s.indexStatus),
+		command.Bind(command.Search, s.search),
+		command.Bind(command.SearchUsed, s.searchUsed),
+		command.Bind(command.RoutingStats, s.routingStats),
+		command.Bind(command.Reindex, s.reindex),
+		command.Bind(command.ContextInject, s.contextInject),
+		command.Bind(command.MemoryRecordCorrection, s.recordCorrection),
+		command.Bind(command.MemoryPropose, s.proposeRules),
+		command.Bind(command.MemoryApprove, s.approveProposal),
+		command.Bind(command.MemoryApproveAll, s.approveAllProposals),
+		command.Bind(command.MemoryReject, s.rejectProposal),
+		command.Bind(command.MemoryList, s.listRules),
+		command.Bind(command.MemoryProposals, s.listProposals),
+		command.Bind(command.MemoryReanchor, s.reanchorRule),
+		command.Bind(command.MemoryExampleRules, s.exampleRules),
+		command.Bind(command.MemoryUseExample, s.useExample),
+		command.Bind(command.MemoryDeleteRule, s.deleteRule),
+		command.Bind(command.MemorySearch, s.memorySearch),
+		command.Bind(command.Stats, s.memoryGraphStats),
+		command.Bind(command.SlotsStatus, s.slotsStatus),
+		command.Bind(command.SlotsSet, s.slotsChange(command.SlotsSet.Name())),
+		command.Bind(command.SlotsPin, s.slotsChange(command.SlotsPin.Name())),
+		command.Bind(command.SlotsUnpin, s.slotsChange(command.SlotsUnpin.Name())),
+	)
 }
 
-// commandNames lists the commands advertised in initialize.
-func commandNames() []string {
-	return append([]string{cmdCallers, cmdCallees, cmdBlastRadius, cmdInheritance, cmdIndexStatus,
-		cmdSearch, cmdSearchUsed, cmdRoutingStats, cmdReindex, cmdContextInject}, append(memoryCommandNames(), recallCommandNames()...)...)
-}
-
-// symbolArgs are the arguments of the graph commands: either one object
-// {"symbol": "Repo.Find", "depth": 2} or positional ["Repo.Find", 2].
-type symbolArgs struct {
-	Symbol string `json:"symbol"`
-	Depth  int    `json:"depth"`
-}
-
-func decodeSymbolArgs(args []any) (symbolArgs, error) {
-	var a symbolArgs
-	if len(args) == 0 {
-		return a, errors.New("missing argument: the symbol")
-	}
-	switch v := args[0].(type) {
-	case string:
-		a.Symbol = v
-		if len(args) > 1 {
-			d, ok := args[1].(float64)
-			if !ok {
-				return a, fmt.Errorf("depth must be a number, not %v", args[1])
-			}
-			a.Depth = int(d)
-		}
-	default:
-		raw, _ := json.Marshal(v)
-		if err := json.Unmarshal(raw, &a); err != nil {
-			return a, fmt.Errorf("arguments: %w", err)
-		}
-	}
-	if a.Symbol == "" {
-		return a, errors.New("missing argument: the symbol")
-	}
-	if a.Depth != 0 {
-		// 0 means the operation's default; others are checked as
-		// the command line and MCP check them.
-		if err := limits.Depth("depth", a.Depth); err != nil {
-			return a, err
-		}
-	}
-	return a, nil
-}
-
+// executeCommand runs a command: its argument is decoded into the type
+// the command declares, and one that does not fit is InvalidParams,
+// naming the field.
 func (s *Server) executeCommand(ctx context.Context, p *protocol.ExecuteCommandParams) (any, error) {
-	switch p.Command {
-	case cmdIndexStatus:
-		return s.indexStatus(ctx)
-	case cmdSearch:
-		return s.search(ctx, p.Arguments)
-	case cmdSearchUsed:
-		return s.searchUsed(ctx, p.Arguments)
-	case cmdRoutingStats:
-		return s.routingStats(ctx)
-	case cmdReindex:
-		return s.reindex()
-	case cmdContextInject:
-		return s.contextInject(ctx, p.Arguments)
+	table, err := s.commandTable()
+	if err != nil {
+		return nil, err
 	}
-	if res, ok, err := s.memoryCommand(ctx, p.Command, p.Arguments); ok {
-		return res, err
-	}
-	if res, ok, err := s.recallCommand(ctx, p.Command, p.Arguments); ok {
-		return res, err
-	}
-	op, ok := graphCommands()[p.Command]
+	h, ok := table[command.Name(p.Command)]
 	if !ok {
 		return nil, jsonrpc2.Errorf(jsonrpc2.InvalidParams, "unknown command %q", p.Command)
 	}
-	args, err := decodeSymbolArgs(p.Arguments)
-	if err != nil {
-		return nil, jsonrpc2.Errorf(jsonrpc2.InvalidParams, "%s: %v", p.Command, err)
-	}
-	answer := &analysis.Answer{Symbol: args.Symbol, Operation: op, Definitions: []analysis.DefinitionAnswer{}}
-	var notFound error
-	for _, f := range sortedFolders(s.snapshotFolders()) {
-		if err := f.ws.Flush(ctx); err != nil {
-			return nil, err
-		}
-		a, err := f.ws.Index().Ask(ctx, op, args.Symbol, args.Depth)
-		var nf *analysis.ErrNoSymbol
-		if errors.As(err, &nf) {
-			notFound = err
-			continue
-		}
+	args := make([]json.RawMessage, len(p.Arguments))
+	for i, a := range p.Arguments {
+		raw, err := json.Marshal(a)
 		if err != nil {
-			return nil, err
+			return nil, jsonrpc2.Errorf(jsonrpc2.InvalidParams, "%s: argument %d: %v", p.Command, i+1, err)
 		}
-		for _, d := range a.Definitions {
-			if s.owns(f, d.Definition.Path) {
-				answer.Definitions = append(answer.Definitions, d)
+		args[i] = raw
+	}
+	res, err := h.Run(ctx, args)
+	var ae *command.ArgError
+	if errors.As(err, &ae) {
+		return nil, jsonrpc2.Errorf(jsonrpc2.InvalidParams, "%v", ae)
+	}
+	return res, err
+}
+
+// graphCommand answers a graph operation over every folder.
+func (s *Server) graphCommand(op string) func(context.Context, command.SymbolArgs) (*analysis.Answer, error) {
+	return func(ctx context.Context, args command.SymbolArgs) (*analysis.Answer, error) {
+		answer := &analysis.Answer{Symbol: args.Symbol, Operation: op, Definitions: []analysis.DefinitionAnswer{}}
+		var notFound error
+		for _, f := range sortedFolders(s.snapshotFolders()) {
+			if err := f.ws.Flush(ctx); err != nil {
+				return nil, err
+			}
+			a, err := f.ws.Index().Ask(ctx, op, args.Symbol, args.Depth)
+			var nf *analysis.ErrNoSymbol
+			if errors.As(err, &nf) {
+				notFound = err
+				continue
+			}
+			if err != nil {
+				return nil, err
+			}
+			for _, d := range a.Definitions {
+				if s.owns(f, d.Definition.Path) {
+					answer.Definitions = append(answer.Definitions, d)
+				}
 			}
 		}
+		if len(answer.Definitions) == 0 && notFound != nil {
+			return nil, jsonrpc2.Errorf(jsonrpc2.InvalidParams, "%v", notFound)
+		}
+		return answer, nil
 	}
-	if len(answer.Definitions) == 0 && notFound != nil {
-		return nil, jsonrpc2.Errorf(jsonrpc2.InvalidParams, "%v", notFound)
-	}
-	return answer, nil
 }
 
-// folderStatus is one folder in anchorage.index.status.
-type folderStatus struct {
-	Root     string `json:"root"`
-	Indexing bool   `json:"indexing"`
-	Done     int64  `json:"done"`
-	Total    int64  `json:"total"`
-	Database string `json:"database"`
-	analysis.Stats
-}
-
-func (s *Server) indexStatus(ctx context.Context) (any, error) {
-	out := []folderStatus{}
+// indexStatus runs anchorage.index.status.
+func (s *Server) indexStatus(ctx context.Context, _ command.NoArgs) (command.IndexStatusResult, error) {
+	out := []command.FolderStatus{}
 	for _, f := range sortedFolders(s.snapshotFolders()) {
 		st, err := f.ws.Index().LastStats(ctx)
 		if err != nil {
-			return nil, err
+			return command.IndexStatusResult{}, err
 		}
-		out = append(out, folderStatus{
+		out = append(out, command.FolderStatus{
 			Root: f.root(), Indexing: f.indexing.Load() > 0, Done: f.done.Load(), Total: f.total.Load(),
 			Database: f.ws.Index().Path(), Stats: st,
 		})
 	}
-	return map[string]any{"folders": out}, nil
+	return command.IndexStatusResult{Folders: out}, nil
 }

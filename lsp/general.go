@@ -19,6 +19,7 @@ import (
 
 	"github.com/anchorage-dev/anchorage/analysis"
 	"github.com/anchorage-dev/anchorage/internal/config"
+	"github.com/anchorage-dev/anchorage/lsp/command"
 	"github.com/anchorage-dev/anchorage/state"
 )
 
@@ -363,7 +364,7 @@ func (s *Server) initialize(ctx context.Context, p *protocol.InitializeParams) (
 			HoverProvider:           true,
 			CodeLensProvider:        &protocol.CodeLensOptions{ResolveProvider: true},
 			CodeActionProvider:      codeActionProvider(p.Capabilities),
-			ExecuteCommandProvider:  &protocol.ExecuteCommandOptions{Commands: commandNames()},
+			ExecuteCommandProvider:  &protocol.ExecuteCommandOptions{Commands: command.Names()},
 			Workspace: &protocol.ServerCapabilitiesWorkspace{
 				WorkspaceFolders: &protocol.ServerCapabilitiesWorkspaceFolders{
 					Supported:           true,

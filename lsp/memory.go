@@ -2,7 +2,6 @@ package lsp
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -18,61 +17,10 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/anchorage-dev/anchorage/analysis"
+	"github.com/anchorage-dev/anchorage/lsp/command"
 	"github.com/anchorage-dev/anchorage/memory"
 	"github.com/anchorage-dev/anchorage/state"
 )
-
-// Memory commands: coding rules learned from the user's corrections (see
-// package memory). Each returns JSON that editors render.
-const (
-	cmdMemoryRecord     = "anchorage.memory.recordCorrection"
-	cmdMemoryPropose    = "anchorage.memory.propose"
-	cmdMemoryApprove    = "anchorage.memory.approve"
-	cmdMemoryApproveAll = "anchorage.memory.approveAll"
-	cmdMemoryReject     = "anchorage.memory.reject"
-	cmdMemoryList       = "anchorage.memory.list"
-	cmdMemoryProposals  = "anchorage.memory.proposals"
-	cmdMemoryReanchor   = "anchorage.memory.reanchor"
-)
-
-// memoryCommandNames lists the memory commands, for initialize.
-func memoryCommandNames() []string {
-	return []string{cmdMemoryRecord, cmdMemoryPropose, cmdMemoryApprove, cmdMemoryApproveAll,
-		cmdMemoryReject, cmdMemoryList, cmdMemoryProposals, cmdMemoryReanchor,
-		cmdMemoryExampleRules, cmdMemoryUseExample, cmdMemoryDeleteRule}
-}
-
-// memoryCommand runs a memory command; ok is false for a command that is
-// not one.
-func (s *Server) memoryCommand(ctx context.Context, name string, args []any) (result any, ok bool, err error) {
-	switch name {
-	case cmdMemoryRecord:
-		result, err = s.recordCorrection(ctx, args)
-	case cmdMemoryPropose:
-		result, err = s.proposeRules(ctx, args)
-	case cmdMemoryApprove:
-		result, err = s.approveProposal(ctx, args)
-	case cmdMemoryApproveAll:
-		result, err = s.approveAllProposals(ctx, args)
-	case cmdMemoryReject:
-		result, err = s.rejectProposal(ctx, args)
-	case cmdMemoryList:
-		result, err = s.listRules(ctx, args)
-	case cmdMemoryExampleRules:
-		result, err = s.exampleRules(ctx, args)
-	case cmdMemoryUseExample:
-		result, err = s.useExample(ctx, args)
-	case cmdMemoryDeleteRule:
-		result, err = s.deleteRule(ctx, args)
-	case cmdMemoryProposals:
-		result, err = s.listProposals(ctx)
-	case cmdMemoryReanchor:
-		result, err = s.reanchorRule(ctx, args)
-	default:
-		return nil, false, nil
-	}
-	return result, true, err
-}
 
 // memoryState is the user's memory as the server uses it: the store,
 // opened on first use, and the proposal diagnostics published from it.
@@ -297,60 +245,6 @@ func (s *Server) memoryError(cmd string, err error) error {
 	return jsonrpc2.Errorf(jsonrpc2.InternalError, "%s: %v", cmd, err)
 }
 
-// objectArg decodes a command's first argument, a JSON object, into v.
-func objectArg(cmd string, args []any, v any, want string) error {
-	if len(args) == 0 || args[0] == nil {
-		return jsonrpc2.Errorf(jsonrpc2.InvalidParams, "%s: missing argument %s", cmd, want)
-	}
-	raw, err := json.Marshal(args[0])
-	if err != nil {
-		return jsonrpc2.Errorf(jsonrpc2.InvalidParams, "%s: arguments: %v", cmd, err)
-	}
-	if err := json.Unmarshal(raw, v); err != nil {
-		return jsonrpc2.Errorf(jsonrpc2.InvalidParams, "%s: want %s, got %s: %v", cmd, want, raw, err)
-	}
-	return nil
-}
-
-// idArgs are the arguments of commands on one proposal or rule:
-// {"id": 3, "scope"?: "universal"}, or the id alone.
-type idArgs struct {
-	ID    int64  `json:"id"`
-	Scope string `json:"scope,omitempty"`
-}
-
-// decodeIDArgs reads idArgs; what names the id ("proposal", "rule").
-func decodeIDArgs(cmd, what string, args []any) (idArgs, error) {
-	want := fmt.Sprintf(`{"id": %s id}`, what)
-	var a idArgs
-	if len(args) > 0 {
-		if n, ok := args[0].(float64); ok {
-			if n != math.Trunc(n) || n <= 0 || n > 1<<53 {
-				return a, jsonrpc2.Errorf(jsonrpc2.InvalidParams, "%s: %v is not a %s id (a positive integer)", cmd, n, what)
-			}
-			a.ID = int64(n)
-			return a, nil
-		}
-	}
-	if err := objectArg(cmd, args, &a, want); err != nil {
-		return a, err
-	}
-	if a.ID <= 0 {
-		return a, jsonrpc2.Errorf(jsonrpc2.InvalidParams, "%s: want %s with a positive id", cmd, want)
-	}
-	return a, nil
-}
-
-// correctionArgs are anchorage.memory.recordCorrection's: the text, and
-// where the correction was made.
-type correctionArgs struct {
-	Text  string               `json:"text"`
-	URI   protocol.DocumentURI `json:"uri,omitempty"`
-	Range *protocol.Range      `json:"range,omitempty"`
-	// Session labels the correction; "" means the server's session.
-	Session string `json:"session,omitempty"`
-}
-
 // correctionResult is anchorage.memory.recordCorrection's answer.
 type correctionResult struct {
 	Correction memory.Correction `json:"correction"`
@@ -362,33 +256,16 @@ type correctionResult struct {
 // range?, session?} or ["text"]: the file, its language and project come
 // from the uri, which must be in a workspace folder; the session is the
 // server's unless named.
-func (s *Server) recordCorrection(ctx context.Context, args []any) (any, error) {
-	const want = `{"text": correction, "uri"?: document, "range"?: range, "session"?: label}`
-	var a correctionArgs
-	if len(args) > 0 {
-		if text, ok := args[0].(string); ok {
-			a.Text = text
-		} else if err := objectArg(cmdMemoryRecord, args, &a, want); err != nil {
-			return nil, err
-		}
-	} else {
-		return nil, jsonrpc2.Errorf(jsonrpc2.InvalidParams, "%s: missing argument %s", cmdMemoryRecord, want)
-	}
+func (s *Server) recordCorrection(ctx context.Context, a command.CorrectionArgs) (any, error) {
 	c := memory.Correction{Text: a.Text, Session: a.Session}
 	if a.URI != "" {
 		f, rel, err := s.folderFor(a.URI)
 		if err != nil {
-			return nil, jsonrpc2.Errorf(jsonrpc2.InvalidParams, "%s: uri: %v", cmdMemoryRecord, err)
+			return nil, jsonrpc2.Errorf(jsonrpc2.InvalidParams, "%s: uri: %v", string(command.MemoryRecordCorrection.Name()), err)
 		}
 		c.File, c.Project = rel, s.projectOf(f)
 	}
-	if r := a.Range; r != nil {
-		if a.URI == "" {
-			return nil, jsonrpc2.Errorf(jsonrpc2.InvalidParams, "%s: a range needs the uri of its document", cmdMemoryRecord)
-		}
-		if r.End.Line < r.Start.Line || r.End.Line == r.Start.Line && r.End.Character < r.Start.Character {
-			return nil, jsonrpc2.Errorf(jsonrpc2.InvalidParams, "%s: range ends before it starts", cmdMemoryRecord)
-		}
+	if r := a.Range; r != nil { // whole, and with its uri (command.CorrectionArgs.Validate)
 		c.Range = &memory.Range{
 			Start: memory.Position{Line: int(r.Start.Line), Character: int(r.Start.Character)},
 			End:   memory.Position{Line: int(r.End.Line), Character: int(r.End.Character)},
@@ -396,18 +273,18 @@ func (s *Server) recordCorrection(ctx context.Context, args []any) (any, error) 
 	}
 	st, err := s.memoryStore(ctx, true)
 	if err != nil {
-		return nil, s.memoryError(cmdMemoryRecord, err)
+		return nil, s.memoryError(string(command.MemoryRecordCorrection.Name()), err)
 	}
 	if st, err = s.memoryView(st, a.Session); err != nil {
-		return nil, s.memoryError(cmdMemoryRecord, err)
+		return nil, s.memoryError(string(command.MemoryRecordCorrection.Name()), err)
 	}
 	rec, err := st.RecordCorrection(ctx, c)
 	if err != nil {
-		return nil, s.memoryError(cmdMemoryRecord, err)
+		return nil, s.memoryError(string(command.MemoryRecordCorrection.Name()), err)
 	}
 	open, err := st.OpenCorrections(ctx)
 	if err != nil {
-		return nil, s.memoryError(cmdMemoryRecord, err)
+		return nil, s.memoryError(string(command.MemoryRecordCorrection.Name()), err)
 	}
 	return correctionResult{Correction: rec, Open: len(open)}, nil
 }
@@ -419,39 +296,27 @@ type proposalView struct {
 	Location *protocol.Location `json:"location"`
 }
 
-// sessionArgs are anchorage.memory.propose's: the session whose
-// corrections to propose from ("" for the server's, "*" for all).
-type sessionArgs struct {
-	Session string `json:"session,omitempty"`
-}
-
 // proposeRules runs anchorage.memory.propose {session?}: the open
 // corrections of the server's session (or of the session named, or all
 // for "*") become at most five pending proposals, phrased by the LLM of
 // the memory.llm settings if any, each given a candidate example by the
 // anchor engine, and published as hint diagnostics.
-func (s *Server) proposeRules(ctx context.Context, args []any) (any, error) {
-	var a sessionArgs
-	if len(args) > 0 && args[0] != nil {
-		if err := objectArg(cmdMemoryPropose, args, &a, `{"session"?: label}`); err != nil {
-			return nil, err
-		}
-	}
+func (s *Server) proposeRules(ctx context.Context, a command.SessionArgs) (any, error) {
 	st, err := s.memoryStore(ctx, true)
 	if err != nil {
-		return nil, s.memoryError(cmdMemoryPropose, err)
+		return nil, s.memoryError(string(command.MemoryPropose.Name()), err)
 	}
 	if st, err = s.memoryView(st, a.Session, s.llmOption()); err != nil {
-		return nil, s.memoryError(cmdMemoryPropose, err)
+		return nil, s.memoryError(string(command.MemoryPropose.Name()), err)
 	}
 	ps, err := st.Propose(ctx)
 	if err != nil {
-		return nil, s.memoryError(cmdMemoryPropose, err)
+		return nil, s.memoryError(string(command.MemoryPropose.Name()), err)
 	}
 	s.anchors(st).SetExamples(ctx, ps)
 	locs, err := s.publishProposals(ctx, "")
 	if err != nil {
-		return nil, s.memoryError(cmdMemoryPropose, err)
+		return nil, s.memoryError(string(command.MemoryPropose.Name()), err)
 	}
 	out := make([]proposalView, len(ps))
 	for i, p := range ps {
@@ -466,22 +331,22 @@ func (s *Server) proposeRules(ctx context.Context, args []any) (any, error) {
 // listProposals runs anchorage.memory.proposals: every pending
 // proposal, from any session (the CLI's, an earlier server's), with where
 // its hint is shown. It proposes nothing and creates no database.
-func (s *Server) listProposals(ctx context.Context) (any, error) {
+func (s *Server) listProposals(ctx context.Context, _ command.NoArgs) (any, error) {
 	out := []proposalView{}
 	st, err := s.memoryStore(ctx, false)
 	if err != nil {
-		return nil, s.memoryError(cmdMemoryProposals, err)
+		return nil, s.memoryError(string(command.MemoryProposals.Name()), err)
 	}
 	if st == nil {
 		return map[string]any{"proposals": out}, nil
 	}
 	ps, err := st.Proposals(ctx, memory.StatusPending)
 	if err != nil {
-		return nil, s.memoryError(cmdMemoryProposals, err)
+		return nil, s.memoryError(string(command.MemoryProposals.Name()), err)
 	}
 	locs, err := s.publishProposals(ctx, "")
 	if err != nil {
-		return nil, s.memoryError(cmdMemoryProposals, err)
+		return nil, s.memoryError(string(command.MemoryProposals.Name()), err)
 	}
 	for _, p := range ps {
 		v := proposalView{Proposal: p}
@@ -509,18 +374,14 @@ type approvalView struct {
 // approveProposal runs anchorage.memory.approve {id, scope?}: the proposal
 // becomes a rule (or merges into one), which is anchored at once to its
 // best example in the workspace.
-func (s *Server) approveProposal(ctx context.Context, args []any) (any, error) {
-	a, err := decodeIDArgs(cmdMemoryApprove, "proposal", args)
-	if err != nil {
-		return nil, err
-	}
+func (s *Server) approveProposal(ctx context.Context, a command.IDArgs) (any, error) {
 	st, err := s.memoryStore(ctx, true)
 	if err != nil {
-		return nil, s.memoryError(cmdMemoryApprove, err)
+		return nil, s.memoryError(string(command.MemoryApprove.Name()), err)
 	}
 	ap, err := st.Approve(ctx, a.ID, a.Scope)
 	if err != nil {
-		return nil, s.memoryError(cmdMemoryApprove, err)
+		return nil, s.memoryError(string(command.MemoryApprove.Name()), err)
 	}
 	// The approval is committed: what follows may fail without undoing
 	// it, and says so in the answer.
@@ -531,22 +392,14 @@ func (s *Server) approveProposal(ctx context.Context, args []any) (any, error) {
 
 // approveAllProposals runs anchorage.memory.approveAll {scope?}: every
 // pending proposal is approved, strongest first, and its rule anchored.
-func (s *Server) approveAllProposals(ctx context.Context, args []any) (any, error) {
-	var a struct {
-		Scope string `json:"scope"`
-	}
-	if len(args) > 0 && args[0] != nil {
-		if err := objectArg(cmdMemoryApproveAll, args, &a, `{"scope"?: scope}`); err != nil {
-			return nil, err
-		}
-	}
+func (s *Server) approveAllProposals(ctx context.Context, a command.ScopeArgs) (any, error) {
 	st, err := s.memoryStore(ctx, true)
 	if err != nil {
-		return nil, s.memoryError(cmdMemoryApproveAll, err)
+		return nil, s.memoryError(string(command.MemoryApproveAll.Name()), err)
 	}
 	aps, err := st.ApproveAll(ctx, a.Scope)
 	if err != nil {
-		return nil, s.memoryError(cmdMemoryApproveAll, err)
+		return nil, s.memoryError(string(command.MemoryApproveAll.Name()), err)
 	}
 	out := make([]approvalView, 0, len(aps))
 	x := s.anchors(st)
@@ -568,35 +421,20 @@ func (s *Server) anchorApproval(ctx context.Context, x *memory.Anchors, ap memor
 }
 
 // rejectProposal runs anchorage.memory.reject {id}.
-func (s *Server) rejectProposal(ctx context.Context, args []any) (any, error) {
-	a, err := decodeIDArgs(cmdMemoryReject, "proposal", args)
-	if err != nil {
-		return nil, err
-	}
+func (s *Server) rejectProposal(ctx context.Context, a command.IDArgs) (any, error) {
 	st, err := s.memoryStore(ctx, true)
 	if err != nil {
-		return nil, s.memoryError(cmdMemoryReject, err)
+		return nil, s.memoryError(string(command.MemoryReject.Name()), err)
 	}
 	if err := st.Reject(ctx, a.ID); err != nil {
-		return nil, s.memoryError(cmdMemoryReject, err)
+		return nil, s.memoryError(string(command.MemoryReject.Name()), err)
 	}
 	p, err := st.Proposal(ctx, a.ID)
 	if err != nil {
-		return nil, s.memoryError(cmdMemoryReject, err)
+		return nil, s.memoryError(string(command.MemoryReject.Name()), err)
 	}
 	s.memoryChanged(ctx)
 	return map[string]any{"proposal": p}, nil
-}
-
-// listArgs are anchorage.memory.list's: all optional.
-type listArgs struct {
-	// Scope keeps the rules of one scope, or of one kind ("language",
-	// "project").
-	Scope string `json:"scope,omitempty"`
-	// URI keeps the rules anchored in that document, and Symbol those
-	// anchored on that symbol (a qualified name).
-	URI    protocol.DocumentURI `json:"uri,omitempty"`
-	Symbol string               `json:"symbol,omitempty"`
 }
 
 // ruleView is a rule as the memory commands answer it, with its anchor
@@ -614,20 +452,12 @@ type ruleView struct {
 
 // listRules runs anchorage.memory.list {scope?, uri?, symbol?}: the
 // active rules, most important first.
-func (s *Server) listRules(ctx context.Context, args []any) (any, error) {
-	var a listArgs
-	if len(args) > 0 && args[0] != nil {
-		if scope, ok := args[0].(string); ok {
-			a.Scope = scope
-		} else if err := objectArg(cmdMemoryList, args, &a, `{"scope"?: scope, "uri"?: document, "symbol"?: name}`); err != nil {
-			return nil, err
-		}
-	}
+func (s *Server) listRules(ctx context.Context, a command.ListArgs) (any, error) {
 	filter := memory.RuleFilter{}
 	if strings.TrimSpace(a.Scope) != "" {
 		if !isScopeKind(a.Scope) {
 			if _, err := memory.NormalizeScope(a.Scope); err != nil {
-				return nil, s.memoryError(cmdMemoryList, err)
+				return nil, s.memoryError(string(command.MemoryList.Name()), err)
 			}
 		}
 		filter.Scopes = []string{a.Scope}
@@ -639,7 +469,7 @@ func (s *Server) listRules(ctx context.Context, args []any) (any, error) {
 	if a.URI != "" {
 		f, r, err := s.folderFor(a.URI)
 		if err != nil {
-			return nil, jsonrpc2.Errorf(jsonrpc2.InvalidParams, "%s: uri: %v", cmdMemoryList, err)
+			return nil, jsonrpc2.Errorf(jsonrpc2.InvalidParams, "%s: uri: %v", string(command.MemoryList.Name()), err)
 		}
 		docFolder, rel = f, r
 		filter.AnchorFile = rel
@@ -647,14 +477,14 @@ func (s *Server) listRules(ctx context.Context, args []any) (any, error) {
 	out := []ruleView{}
 	st, err := s.memoryStore(ctx, false)
 	if err != nil {
-		return nil, s.memoryError(cmdMemoryList, err)
+		return nil, s.memoryError(string(command.MemoryList.Name()), err)
 	}
 	if st == nil {
 		return map[string]any{"rules": out}, nil // no memory yet
 	}
 	rules, err := st.Rules(ctx, filter)
 	if err != nil {
-		return nil, s.memoryError(cmdMemoryList, err)
+		return nil, s.memoryError(string(command.MemoryList.Name()), err)
 	}
 	x := s.anchors(st)
 	for _, r := range rules {
@@ -680,18 +510,14 @@ func isScopeKind(scope string) bool {
 // looks for the rule's best example again. A new example replaces the
 // anchor; when there is none, a lost anchor is cleared and a live one
 // kept.
-func (s *Server) reanchorRule(ctx context.Context, args []any) (any, error) {
-	a, err := decodeIDArgs(cmdMemoryReanchor, "rule", args)
-	if err != nil {
-		return nil, err
-	}
+func (s *Server) reanchorRule(ctx context.Context, a command.IDArgs) (any, error) {
 	st, err := s.memoryStore(ctx, true)
 	if err != nil {
-		return nil, s.memoryError(cmdMemoryReanchor, err)
+		return nil, s.memoryError(string(command.MemoryReanchor.Name()), err)
 	}
 	re, err := s.anchors(st).Reanchor(ctx, a.ID)
 	if err != nil {
-		return nil, s.memoryError(cmdMemoryReanchor, err)
+		return nil, s.memoryError(string(command.MemoryReanchor.Name()), err)
 	}
 	s.memoryChanged(ctx)
 	return map[string]any{

@@ -22,6 +22,7 @@ import (
 	"go.lsp.dev/protocol"
 	"go.lsp.dev/uri"
 
+	"github.com/anchorage-dev/anchorage/lsp/command"
 	"github.com/anchorage-dev/anchorage/memory"
 	"github.com/anchorage-dev/anchorage/state"
 )
@@ -243,7 +244,7 @@ func TestE2EMemory(t *testing.T) {
 		t.Errorf("initialize: hover %v, codeLens %+v, codeAction %+v: want hover, lazy code lenses and quickfix + source actions",
 			caps.HoverProvider, caps.CodeLensProvider, caps.CodeActionProvider)
 	}
-	for _, cmd := range memoryCommandNames() {
+	for _, cmd := range command.Names() {
 		if caps.ExecuteCommandProvider == nil || !slices.Contains(caps.ExecuteCommandProvider.Commands, cmd) {
 			t.Errorf("executeCommandProvider does not list %s", cmd)
 		}
@@ -365,7 +366,7 @@ func TestE2EMemory(t *testing.T) {
 			continue
 		}
 		raw, _ := json.Marshal(a.Command.Arguments[0])
-		var args idArgs
+		var args command.IDArgs
 		if err := json.Unmarshal(raw, &args); err != nil || args.ID != prop.ID {
 			t.Errorf("code action %q: arguments %s, want the proposal's id %d", a.Title, raw, prop.ID)
 		}

@@ -19,6 +19,7 @@ import (
 
 	"go.lsp.dev/protocol"
 
+	"github.com/anchorage-dev/anchorage/lsp/command"
 	"github.com/anchorage-dev/anchorage/memory"
 )
 
@@ -221,7 +222,7 @@ func memArgsID(a protocol.CodeAction) int64 {
 		return 0
 	}
 	raw, _ := json.Marshal(a.Command.Arguments[0])
-	var args idArgs
+	var args command.IDArgs
 	if json.Unmarshal(raw, &args) != nil {
 		return 0
 	}

@@ -2,7 +2,6 @@ package lsp
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -14,26 +13,10 @@ import (
 	"go.lsp.dev/protocol"
 	"go.uber.org/zap"
 
-	"github.com/anchorage-dev/anchorage/memory"
+	"github.com/anchorage-dev/anchorage/lsp/command"
 	"github.com/anchorage-dev/anchorage/memory/memdoc"
 	"github.com/anchorage-dev/anchorage/memory/recall"
 )
-
-// Working-memory commands (package memory/recall): the slots A, B and C,
-// memory search near them, and the memory statistics.
-const (
-	cmdAnchorsStatus = "anchorage.anchors.status"
-	cmdAnchorsSet    = "anchorage.anchors.set"
-	cmdAnchorsPin    = "anchorage.anchors.pin"
-	cmdAnchorsUnpin  = "anchorage.anchors.unpin"
-	cmdMemorySearch  = "anchorage.memory.search"
-	cmdStats         = "anchorage.stats"
-)
-
-// recallCommandNames lists the working-memory commands, for initialize.
-func recallCommandNames() []string {
-	return []string{cmdAnchorsStatus, cmdAnchorsSet, cmdAnchorsPin, cmdAnchorsUnpin, cmdMemorySearch, cmdStats}
-}
 
 // recallSyncEvery is how often the slots' inputs bring the graph up to
 // date with rules and documents written meanwhile (commands do it every
@@ -183,22 +166,6 @@ func (s *Server) readyRecallStore() *recall.Store {
 
 // recallCommand runs a working-memory command; ok is false for a command
 // that is not one.
-func (s *Server) recallCommand(ctx context.Context, name string, args []any) (result any, ok bool, err error) {
-	switch name {
-	case cmdAnchorsStatus:
-		result, err = s.anchorsStatus(ctx)
-	case cmdAnchorsSet, cmdAnchorsPin, cmdAnchorsUnpin:
-		result, err = s.anchorsChange(ctx, name, args)
-	case cmdMemorySearch:
-		result, err = s.memorySearch(ctx, args)
-	case cmdStats:
-		result, err = s.memoryGraphStats(ctx)
-	default:
-		return nil, false, nil
-	}
-	return result, true, err
-}
-
 // emptySlots is the status of the slots before there is a memory.
 func emptySlots() recall.Status {
 	st := recall.Status{Slots: []recall.SlotStatus{}}
@@ -208,164 +175,108 @@ func emptySlots() recall.Status {
 	return st
 }
 
-func (s *Server) anchorsStatus(ctx context.Context) (any, error) {
+// slotsStatus runs anchorage.slots.status.
+func (s *Server) slotsStatus(ctx context.Context, _ command.NoArgs) (recall.Status, error) {
 	g, err := s.recallStore(ctx, true)
 	if err != nil {
-		return nil, s.memoryError(cmdAnchorsStatus, err)
+		return recall.Status{}, s.memoryError(string(command.SlotsStatus.Name()), err)
 	}
 	if g == nil {
 		return emptySlots(), nil
 	}
 	st, err := g.Status(ctx)
 	if err != nil {
-		return nil, s.memoryError(cmdAnchorsStatus, err)
+		return recall.Status{}, s.memoryError(string(command.SlotsStatus.Name()), err)
 	}
 	return st, nil
 }
 
-// slotArgs are the arguments of anchors.set|pin|unpin: {"slot": "A",
-// "id": "rule:12"} or positional ["A", "rule:12"].
-type slotArgs struct {
-	Slot string `json:"slot"`
-	ID   string `json:"id"`
+// slotsChange returns the handler of anchorage.slots.set, pin or unpin.
+func (s *Server) slotsChange(cmd command.Name) func(context.Context, command.SlotArgs) (recall.Status, error) {
+	return func(ctx context.Context, a command.SlotArgs) (recall.Status, error) {
+		return s.changeSlot(ctx, cmd, a)
+	}
 }
 
-func decodeSlotArgs(args []any) (slotArgs, error) {
-	var a slotArgs
-	if len(args) == 0 {
-		return a, errors.New("missing argument: the slot")
-	}
-	switch v := args[0].(type) {
-	case string:
-		a.Slot = v
-		if len(args) > 1 {
-			id, ok := args[1].(string)
-			if !ok {
-				return a, fmt.Errorf("the memory id must be a string, not %v", args[1])
-			}
-			a.ID = id
-		}
-	default:
-		raw, _ := json.Marshal(v)
-		if err := json.Unmarshal(raw, &a); err != nil {
-			return a, fmt.Errorf("arguments: %w", err)
-		}
-	}
-	if _, err := recall.ParseSlot(a.Slot); err != nil {
-		return a, err
-	}
-	return a, nil
-}
-
-func (s *Server) anchorsChange(ctx context.Context, name string, args []any) (any, error) {
-	a, err := decodeSlotArgs(args)
-	if err != nil {
-		return nil, jsonrpc2.Errorf(jsonrpc2.InvalidParams, "%s: %v", name, err)
-	}
-	if name != cmdAnchorsUnpin {
+// changeSlot sets, pins or unpins a slot.
+func (s *Server) changeSlot(ctx context.Context, cmd command.Name, a command.SlotArgs) (recall.Status, error) {
+	name := string(cmd)
+	if cmd != command.SlotsUnpin.Name() {
 		if err := recall.CheckID(a.ID); err != nil {
-			return nil, jsonrpc2.Errorf(jsonrpc2.InvalidParams, "%s: %v", name, err)
+			return recall.Status{}, jsonrpc2.Errorf(jsonrpc2.InvalidParams, "%s: %v", name, err)
 		}
 	}
 	g, err := s.recallStore(ctx, true)
 	if err != nil {
-		return nil, s.memoryError(name, err)
+		return recall.Status{}, s.memoryError(name, err)
 	}
 	if g == nil {
-		if name == cmdAnchorsUnpin {
+		if cmd == command.SlotsUnpin.Name() {
 			return emptySlots(), nil
 		}
-		return nil, jsonrpc2.Errorf(jsonrpc2.InvalidParams, "%s: %v: %s (there is no memory yet)", name, recall.ErrUnknownMemory, a.ID)
+		return recall.Status{}, jsonrpc2.Errorf(jsonrpc2.InvalidParams, "%s: %v: %s (there is no memory yet)", name, recall.ErrUnknownMemory, a.ID)
 	}
 	var st recall.Status
-	switch name {
-	case cmdAnchorsSet:
+	switch cmd {
+	case command.SlotsSet.Name():
 		st, err = g.Set(ctx, a.Slot, a.ID)
-	case cmdAnchorsPin:
+	case command.SlotsPin.Name():
 		st, err = g.Pin(ctx, a.Slot, a.ID)
 	default:
 		st, err = g.Unpin(ctx, a.Slot)
 	}
 	if errors.Is(err, recall.ErrUnknownMemory) || errors.Is(err, recall.ErrUnknownSlot) {
-		return nil, jsonrpc2.Errorf(jsonrpc2.InvalidParams, "%s: %v", name, err)
+		return recall.Status{}, jsonrpc2.Errorf(jsonrpc2.InvalidParams, "%s: %v", name, err)
 	}
 	if err != nil {
-		return nil, s.memoryError(name, err)
+		return recall.Status{}, s.memoryError(name, err)
 	}
 	return st, nil
 }
 
-// memorySearchArgs are the arguments of anchorage.memory.search.
-type memorySearchArgs struct {
-	Query          string   `json:"query"`
-	Slot           string   `json:"slot"`
-	Radius         int      `json:"radius"`
-	Fallback       *bool    `json:"fallback"`
-	TopK           int      `json:"top_k"`
-	Anchors        []string `json:"anchors"`
-	IncludeContent bool     `json:"includeContent"`
-}
-
-func (s *Server) memorySearch(ctx context.Context, args []any) (any, error) {
-	var a memorySearchArgs
-	if len(args) == 0 {
-		return nil, jsonrpc2.Errorf(jsonrpc2.InvalidParams, "%s: missing argument: the query", cmdMemorySearch)
-	}
-	switch v := args[0].(type) {
-	case string:
-		a.Query = v
-	default:
-		raw, _ := json.Marshal(v)
-		if err := json.Unmarshal(raw, &a); err != nil {
-			return nil, jsonrpc2.Errorf(jsonrpc2.InvalidParams, "%s: arguments: %v", cmdMemorySearch, err)
-		}
-	}
+// memorySearch runs anchorage.memory.search.
+func (s *Server) memorySearch(ctx context.Context, a command.MemorySearchArgs) (recall.Response, error) {
 	q := recall.Query{Text: a.Query, Slot: a.Slot, Radius: a.Radius, NoFallback: a.Fallback != nil && !*a.Fallback,
 		TopK: a.TopK, Anchors: a.Anchors, IncludeContent: a.IncludeContent}
 	g, err := s.recallStore(ctx, true)
 	if err != nil {
-		return nil, s.memoryError(cmdMemorySearch, err)
+		return recall.Response{}, s.memoryError(string(command.MemorySearch.Name()), err)
 	}
 	if g == nil {
 		if strings.TrimSpace(q.Text) == "" {
-			return nil, jsonrpc2.Errorf(jsonrpc2.InvalidParams, "%s: empty query", cmdMemorySearch)
+			return recall.Response{}, jsonrpc2.Errorf(jsonrpc2.InvalidParams, "%s: empty query", string(command.MemorySearch.Name()))
 		}
 		return recall.Response{Results: []recall.Result{}, Notices: []string{"there is no memory yet"}}, nil
 	}
 	resp, err := g.Search(ctx, q)
 	if err != nil {
-		return nil, jsonrpc2.Errorf(jsonrpc2.InvalidParams, "%v", err)
+		return recall.Response{}, jsonrpc2.Errorf(jsonrpc2.InvalidParams, "%v", err)
 	}
 	return resp, nil
 }
 
-// memoryStatsResult is anchorage.stats: the rules and the memory graph.
-type memoryStatsResult struct {
-	Memory *memory.Stats   `json:"memory"`
-	Graph  *recall.Metrics `json:"graph"`
-}
-
-func (s *Server) memoryGraphStats(ctx context.Context) (any, error) {
-	out := memoryStatsResult{}
+// memoryGraphStats runs anchorage.stats.
+func (s *Server) memoryGraphStats(ctx context.Context, _ command.NoArgs) (command.StatsResult, error) {
+	out := command.StatsResult{}
 	mem, err := s.memoryStore(ctx, false)
 	if err != nil {
-		return nil, s.memoryError(cmdStats, err)
+		return command.StatsResult{}, s.memoryError(string(command.Stats.Name()), err)
 	}
 	if mem == nil {
 		return out, nil
 	}
 	st, err := mem.Stats(ctx)
 	if err != nil {
-		return nil, s.memoryError(cmdStats, err)
+		return command.StatsResult{}, s.memoryError(string(command.Stats.Name()), err)
 	}
 	out.Memory = &st
 	g, err := s.recallStore(ctx, true)
 	if err != nil {
-		return nil, s.memoryError(cmdStats, err)
+		return command.StatsResult{}, s.memoryError(string(command.Stats.Name()), err)
 	}
 	m, err := g.Metrics(ctx)
 	if err != nil {
-		return nil, s.memoryError(cmdStats, err)
+		return command.StatsResult{}, s.memoryError(string(command.Stats.Name()), err)
 	}
 	out.Graph = &m
 	return out, nil

@@ -18,6 +18,7 @@ import (
 	"go.lsp.dev/protocol"
 	"go.lsp.dev/uri"
 
+	"github.com/anchorage-dev/anchorage/lsp/command"
 	"github.com/anchorage-dev/anchorage/memory"
 	"github.com/anchorage-dev/anchorage/memory/recall"
 	"github.com/anchorage-dev/anchorage/state"
@@ -52,7 +53,7 @@ func TestRecallE2E(t *testing.T) {
 	}
 	c := connect(t, p)
 	init := c.memStart(t, root)
-	for _, name := range recallCommandNames() {
+	for _, name := range command.Names() {
 		if !slices.Contains(init.Capabilities.ExecuteCommandProvider.Commands, name) {
 			t.Errorf("initialize does not list %s", name)
 		}

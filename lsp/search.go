@@ -2,7 +2,6 @@ package lsp
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"regexp"
@@ -14,19 +13,11 @@ import (
 	"go.lsp.dev/jsonrpc2"
 
 	"github.com/anchorage-dev/anchorage/analysis"
-	"github.com/anchorage-dev/anchorage/internal/limits"
+	"github.com/anchorage-dev/anchorage/lsp/command"
 	"github.com/anchorage-dev/anchorage/retrieval"
 	"github.com/anchorage-dev/anchorage/retrieval/embedding"
 	"github.com/anchorage-dev/anchorage/retrieval/feedback"
 	"github.com/anchorage-dev/anchorage/state"
-)
-
-// Search commands.
-const (
-	cmdSearch       = "anchorage.search"
-	cmdSearchUsed   = "anchorage.search.used"
-	cmdRoutingStats = "anchorage.routing.stats"
-	cmdReindex      = "anchorage.reindex"
 )
 
 // searcherFor returns the search service of a folder: routed search over
@@ -139,14 +130,11 @@ var inlineTags = regexp.MustCompile(`\{@(?:link|linkplain|code|literal)\s+([^}]*
 
 // search runs anchorage.search: {"query", "top_k"?, "strategy"?,
 // "budget"?, "group"?} or ["query"].
-func (s *Server) search(ctx context.Context, args []any) (any, error) {
-	req, err := decodeSearchArgs(args)
-	if err != nil {
-		return nil, jsonrpc2.Errorf(jsonrpc2.InvalidParams, "%s: %v", cmdSearch, err)
-	}
+func (s *Server) search(ctx context.Context, a command.SearchArgs) (any, error) {
+	req := a.Request
 	folders := sortedFolders(s.snapshotFolders())
 	if len(folders) == 0 {
-		return nil, jsonrpc2.Errorf(jsonrpc2.InvalidRequest, "%s: no workspace folder is open", cmdSearch)
+		return nil, jsonrpc2.Errorf(jsonrpc2.InvalidRequest, "%s: no workspace folder is open", string(command.Search.Name()))
 	}
 	var out *searchResponse
 	for _, f := range folders {
@@ -208,29 +196,9 @@ func (s *Server) search(ctx context.Context, args []any) (any, error) {
 func searchError(err error) error {
 	var qe *retrieval.QueryError
 	if errors.As(err, &qe) {
-		return jsonrpc2.Errorf(jsonrpc2.InvalidParams, "%s: %v", cmdSearch, err)
+		return jsonrpc2.Errorf(jsonrpc2.InvalidParams, "%s: %v", string(command.Search.Name()), err)
 	}
-	return fmt.Errorf("%s: %w", cmdSearch, err)
-}
-
-func decodeSearchArgs(args []any) (retrieval.Request, error) {
-	var req retrieval.Request
-	if len(args) == 0 {
-		return req, errors.New("missing argument: the query")
-	}
-	if q, ok := args[0].(string); ok {
-		req.Query = q
-		return req, nil
-	}
-	raw, err := json.Marshal(args[0])
-	if err != nil {
-		return req, fmt.Errorf("arguments: %w", err)
-	}
-	if err := json.Unmarshal(raw, &req); err != nil {
-		return req, fmt.Errorf("arguments: %w", err)
-	}
-	// 0 means the default; the bounds are the command line's and MCP's.
-	return req, errors.Join(limits.Check("top_k", req.TopK, 0, limits.MaxTopK), limits.Budget("budget", req.Budget))
+	return fmt.Errorf("%s: %w", string(command.Search.Name()), err)
 }
 
 // vectorSignal is what semantic search embeds with: an embedding server
@@ -310,44 +278,28 @@ func (s *Server) feedbackStore() *feedback.Store {
 	return s.feedback
 }
 
-// searchUsedArgs are anchorage.search.used's: the search's feedback_id and
-// the result opened.
-type searchUsedArgs struct {
-	ID   int64  `json:"id"`
-	File string `json:"file"`
-	Line int    `json:"line"`
-}
-
 // searchUsed runs anchorage.search.used, which editors send when the user
 // opens a result.
-func (s *Server) searchUsed(ctx context.Context, args []any) (any, error) {
-	var a searchUsedArgs
-	if len(args) == 0 {
-		return nil, jsonrpc2.Errorf(jsonrpc2.InvalidParams, "%s: missing argument {id, file, line}", cmdSearchUsed)
-	}
-	raw, _ := json.Marshal(args[0])
-	if err := json.Unmarshal(raw, &a); err != nil || a.ID <= 0 || a.File == "" {
-		return nil, jsonrpc2.Errorf(jsonrpc2.InvalidParams, "%s: want {\"id\": feedback_id, \"file\": path, \"line\": n}, got %s", cmdSearchUsed, raw)
-	}
+func (s *Server) searchUsed(ctx context.Context, a command.SearchUsedArgs) (command.UsedResult, error) {
 	fb := s.feedbackStore()
 	if fb == nil {
-		return nil, fmt.Errorf("%s: routing feedback is unavailable (see the server log)", cmdSearchUsed)
+		return command.UsedResult{}, fmt.Errorf("%s: routing feedback is unavailable (see the server log)", string(command.SearchUsed.Name()))
 	}
 	if err := fb.Used(ctx, a.ID, a.File, a.Line); err != nil {
 		if errors.Is(err, feedback.ErrUnknownSearch) {
-			return nil, jsonrpc2.Errorf(jsonrpc2.InvalidParams, "%s: %v", cmdSearchUsed, err)
+			return command.UsedResult{}, jsonrpc2.Errorf(jsonrpc2.InvalidParams, "%s: %v", string(command.SearchUsed.Name()), err)
 		}
-		return nil, err
+		return command.UsedResult{}, err
 	}
-	return map[string]any{"recorded": true}, nil
+	return command.UsedResult{Recorded: true}, nil
 }
 
 // routingStats runs anchorage.routing.stats: per strategy, the searches,
 // the router's mean confidence and how often a result was used.
-func (s *Server) routingStats(ctx context.Context) (any, error) {
+func (s *Server) routingStats(ctx context.Context, _ command.NoArgs) (any, error) {
 	fb := s.feedbackStore()
 	if fb == nil {
-		return nil, fmt.Errorf("%s: routing feedback is unavailable (see the server log)", cmdRoutingStats)
+		return nil, fmt.Errorf("%s: routing feedback is unavailable (see the server log)", string(command.RoutingStats.Name()))
 	}
 	stats, err := fb.Stats(ctx)
 	if err != nil {
@@ -358,10 +310,10 @@ func (s *Server) routingStats(ctx context.Context) (any, error) {
 
 // reindex runs anchorage.reindex: every folder is brought up to date
 // again, with progress.
-func (s *Server) reindex() (any, error) {
+func (s *Server) reindex(context.Context, command.NoArgs) (command.ReindexResult, error) {
 	folders := sortedFolders(s.snapshotFolders())
 	for _, f := range folders {
 		s.indexFolder(f, "Anchorage: re-indexing "+f.name)
 	}
-	return map[string]any{"folders": len(folders), "started": true}, nil
+	return command.ReindexResult{Folders: len(folders), Started: true}, nil
 }
