@@ -1962,18 +1962,25 @@ func TestE2EExecuteCommand(t *testing.T) {
 		name    string
 		command string
 		args    []any
+		says    string // what the error must say: the field at fault
 	}{
-		{"unknown command", "anchorage.noSuchCommand", nil},
-		{"no arguments", "anchorage.callers", nil},
-		{"empty symbol", "anchorage.callers", []any{map[string]any{"symbol": ""}}},
-		{"depth not a number", "anchorage.blastRadius", []any{"FindByID", "two"}},
-		{"unknown symbol", "anchorage.callers", []any{"NoSuchSymbolAnywhere"}},
-		{"arguments of the wrong shape", "anchorage.callers", []any{[]any{1, 2}}},
+		{"unknown command", "anchorage.noSuchCommand", nil, "unknown command"},
+		{"no arguments", "anchorage.callers", nil, `"symbol"`},
+		{"empty symbol", "anchorage.callers", []any{map[string]any{"symbol": ""}}, `field "symbol"`},
+		{"depth not a number", "anchorage.blastRadius", []any{"FindByID", "two"}, `field "depth"`},
+		{"depth of the wrong type", "anchorage.callees", []any{map[string]any{"symbol": "FindByID", "depth": "2"}}, `field "depth"`},
+		{"unknown symbol", "anchorage.callers", []any{"NoSuchSymbolAnywhere"}, "NoSuchSymbolAnywhere"},
+		{"arguments of the wrong shape", "anchorage.callers", []any{[]any{1, 2}}, `field "symbol"`},
+		{"search top_k of the wrong type", "anchorage.search", []any{map[string]any{"query": "users", "top_k": "ten"}}, `field "top_k"`},
+		{"slot of the former name", "anchorage.anchors.set", []any{"Q", "rule:1"}, `field "slot"`},
 	}
 	for _, tt := range errorTests {
 		t.Run(tt.name, func(t *testing.T) {
 			_, err := c.command(t, tt.command, tt.args...)
 			wantCode(t, tt.command, err, jsonrpc2.InvalidParams)
+			if err != nil && !strings.Contains(err.Error(), tt.says) {
+				t.Errorf("%s %v: error %q, want it to say %s", tt.command, tt.args, err, tt.says)
+			}
 		})
 	}
 }

@@ -630,7 +630,7 @@ func TestE2EMemory(t *testing.T) {
 		t.Fatalf("useExample: %+v, want the rule anchored on db.Open by hand", used.Rule)
 	}
 	c.memBadCommand(t, "keeps its example", cmdMemoryUseExample, map[string]any{"id": ruleID, "uri": dbURI, "symbol": "NoSuchFunc"})
-	c.memBadCommand(t, "want", cmdMemoryUseExample, map[string]any{"id": ruleID})
+	c.memBadCommand(t, `field "uri": missing`, cmdMemoryUseExample, map[string]any{"id": ruleID})
 
 	// Rename its file: the anchor moves with it (workspace/didRenameFiles).
 	if err := os.Rename(filepath.Join(root, "internal", "db", "db.go"), filepath.Join(root, "internal", "db", "conn.go")); err != nil {

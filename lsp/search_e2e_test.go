@@ -236,8 +236,8 @@ func TestE2ESearch(t *testing.T) {
 		{"empty query", []any{"  "}, "empty query"},
 		{"NUL in the query", []any{"Find\x00ByID"}, "not text"},
 		{"unknown strategy", []any{map[string]any{"query": "FindByID", "strategy": "fuzzy"}}, `unknown strategy`},
-		{"top_k not a number", []any{map[string]any{"query": "FindByID", "top_k": "ten"}}, "arguments"},
-		{"argument not a query", []any{42}, "arguments"},
+		{"top_k not a number", []any{map[string]any{"query": "FindByID", "top_k": "ten"}}, `field "top_k": want an integer`},
+		{"argument not a query", []any{42}, `field "query": want a string`},
 	}
 	for _, tt := range searchErrors {
 		t.Run("error: "+tt.name, func(t *testing.T) {
