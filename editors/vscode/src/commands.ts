@@ -1,5 +1,6 @@
 // The palette commands: Search Codebase, Show Callers / Callees / Blast
 // Radius, Re-index Workspace, and a few for the server itself.
+import { Commands } from './lib/commands.gen';
 import * as vscode from 'vscode';
 import { CallHierarchyPrepareRequest } from 'vscode-languageclient/node';
 
@@ -31,7 +32,7 @@ import { INSTALL_URL } from './lib/server';
 import { statusTooltip, ProgressTracker } from './lib/status';
 import { SearchResponse, Target } from './lib/types';
 
-export const REINDEX_COMMAND = 'anchorage.reindex';
+export const REINDEX_COMMAND = Commands.reindex;
 
 interface TargetItem extends vscode.QuickPickItem {
   target?: Target;

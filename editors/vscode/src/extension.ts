@@ -1,5 +1,6 @@
 // The Anchorage extension: starts `anchorage serve` with vscode-languageclient
 // and adds the commands and the status bar item.
+import { Commands } from './lib/commands.gen';
 import * as readline from 'node:readline';
 import type { Readable } from 'node:stream';
 import * as vscode from 'vscode';
@@ -30,7 +31,7 @@ import { IndexStatus } from './lib/types';
 import { errorMessage } from './lib/errors';
 
 export const LANGUAGES = ['go', 'python', 'javascript', 'typescript', 'typescriptreact', 'rust', 'java'];
-export const INDEX_STATUS_COMMAND = 'anchorage.index.status';
+export const INDEX_STATUS_COMMAND = Commands.indexStatus;
 
 /** What the commands need from the running extension. */
 export class Anchorage implements vscode.Disposable {

@@ -1,6 +1,7 @@
 // Memory in VS Code: Approve Memory Proposals, Record Correction, Copy AI
 // Context, Show Working Memory Slots, the Memories tree view, and the
 // pending-proposal count of the status bar item.
+import { Commands } from './lib/commands.gen';
 import * as vscode from 'vscode';
 
 import type { Anchorage } from './extension';
@@ -39,6 +40,7 @@ import {
   slotActions,
   slotItems,
   SLOT_COMMANDS,
+  formerName,
   SlotsStatus,
   STATS_COMMAND,
 } from './lib/memory';
@@ -480,12 +482,23 @@ export class Memory implements vscode.Disposable {
       return;
     }
     let status: SlotsStatus;
+    // Servers before the slots commands know them as anchorage.anchors.*.
+    let former = false;
     try {
-      status = await this.a.execute<SlotsStatus>(SLOT_COMMANDS.status, []);
+      try {
+        status = await this.a.execute<SlotsStatus>(SLOT_COMMANDS.status, []);
+      } catch (err) {
+        const old = formerName(SLOT_COMMANDS.status);
+        if (!isUnknownCommand(err) || !old) {
+          throw err;
+        }
+        status = await this.a.execute<SlotsStatus>(old, []);
+        former = true;
+      }
     } catch (err) {
       if (isUnknownCommand(err)) {
         void vscode.window.showWarningMessage(
-          'Anchorage: this version of the server has no working memory slots (no "anchorage.anchors.status" command). Update the anchorage binary.',
+          `Anchorage: this version of the server has no working memory slots (no "${SLOT_COMMANDS.status}" command). Update the anchorage binary.`,
         );
       } else {
         void vscode.window.showErrorMessage(`Anchorage: ${errorMessage(err)}`);
@@ -497,7 +510,7 @@ export class Memory implements vscode.Disposable {
       void vscode.window.showInformationMessage('Anchorage: the server reports no working memory slots.');
       return;
     }
-    const pick = await vscode.window.showQuickPick(items, { title: 'Anchorage: working memory slots', placeHolder: 'Pick a slot to pin, unpin or anchor' });
+    const pick = await vscode.window.showQuickPick(items, { title: 'Anchorage: working memory slots', placeHolder: 'Pick a slot to pin, unpin or fill' });
     if (!pick) {
       return;
     }
@@ -510,12 +523,12 @@ export class Memory implements vscode.Disposable {
     }
     let id: string | undefined = pick.slot.anchor?.id;
     if (action.action === 'set') {
-      id = await this.pickRuleId(`Anchorage: anchor slot ${pick.slot.slot} to a rule`);
+      id = await this.pickRuleId(`Anchorage: put a rule in slot ${pick.slot.slot}`);
       if (!id) {
         return;
       }
     }
-    const { command, args } = buildSlotArgs(action.action, pick.slot.slot, id);
+    const { command, args } = buildSlotArgs(action.action, pick.slot.slot, id, former);
     try {
       const next = await this.a.execute<SlotsStatus>(command, args);
       const slot = (next?.slots ?? []).find((s: Slot) => s.slot === pick.slot.slot);
@@ -573,7 +586,7 @@ export class Memory implements vscode.Disposable {
 }
 
 /** The server command of the rule lens. */
-const EXAMPLE_RULES = 'anchorage.memory.exampleRules';
+const EXAMPLE_RULES = Commands.memoryExampleRules;
 
 /** A rule of an example, as anchorage.memory.exampleRules answers it. */
 interface ExampleRule {

@@ -2,6 +2,7 @@
 -- through workspace/executeCommand (the commands are listed in the
 -- server's README: anchorage.search, anchorage.callers, ...).
 local anchorage = require('anchorage')
+local P = require('anchorage.protocol')
 local compat = require('anchorage.compat')
 
 local levels = vim.log.levels
@@ -142,11 +143,11 @@ local function search_used(client, resp, choice)
     return
   end
   local args = { id = id, file = choice.file, line = choice.line }
-  compat.request(client, 'workspace/executeCommand', { command = 'anchorage.search.used', arguments = { args } },
+  compat.request(client, 'workspace/executeCommand', { command = P.searchUsed, arguments = { args } },
     function(err)
       if err then
         -- Routing statistics only: not worth interrupting the user.
-        require('vim.lsp.log').warn('anchorage.search.used', err)
+        require('vim.lsp.log').warn(P.searchUsed, err)
       end
     end)
 end
@@ -193,7 +194,7 @@ function M.search(query)
       return
     end
     local top_k = anchorage.config().search.top_k
-    exec(client, 'anchorage.search', { query = vim.trim(q), top_k = top_k }, bufnr, function(resp)
+    exec(client, P.search, { query = vim.trim(q), top_k = top_k }, bufnr, function(resp)
       M.show_search(client, resp)
     end)
   end
@@ -207,9 +208,9 @@ end
 -- Graph -------------------------------------------------------------------------
 
 local graph_specs = {
-  callers = { command = 'anchorage.callers', title = 'callers of' },
-  callees = { command = 'anchorage.callees', title = 'callees of' },
-  blast_radius = { command = 'anchorage.blastRadius', title = 'blast radius of' },
+  callers = { command = P.callers, title = 'callers of' },
+  callees = { command = P.callees, title = 'callees of' },
+  blast_radius = { command = P.blastRadius, title = 'blast radius of' },
 }
 
 --- The symbol under the cursor: the word there, qualified through
@@ -383,7 +384,7 @@ function M.status()
   if not client then
     return
   end
-  exec(client, 'anchorage.index.status', nil, bufnr, function(res)
+  exec(client, P.indexStatus, nil, bufnr, function(res)
     local cmd = client.config and client.config.cmd
     local lines = {
       string.format('client %d (%s)%s', client.id, type(cmd) == 'table' and table.concat(cmd, ' ') or 'anchorage serve',
@@ -411,7 +412,7 @@ function M.reindex()
   if not client then
     return
   end
-  exec(client, 'anchorage.reindex', nil, bufnr, function(res)
+  exec(client, P.reindex, nil, bufnr, function(res)
     local n = tonumber(val(res and res.folders)) or 0
     notify(string.format('re-indexing %d folder%s (:AnchorageStatus shows the progress)', n, n == 1 and '' or 's'),
       levels.INFO)

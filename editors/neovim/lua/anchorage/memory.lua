@@ -4,6 +4,7 @@
 -- the memory commands that code actions run (approving a proposal from
 -- its hint) to say what they did and refresh the code lenses.
 local anchorage = require('anchorage')
+local P = require('anchorage.protocol')
 local compat = require('anchorage.compat')
 
 local levels = vim.log.levels
@@ -136,7 +137,7 @@ end
 --- not know that command, the pending proposals of the propose answer
 --- (proposed), then those only the hint diagnostics show.
 function M.list_pending(client, bufnr, proposed, on_list)
-  request(client, 'anchorage.memory.proposals', nil, bufnr, function(answer)
+  request(client, P.memoryProposals, nil, bufnr, function(answer)
     on_list(M.pending(answer))
   end, function(err)
     if is_unknown_command(err) then
@@ -265,7 +266,7 @@ function M.approve()
   if not client then
     return
   end
-  request(client, 'anchorage.memory.propose', nil, bufnr, function(answer)
+  request(client, P.memoryPropose, nil, bufnr, function(answer)
     -- Proposals made elsewhere (the CLI, an earlier session) are not in the
     -- answer: list every pending one.
     M.list_pending(client, bufnr, answer, function(proposals)
@@ -290,12 +291,12 @@ function M.approve()
         local scopes = M.scope_choices(chosen)
         local function approve(scope)
           if choice.all then
-            request(client, 'anchorage.memory.approveAll', scope and { scope = scope } or vim.empty_dict(), bufnr,
+            request(client, P.memoryApproveAll, scope and { scope = scope } or vim.empty_dict(), bufnr,
               function(res)
               announce(val(res and res.approvals) or {})
             end)
           else
-            request(client, 'anchorage.memory.approve', { id = choice.id, scope = scope }, bufnr, function(res)
+            request(client, P.memoryApprove, { id = choice.id, scope = scope }, bufnr, function(res)
               announce({ res })
             end)
           end
@@ -400,7 +401,7 @@ function M.correct(text, line1, line2)
       notify(why, levels.WARN)
       return
     end
-    request(client, 'anchorage.memory.recordCorrection', args, bufnr, function(res)
+    request(client, P.memoryRecordCorrection, args, bufnr, function(res)
       local c = val(res and res.correction) or {}
       notify(string.format('recorded correction %s%s; %s (:AnchorageApprove proposes and approves)', tostring(c.id),
         nonempty(c.file) and (' (' .. c.file .. ')') or '', plural(tonumber(val(res.open_corrections)) or 0,
@@ -465,7 +466,7 @@ function M.inject(query)
   if query and vim.trim(query) ~= '' then
     args.query = vim.trim(query)
   end
-  request(client, 'anchorage.context.inject', args, bufnr, function(inj)
+  request(client, P.contextInject, args, bufnr, function(inj)
     local md = nonempty(inj and inj.markdown)
     if not md or #(val(inj.rules) or {}) == 0 then
       notify('no rules apply here: nothing was copied', levels.INFO)
@@ -501,12 +502,27 @@ function M.slot_actions(s)
   elseif val(s.anchor) then
     table.insert(out, { action = 'pin', label = 'Pin slot ' .. s.slot .. ' to ' .. shorten(s.anchor.title, 50) })
   end
-  table.insert(out, { action = 'set', label = 'Anchor slot ' .. s.slot .. ' to a rule…' })
+  table.insert(out, { action = 'set', label = 'Put a rule in slot ' .. s.slot .. '…' })
   return out
+end
+
+--- The name a server older than the slots commands knows a command by
+--- (anchorage.anchors.* for anchorage.slots.*), or nil.
+function M.former_name(command)
+  for old, new in pairs(P.aliases) do
+    if new == command then
+      return old
+    end
+  end
+  return nil
 end
 
 --- :AnchorageSlots: the working-memory slots A, B, C; pin, unpin or set one.
 function M.slots()
+  local former = false
+  local function name(command)
+    return former and M.former_name(command) or command
+  end
   local bufnr = vim.api.nvim_get_current_buf()
   local client = client_or_warn(bufnr)
   if not client then
@@ -543,25 +559,25 @@ function M.slots()
             end)
           end
           if a.action == 'unpin' then
-            run('anchorage.anchors.unpin', { slot = slot.slot })
+            run(name(P.slotsUnpin), { slot = slot.slot })
           elseif a.action == 'pin' then
-            run('anchorage.anchors.pin', { slot = slot.slot, id = slot.anchor.id })
+            run(name(P.slotsPin), { slot = slot.slot, id = slot.anchor.id })
           else
-            request(client, 'anchorage.memory.list', nil, bufnr, function(res)
+            request(client, P.memoryList, nil, bufnr, function(res)
               local rules = val(res and res.rules) or {}
               if #rules == 0 then
                 notify('there are no rules yet', levels.INFO)
                 return
               end
               vim.ui.select(rules, {
-                prompt = 'Anchor slot ' .. slot.slot .. ' to: ',
+                prompt = 'Put in slot ' .. slot.slot .. ': ',
                 format_item = function(r)
                   return string.format('rule %d (%s): %s', r.id, r.scope, shorten(r.content, 70))
                 end,
                 kind = 'anchorage.rule',
               }, function(r)
                 if r then
-                  run('anchorage.anchors.set', { slot = slot.slot, id = 'rule:' .. r.id })
+                  run(name(P.slotsSet), { slot = slot.slot, id = 'rule:' .. r.id })
                 end
               end)
             end)
@@ -569,29 +585,37 @@ function M.slots()
         end)
       end)
   end
-  request(client, 'anchorage.anchors.status', nil, bufnr, show, function(err)
-    if is_unknown_command(err) then
-      notify('this version of the server has no working memory slots (no "anchorage.anchors.status" command):'
-        .. ' update the anchorage binary', levels.WARN)
-      return true
+  request(client, P.slotsStatus, nil, bufnr, show, function(err)
+    if not is_unknown_command(err) then
+      return false
     end
-    return false
+    -- A server older than the slots commands knows them by their former names.
+    former = true
+    request(client, M.former_name(P.slotsStatus), nil, bufnr, show, function(err2)
+      if is_unknown_command(err2) then
+        notify('this version of the server has no working memory slots (no "' .. P.slotsStatus .. '" command):'
+          .. ' update the anchorage binary', levels.WARN)
+        return true
+      end
+      return false
+    end)
+    return true
   end)
 end
 
 -- Commands run by code actions and code lenses ------------------------------------
 
-local wrapped = { ['anchorage.memory.approve'] = true, ['anchorage.memory.approveAll'] = true,
-  ['anchorage.memory.reject'] = true, ['anchorage.memory.reanchor'] = true,
-  ['anchorage.memory.useExample'] = true, ['anchorage.memory.deleteRule'] = true,
-  ['anchorage.memory.exampleRules'] = true }
+local wrapped = { [P.memoryApprove] = true, [P.memoryApproveAll] = true,
+  [P.memoryReject] = true, [P.memoryReanchor] = true,
+  [P.memoryUseExample] = true, [P.memoryDeleteRule] = true,
+  [P.memoryExampleRules] = true }
 
 --- The rule lens (anchorage.memory.exampleRules): the server answers the
 --- example's rules with their actions; vim.ui.select picks a rule (when
 --- there are several), then an action, which opens a correction or runs
 --- its server command.
 local function example_rules(client, args, bufnr)
-  request(client, 'anchorage.memory.exampleRules', args, bufnr, function(res)
+  request(client, P.memoryExampleRules, args, bufnr, function(res)
     local rules = val(res and res.rules) or {}
     if #rules == 0 then
       notify('no rules on this example any more', levels.INFO)
@@ -651,25 +675,25 @@ function M.register_handlers()
         notify(name .. ': no Anchorage client', levels.ERROR)
         return
       end
-      if name == 'anchorage.memory.exampleRules' then
+      if name == P.memoryExampleRules then
         example_rules(client, val(command.arguments) and command.arguments[1] or nil, ctx and ctx.bufnr)
         return
       end
       request(client, command.command, val(command.arguments) and command.arguments[1] or nil, ctx and ctx.bufnr,
         function(res)
-          if name == 'anchorage.memory.approve' then
+          if name == P.memoryApprove then
             announce({ res })
-          elseif name == 'anchorage.memory.approveAll' then
+          elseif name == P.memoryApproveAll then
             announce(val(res and res.approvals) or {})
-          elseif name == 'anchorage.memory.reject' then
+          elseif name == P.memoryReject then
             notify('rejected proposal ' .. tostring(val(res and res.proposal) and res.proposal.id), levels.INFO)
-          elseif name == 'anchorage.memory.useExample' then
+          elseif name == P.memoryUseExample then
             local r = val(res and res.rule) or {}
             local a = val(r.anchor) or {}
             notify(string.format('rule %s: its example is now %s in %s', tostring(r.id), tostring(a.symbol), tostring(a.file)),
               levels.INFO)
             M.refresh_lenses()
-          elseif name == 'anchorage.memory.deleteRule' then
+          elseif name == P.memoryDeleteRule then
             notify('deleted rule ' .. tostring(res and res.deleted), levels.INFO)
             M.refresh_lenses()
           else

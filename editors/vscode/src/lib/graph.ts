@@ -1,14 +1,15 @@
 // Show Callers / Callees / Blast Radius: argument building and answer →
 // QuickPick item mapping.
+import { Commands } from './commands.gen';
 import { kindIcon, PickItem } from './search';
 import { CallSite, DefinitionAnswer, GraphAnswer, Relation, SymbolInfo } from './types';
 
 export type GraphOp = 'callers' | 'callees' | 'blastRadius';
 
 export const GRAPH_COMMANDS: Record<GraphOp, string> = {
-  callers: 'anchorage.callers',
-  callees: 'anchorage.callees',
-  blastRadius: 'anchorage.blastRadius',
+  callers: Commands.callers,
+  callees: Commands.callees,
+  blastRadius: Commands.blastRadius,
 };
 
 const titles: Record<GraphOp, string> = {

@@ -1,24 +1,25 @@
 // Memory surfaces: argument building and answer → item mapping for the
 // server's anchorage.memory.*, anchorage.context.inject and
-// anchorage.anchors.* commands. Free of any `vscode` import, so it is unit
+// anchorage.slots.* commands. Free of any `vscode` import, so it is unit
 // tested with plain node.
+import { CommandAliases, Commands } from './commands.gen';
 import { isUnknownCommand } from './errors';
 
 export const MEMORY_COMMANDS = {
-  record: 'anchorage.memory.recordCorrection',
-  propose: 'anchorage.memory.propose',
-  approve: 'anchorage.memory.approve',
-  approveAll: 'anchorage.memory.approveAll',
-  reject: 'anchorage.memory.reject',
-  list: 'anchorage.memory.list',
+  record: Commands.memoryRecordCorrection,
+  propose: Commands.memoryPropose,
+  approve: Commands.memoryApprove,
+  approveAll: Commands.memoryApproveAll,
+  reject: Commands.memoryReject,
+  list: Commands.memoryList,
   /** Every pending proposal of any session (read-only); newer servers only. */
-  proposals: 'anchorage.memory.proposals',
-  reanchor: 'anchorage.memory.reanchor',
-  inject: 'anchorage.context.inject',
+  proposals: Commands.memoryProposals,
+  reanchor: Commands.memoryReanchor,
+  inject: Commands.contextInject,
 } as const;
 
 /** The server's counts of rules, proposals and corrections, and of the memory graph. */
-export const STATS_COMMAND = 'anchorage.stats';
+export const STATS_COMMAND = Commands.stats;
 
 /** The pending proposals of an anchorage.stats answer, or undefined when it has none. */
 export function pendingFromStats(stats: unknown): number | undefined {
@@ -34,11 +35,19 @@ export function pendingFromStats(stats: unknown): number | undefined {
 }
 
 export const SLOT_COMMANDS = {
-  status: 'anchorage.anchors.status',
-  set: 'anchorage.anchors.set',
-  pin: 'anchorage.anchors.pin',
-  unpin: 'anchorage.anchors.unpin',
+  status: Commands.slotsStatus,
+  set: Commands.slotsSet,
+  pin: Commands.slotsPin,
+  unpin: Commands.slotsUnpin,
 } as const;
+
+/**
+ * The name an older server knows a command by (the slots commands were
+ * anchorage.anchors.* before), or undefined when it has no other.
+ */
+export function formerName(command: string): string | undefined {
+  return Object.keys(CommandAliases).find((old) => CommandAliases[old] === command);
+}
 
 /** The server's limit on a correction's text (memory.MaxCorrectionBytes). */
 export const MAX_CORRECTION_BYTES = 10 << 10;
@@ -151,7 +160,7 @@ export interface Injection {
   truncated: boolean;
 }
 
-/** One working-memory slot of anchorage.anchors.status. */
+/** One working-memory slot of anchorage.slots.status. */
 export interface Slot {
   slot: string;
   anchor: { id: string; kind: string; title: string } | null;
@@ -661,19 +670,24 @@ export function slotActions(s: Slot): { action: SlotAction; label: string }[] {
   } else if (s.anchor) {
     out.push({ action: 'pin', label: `$(pin) Pin slot ${s.slot} to ${shorten(s.anchor.title, 50)}` });
   }
-  out.push({ action: 'set', label: `$(edit) Anchor slot ${s.slot} to a rule…` });
+  out.push({ action: 'set', label: `$(edit) Put a rule in slot ${s.slot}…` });
   return out;
 }
 
-/** The command and arguments of a slot action; id is the memory id for pin and set. */
-export function buildSlotArgs(action: SlotAction, slot: string, id?: string): { command: string; args: [Record<string, string>] } {
+/**
+ * The command and arguments of a slot action; id is the memory id for pin
+ * and set. former uses the names of servers older than the slots
+ * commands (anchorage.anchors.*).
+ */
+export function buildSlotArgs(action: SlotAction, slot: string, id?: string, former = false): { command: string; args: [Record<string, string>] } {
+  const name = (c: string): string => (former ? formerName(c) ?? c : c);
   switch (action) {
     case 'unpin':
-      return { command: SLOT_COMMANDS.unpin, args: [{ slot }] };
+      return { command: name(SLOT_COMMANDS.unpin), args: [{ slot }] };
     case 'pin':
-      return { command: SLOT_COMMANDS.pin, args: [{ slot, id: id ?? '' }] };
+      return { command: name(SLOT_COMMANDS.pin), args: [{ slot, id: id ?? '' }] };
     case 'set':
-      return { command: SLOT_COMMANDS.set, args: [{ slot, id: id ?? '' }] };
+      return { command: name(SLOT_COMMANDS.set), args: [{ slot, id: id ?? '' }] };
   }
 }
 

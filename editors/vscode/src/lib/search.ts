@@ -1,8 +1,9 @@
 // Search Codebase: argument building and result → QuickPick item mapping.
+import { Commands } from './commands.gen';
 import { STRATEGIES, SearchResponse, SearchResult, Strategy, Target } from './types';
 
-export const SEARCH_COMMAND = 'anchorage.search';
-export const SEARCH_USED_COMMAND = 'anchorage.search.used';
+export const SEARCH_COMMAND = Commands.search;
+export const SEARCH_USED_COMMAND = Commands.searchUsed;
 
 export interface SearchOptions {
   /** Number of results wanted; 0 or less leaves it to the server. */

@@ -9,6 +9,7 @@ import {
   buildCorrectionArgs,
   buildInjectArgs,
   buildSlotArgs,
+  formerName,
   correctionFromSelection,
   correctionMessage,
   CorrectionResult,
@@ -496,9 +497,13 @@ describe('working memory slots', () => {
     );
   });
   it('builds the anchors commands of the contract', () => {
-    assert.deepEqual(buildSlotArgs('unpin', 'A'), { command: 'anchorage.anchors.unpin', args: [{ slot: 'A' }] });
-    assert.deepEqual(buildSlotArgs('pin', 'B', 'doc:docs/db.md'), { command: 'anchorage.anchors.pin', args: [{ slot: 'B', id: 'doc:docs/db.md' }] });
-    assert.deepEqual(buildSlotArgs('set', 'C', ruleMemoryId(12)), { command: 'anchorage.anchors.set', args: [{ slot: 'C', id: 'rule:12' }] });
+    assert.deepEqual(buildSlotArgs('unpin', 'A'), { command: 'anchorage.slots.unpin', args: [{ slot: 'A' }] });
+    assert.deepEqual(buildSlotArgs('pin', 'B', 'doc:docs/db.md'), { command: 'anchorage.slots.pin', args: [{ slot: 'B', id: 'doc:docs/db.md' }] });
+    assert.deepEqual(buildSlotArgs('set', 'C', ruleMemoryId(12)), { command: 'anchorage.slots.set', args: [{ slot: 'C', id: 'rule:12' }] });
+    // An older server knows the slots commands by their former names.
+    assert.deepEqual(buildSlotArgs('pin', 'B', 'rule:3', true), { command: 'anchorage.anchors.pin', args: [{ slot: 'B', id: 'rule:3' }] });
+    assert.equal(formerName('anchorage.slots.status'), 'anchorage.anchors.status');
+    assert.equal(formerName('anchorage.memory.list'), undefined);
   });
 });
 
