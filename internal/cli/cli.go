@@ -1,5 +1,5 @@
 // Package cli implements the anchorage command line: one file per command
-// group (index, graph, search and route, memory, anchors, serve and mcp,
+// group (index, graph, search and route, memory, slots, serve and mcp,
 // bench, config). The anchorage binary's main calls [Run].
 package cli
 
@@ -55,7 +55,7 @@ func newRootCmdFlags(stdout, stderr io.Writer) (*cobra.Command, *globalFlags) {
 	root.PersistentFlags().StringVar(&g.embedding.APIKeyEnv, "embedding-api-key-env", "", "environment variable holding the embedding server's API key")
 	root.AddCommand(newIndexCmd(g), newGraphCmd(g), newBenchCmd(g), newServeCmd(g), newRouteCmd(g), newSearchCmd(g), newRoutingStatsCmd(g), newMemoryCmd(g))
 	root.AddCommand(newMCPCmd(g))
-	root.AddCommand(newAnchorsCmd(g))
+	root.AddCommand(newSlotsCmd(g))
 	root.AddCommand(newConfigCmd(g))
 	return root, g
 }

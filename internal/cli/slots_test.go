@@ -17,7 +17,7 @@ import (
 // bootstrap and memory search [--slot --radius --no-fallback --anchors
 // --include-content --json] on a real memory database with rules and a
 // memory document.
-func TestCLIAnchorsAndMemorySearch(t *testing.T) {
+func TestCLISlotsAndMemorySearch(t *testing.T) {
 	data := t.TempDir()
 	root := t.TempDir()
 	doc := "---\ntitle: Release checklist\ntrigger_phrases: [release checklist]\nimportance_tier: critical\n---\n" +
@@ -77,7 +77,7 @@ func TestCLIAnchorsAndMemorySearch(t *testing.T) {
 
 	t.Run("bootstrap", func(t *testing.T) {
 		var sum recall.SyncSummary
-		if err := json.Unmarshal([]byte(must(t, "anchors", "bootstrap", "--json")), &sum); err != nil {
+		if err := json.Unmarshal([]byte(must(t, "slots", "bootstrap", "--json")), &sum); err != nil {
 			t.Fatal(err)
 		}
 		if n := sum.Added + sum.Updated + sum.Unchanged; n != 4 {
@@ -88,9 +88,9 @@ func TestCLIAnchorsAndMemorySearch(t *testing.T) {
 	status := func(t *testing.T, args ...string) recall.Status {
 		t.Helper()
 		var st recall.Status
-		out := must(t, append(append([]string{"anchors"}, args...), "--json")...)
+		out := must(t, append(append([]string{"slots"}, args...), "--json")...)
 		if err := json.Unmarshal([]byte(out), &st); err != nil || len(st.Slots) != 3 {
-			t.Fatalf("anchors %v = %s (%v)", args, out, err)
+			t.Fatalf("slots %v = %s (%v)", args, out, err)
 		}
 		return st
 	}
@@ -109,12 +109,16 @@ func TestCLIAnchorsAndMemorySearch(t *testing.T) {
 		if st = status(t, "unpin", "B"); st.Slots[1].Pinned {
 			t.Errorf("after unpin, B = %+v", st.Slots[1])
 		}
-		if out := must(t, "anchors", "status"); !strings.Contains(out, "A: "+ids[0]) {
+		if out := must(t, "slots", "status"); !strings.Contains(out, "A: "+ids[0]) {
 			t.Errorf("status text:\n%s", out)
 		}
+		// The former name, kept for one release, runs the same command.
+		if out := must(t, "anchors", "status"); !strings.Contains(out, "A: "+ids[0]) {
+			t.Errorf("anchors status (the former name) text:\n%s", out)
+		}
 		for _, bad := range [][]string{{"set", "D", ids[0]}, {"set", "A", "rule:999"}, {"set", "A", "nonsense"}, {"unpin", "Q"}} {
-			if out, err := run(t, append(append([]string{}, common...), append([]string{"anchors"}, bad...)...)...); err == nil {
-				t.Errorf("anchors %v succeeded:\n%s", bad, out)
+			if out, err := run(t, append(append([]string{}, common...), append([]string{"slots"}, bad...)...)...); err == nil {
+				t.Errorf("slots %v succeeded:\n%s", bad, out)
 			}
 		}
 	})
@@ -129,7 +133,7 @@ func TestCLIAnchorsAndMemorySearch(t *testing.T) {
 		return r
 	}
 	t.Run("search", func(t *testing.T) {
-		must(t, "anchors", "set", "A", ids[0])
+		must(t, "slots", "set", "A", ids[0])
 		r := search(t, "compare wrapped errors", "--slot", "A", "--radius", "1")
 		if r.Slot != "A" || r.Fallback || len(r.Results) == 0 || r.Results[0].ID != ids[1] || r.Results[0].Via != "slot" {
 			t.Errorf("local search = %+v", r)

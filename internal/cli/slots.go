@@ -92,17 +92,22 @@ func hasMemoryDocuments(ctx context.Context, m *memoryFlags) bool {
 	return err == nil && len(files) > 0
 }
 
-func newAnchorsCmd(g *globalFlags) *cobra.Command {
+// newSlotsCmd is "anchorage slots", formerly "anchorage anchors" (an
+// alias for one release: "anchor" now means a rule's example only).
+func newSlotsCmd(g *globalFlags) *cobra.Command {
 	m := &memoryFlags{globalFlags: g}
 	cmd := &cobra.Command{
-		Use:   "anchors",
-		Short: "Working-memory slots A, B and C: show, set, pin and unpin their anchor memories",
+		Use:     "slots",
+		Aliases: []string{"anchors"},
+		Short:   "Working-memory slots A, B and C: show, set, pin and unpin the memories they hold",
 		Long: `Three working-memory slots, A, B and C, follow the topics you work on: each
-holds an anchor memory (a rule "rule:<id>" or a memory document
-"doc:<path>"), a topic, a summary and a hop budget. A memory search starts
-near a slot's anchor and only ranks every memory when nothing near it is
-relevant. The language server moves the slots as you edit; a pinned slot
-never moves.`,
+holds a memory (a rule "rule:<id>" or a memory document "doc:<path>"), a
+topic, a summary and a hop budget. A memory search starts near a slot's
+memory and only ranks every memory when nothing near it is relevant. The
+language server moves the slots as you edit; a pinned slot never moves.
+
+"anchorage anchors" is the former name of this command, kept for one
+release.`,
 	}
 	cmd.PersistentFlags().StringVar(&m.project, "project", "", "project name for project scopes (default: the base name of --root)")
 	status := func(cmd *cobra.Command, fn func(context.Context, *recall.Store) (recall.Status, error)) error {
@@ -132,7 +137,7 @@ never moves.`,
 		},
 		&cobra.Command{
 			Use:   "set SLOT ID",
-			Short: "Anchor a slot on a memory (rule:<id> or doc:<path>)",
+			Short: "Put a memory in a slot (rule:<id> or doc:<path>)",
 			Args:  cobra.ExactArgs(2),
 			RunE: func(cmd *cobra.Command, args []string) error {
 				return status(cmd, func(ctx context.Context, s *recall.Store) (recall.Status, error) { return s.Set(ctx, args[0], args[1]) })
@@ -183,11 +188,11 @@ never moves.`,
 // printSlots writes the slots, one a line.
 func printSlots(w io.Writer, st recall.Status) {
 	for _, s := range st.Slots {
-		anchor := "(no anchor)"
+		held := "(empty)"
 		if s.Anchor != nil {
-			anchor = s.Anchor.ID
+			held = s.Anchor.ID
 			if s.Anchor.Title != "" {
-				anchor += " " + fmt.Sprintf("%q", s.Anchor.Title)
+				held += " " + fmt.Sprintf("%q", s.Anchor.Title)
 			}
 		}
 		pin := ""
@@ -198,7 +203,7 @@ func printSlots(w io.Writer, st recall.Status) {
 		if used == "" {
 			used = "never"
 		}
-		fmt.Fprintf(w, "%s: %s%s, radius %d, last used %s\n", s.Slot, anchor, pin, s.HopBudget, used)
+		fmt.Fprintf(w, "%s: %s%s, radius %d, last used %s\n", s.Slot, held, pin, s.HopBudget, used)
 		if s.Summary != "" {
 			fmt.Fprintf(w, "   %s\n", s.Summary)
 		}
