@@ -664,6 +664,10 @@ func (a *Anchorer) rankIn(ctx context.Context, rule string, langs, preferred []s
 	if err != nil {
 		return nil, "", err
 	}
+	// Names built of the rule's weightiest terms (checkDeltaChainDepth).
+	if err := a.addNamed(ctx, &rq, pool); err != nil {
+		return nil, "", err
+	}
 	// Where the corrections were made, and around it.
 	home, err := a.addHome(ctx, origins, pool)
 	if err != nil {
@@ -695,7 +699,7 @@ func (a *Anchorer) rankIn(ctx context.Context, rule string, langs, preferred []s
 			continue // the file is gone: the index has not caught up yet
 		}
 		f := rq.features(c, text)
-		f.Spell = spelled.of(sym)
+		f.Spell = math.Max(spelled.of(sym), rq.nameSpell(sym.Name))
 		f.Home = home.of(sym)
 		lines := sym.Range.End.Line - sym.Range.Start.Line + 1
 		from, to := 0, lines-1

@@ -288,7 +288,10 @@ func TestAnchorEvalStdlib(t *testing.T) {
 	}
 }
 
-var anchorBlind = flag.Bool("anchor.blind", false, "evaluate anchoring on the blind set (testdata/anchors/blind-rules.jsonl), whose rules name their workspaces")
+var (
+	anchorBlind    = flag.Bool("anchor.blind", false, "evaluate anchoring on the blind set (testdata/anchors/blind-rules.jsonl), whose rules name their workspaces")
+	anchorBlindSet = flag.String("anchor.set", "blind-rules.jsonl", "with -anchor.blind: the set of testdata/anchors to evaluate (blind-rules2.jsonl)")
+)
 
 // TestAnchorEvalBlind measures anchor discovery on the blind set, each
 // rule in the workspace its root names (the Go module cache, the Python
@@ -302,7 +305,7 @@ func TestAnchorEvalBlind(t *testing.T) {
 	}
 	byRoot := map[string][]anchorCase{}
 	var roots []string
-	for _, c := range readAnchorCases(t, "blind-rules.jsonl") {
+	for _, c := range readAnchorCases(t, *anchorBlindSet) {
 		if _, ok := byRoot[c.Root]; !ok {
 			roots = append(roots, c.Root)
 		}
@@ -341,11 +344,11 @@ func TestAnchorEvalBlind(t *testing.T) {
 			all.noneUnanchored += s.noneUnanchored
 		})
 	}
-	t.Logf("blind-rules.jsonl, all workspaces: %d rules with an example, %d without\n"+
+	t.Logf("%s, all workspaces: %d rules with an example, %d without\n"+
 		"  anchored: %.0f%%; right file (top candidate): %.0f%%; right symbol (top candidate): %.0f%%\n"+
 		"  anchors in a right file: %d of %d; rules without an example left unanchored: %d of %d\n"+
 		"  anchors in another language than the rule's: %d (top candidates: %d)",
-		all.rules, all.none, 100*share(all.anchored, all.rules), 100*share(all.rightFile, all.rules), 100*share(all.rightSymbol, all.rules),
+		*anchorBlindSet, all.rules, all.none, 100*share(all.anchored, all.rules), 100*share(all.rightFile, all.rules), 100*share(all.rightSymbol, all.rules),
 		all.anchoredRight, all.anchored, all.noneUnanchored, all.none, cross, crossTop)
 }
 

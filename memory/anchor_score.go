@@ -731,6 +731,7 @@ mutex mu lock
 lock mutex mu
 wrap errorf
 close closer
+check verify validate
 iterate iter range
 identifier id
 repository repo

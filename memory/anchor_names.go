@@ -1,0 +1,172 @@
+package memory
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strings"
+	"unicode"
+
+	"github.com/anchorage-dev/anchorage/analysis"
+)
+
+// Names built of the rule's words: a function named checkDeltaChainDepth
+// is the example of "check the delta chain depth" however many words its
+// name has and in whatever order. Candidates come from the name index
+// (the trigram index of lower-case names) by pairs of the rule's
+// weightiest terms; a name counts by the share of its parts that are
+// rule terms.
+const (
+	// anchorNameTerms caps the rule's terms whose pairs are looked up.
+	anchorNameTerms = 6
+	// anchorNamePairRows caps the names read for one pair of terms.
+	anchorNamePairRows = 80
+	// anchorNameCands caps the candidates the name lookups add.
+	anchorNameCands = 24
+)
+
+// nameSpell returns how well a symbol's own name spells the rule: the
+// share of the name's parts (split identifier words, stemmed) that are
+// rule terms or their code forms, when at least two distinct terms of the
+// rule are among them; else 0. validateHeader, for "check the magic and
+// the version in the header", is 1: "validate" is a code form of "check".
+func (rq *anchorQuery) nameSpell(name string) float64 {
+	var parts []string
+	analysis.CodeWords(name, func(w string, _, _ int, whole bool) error {
+		if !whole && len(w) >= 2 && !anchorIsNumber(w) {
+			parts = append(parts, analysis.Stem(w))
+		}
+		return nil
+	})
+	if len(parts) < 2 {
+		return 0
+	}
+	covered := 0
+	terms := map[int]bool{}
+	for _, p := range parts {
+		for k, t := range rq.terms {
+			if t.keyword || !anchorFormMatches(t, p) {
+				continue
+			}
+			covered++
+			terms[k] = true
+			break
+		}
+	}
+	if len(terms) < 2 {
+		return 0
+	}
+	return float64(covered) / float64(len(parts))
+}
+
+// anchorFormMatches reports whether a stemmed name part stands for term t:
+// one of its forms, or a word of four letters or more that one begins
+// with the other (validat, valid).
+func anchorFormMatches(t anchorTerm, part string) bool {
+	for _, f := range t.forms {
+		if f == part || len(f) >= 4 && len(part) >= 4 && (strings.HasPrefix(part, f) || strings.HasPrefix(f, part)) {
+			return true
+		}
+	}
+	return false
+}
+
+// addNamed adds to the pool the definitions whose names hold two or more
+// of the rule's weightiest terms (any of their code forms, as
+// substrings of the lower-case name) and spell the rule for at least half
+// of their parts, those that spell it best first.
+func (a *Anchorer) addNamed(ctx context.Context, rq *anchorQuery, pool *anchorPool) error {
+	type weighted struct {
+		expr   string
+		weight float64
+	}
+	var terms []weighted
+	for _, t := range rq.terms {
+		if !t.known || t.keyword {
+			continue
+		}
+		var alts []string
+		for _, f := range t.forms {
+			if len(f) >= 3 && isLowerWord(f) {
+				alts = append(alts, `"`+f+`"`)
+			}
+		}
+		if len(alts) == 0 {
+			continue
+		}
+		terms = append(terms, weighted{"(" + strings.Join(alts, " OR ") + ")", t.weight})
+	}
+	sort.SliceStable(terms, func(i, j int) bool { return terms[i].weight > terms[j].weight })
+	if len(terms) > anchorNameTerms {
+		terms = terms[:anchorNameTerms]
+	}
+	if len(terms) < 2 {
+		return nil
+	}
+	type found struct {
+		id    int64
+		spell float64
+	}
+	seen := map[int64]bool{}
+	var hits []found
+	db := a.Searcher.Index.DB()
+	for i := 0; i < len(terms); i++ {
+		for j := i + 1; j < len(terms); j++ {
+			rows, err := db.QueryContext(ctx, `SELECT n.id, n.name FROM nodes n
+				WHERE n.id IN (SELECT rowid FROM name_trigrams WHERE name_trigrams MATCH ?) AND n.kind != 'module'
+				LIMIT ?`, terms[i].expr+" AND "+terms[j].expr, anchorNamePairRows)
+			if err != nil {
+				return fmt.Errorf("names holding the rule's terms: %w", err)
+			}
+			for rows.Next() {
+				var id int64
+				var name string
+				if err := rows.Scan(&id, &name); err != nil {
+					rows.Close()
+					return fmt.Errorf("names holding the rule's terms: %w", err)
+				}
+				if seen[id] {
+					continue
+				}
+				seen[id] = true
+				if s := rq.nameSpell(name); s >= 0.5 {
+					hits = append(hits, found{id, s})
+				}
+			}
+			rows.Close()
+			if err := rows.Err(); err != nil {
+				return fmt.Errorf("names holding the rule's terms: %w", err)
+			}
+		}
+	}
+	sort.SliceStable(hits, func(i, j int) bool { return hits[i].spell > hits[j].spell })
+	n := 0
+	for _, h := range hits {
+		if n == anchorNameCands {
+			break
+		}
+		if _, ok := pool.byID[h.id]; ok {
+			continue
+		}
+		sym, ok, err := a.Searcher.Index.Symbol(ctx, h.id)
+		if err != nil {
+			return fmt.Errorf("names holding the rule's terms: %w", err)
+		}
+		if ok {
+			pool.add(sym)
+			n++
+		}
+	}
+	return nil
+}
+
+// isLowerWord reports whether s is only lower-case letters and digits: a
+// term safe to quote in a full-text query.
+func isLowerWord(s string) bool {
+	for _, r := range s {
+		if !unicode.IsLower(r) && !unicode.IsDigit(r) {
+			return false
+		}
+	}
+	return s != ""
+}
