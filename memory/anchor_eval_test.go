@@ -290,6 +290,7 @@ func TestAnchorEvalStdlib(t *testing.T) {
 
 var (
 	anchorBlind    = flag.Bool("anchor.blind", false, "evaluate anchoring on the blind set (testdata/anchors/blind-rules.jsonl), whose rules name their workspaces")
+	anchorBlindDir = flag.String("anchor.blinddir", "", "with -anchor.calibrate -anchor.blind: keep the blind set's index databases in this directory")
 	anchorBlindSet = flag.String("anchor.set", "blind-rules.jsonl", "with -anchor.blind: the set of testdata/anchors to evaluate (blind-rules2.jsonl)")
 )
 
@@ -436,7 +437,7 @@ func BenchmarkAnchorStdlib(b *testing.B) {
 // features, whether each is a known example (good) or in a known file
 // (goodFile), and the rule's grounding.
 type calibrationRule struct {
-	x        [][6]float64
+	x        [][anchorRankFeatures]float64
 	coverage []float64
 	good     []bool
 	goodFile []bool
@@ -474,7 +475,7 @@ func collectRules(t *testing.T, a *Anchorer, cases []anchorCase) []calibrationRu
 	return out
 }
 
-func dot6(w []float64, x [6]float64) float64 {
+func dotw(w []float64, x [anchorRankFeatures]float64) float64 {
 	z := 0.0
 	for i, v := range x {
 		z += w[i] * v
@@ -486,10 +487,10 @@ func dot6(w []float64, x [6]float64) float64 {
 // listwise loss −log Σ_good softmax(w·x) over the rules that have a good
 // candidate, with a small L2 penalty.
 func fitRanking(rules []calibrationRule) []float64 {
-	w := make([]float64, 6)
+	w := make([]float64, anchorRankFeatures)
 	const lr, l2, epochs = 0.5, 0.002, 5000
 	for range epochs {
-		grad := make([]float64, 6)
+		grad := make([]float64, anchorRankFeatures)
 		n := 0
 		for _, r := range rules {
 			if !slices.Contains(r.good, true) {
@@ -499,7 +500,7 @@ func fitRanking(rules []calibrationRule) []float64 {
 			zs := make([]float64, len(r.x))
 			zmax := math.Inf(-1)
 			for i, x := range r.x {
-				zs[i] = dot6(w, x)
+				zs[i] = dotw(w, x)
 				zmax = math.Max(zmax, zs[i])
 			}
 			var all, good float64
@@ -545,16 +546,16 @@ func fitCalibration(rules []calibrationRule, w []float64, file bool) []float64 {
 		best, second := -1, -1
 		for i, x := range r.x {
 			switch {
-			case best < 0 || dot6(w, x) > dot6(w, r.x[best]):
+			case best < 0 || dotw(w, x) > dotw(w, r.x[best]):
 				best, second = i, best
-			case second < 0 || dot6(w, x) > dot6(w, r.x[second]):
+			case second < 0 || dotw(w, x) > dotw(w, r.x[second]):
 				second = i
 			}
 		}
-		sc := dot6(w, r.x[best])
+		sc := dotw(w, r.x[best])
 		m := sc
 		if second >= 0 {
-			m = sc - dot6(w, r.x[second])
+			m = sc - dotw(w, r.x[second])
 		}
 		m = math.Max(-anchorMaxMargin, math.Min(anchorMaxMargin, m))
 		xs = append(xs, [5]float64{sc, m, r.coverage[best], r.grounded, r.corpus})
@@ -643,10 +644,29 @@ func TestAnchorCalibrate(t *testing.T) {
 		s := NewAnchorer(openEvalIndex(t, stdlibRoot(t), *anchorDir))
 		rules = append(rules, collectRules(t, s, readAnchorCases(t, "gostdlib.jsonl"))...)
 	}
+	if *anchorBlind {
+		// The first blind set, seen since its first run: a development
+		// set now, each rule in its own workspace.
+		byRoot := map[string][]anchorCase{}
+		var roots []string
+		for _, c := range readAnchorCases(t, "blind-rules.jsonl") {
+			if _, ok := byRoot[c.Root]; !ok {
+				roots = append(roots, c.Root)
+			}
+			byRoot[c.Root] = append(byRoot[c.Root], c)
+		}
+		for _, root := range roots {
+			if _, err := os.Stat(root); err != nil {
+				t.Fatalf("workspace of blind-rules.jsonl: %v", err)
+			}
+			s := NewAnchorer(openEvalIndex(t, root, *anchorBlindDir))
+			rules = append(rules, collectRules(t, s, byRoot[root])...)
+		}
+	}
 	w := fitRanking(rules)
 	c := fitCalibration(rules, w, false)
 	var b strings.Builder
-	for i, name := range []string{"focus", "name", "agreement", "named", "literal", "test"} {
+	for i, name := range []string{"focus", "name", "agreement", "named", "literal", "test", "spell", "type"} {
 		fmt.Fprintf(&b, "\t%.2f, // %s\n", w[i], name)
 	}
 	b.WriteString("calibration:\n")
@@ -657,7 +677,7 @@ func TestAnchorCalibrate(t *testing.T) {
 	for _, r := range rules {
 		best := -1
 		for i, x := range r.x {
-			if best < 0 || dot6(w, x) > dot6(w, r.x[best]) {
+			if best < 0 || dotw(w, x) > dotw(w, r.x[best]) {
 				best = i
 			}
 		}

