@@ -690,6 +690,7 @@ func TestAnchorCalibrate(t *testing.T) {
 
 var (
 	anchorDebug      = flag.String("anchor.debug", "", "print the scored candidates of this rule (with -anchor.stdlib: on the standard library)")
+	anchorDebugRoot  = flag.String("anchor.root", "", "with -anchor.debug: the workspace (a blind set's root) instead of the sample app")
 	anchorDebugFiles = flag.String("anchor.files", "", "with -anchor.debug: the files, comma-separated, the rule's corrections were made in")
 )
 
@@ -699,7 +700,9 @@ func TestAnchorDebug(t *testing.T) {
 		t.Skip("run with -anchor.debug RULE")
 	}
 	var s *retrieval.Searcher
-	if *anchorStdlib {
+	if *anchorDebugRoot != "" {
+		s = openEvalIndex(t, *anchorDebugRoot, *anchorDir)
+	} else if *anchorStdlib {
 		s = openEvalIndex(t, stdlibRoot(t), *anchorDir)
 	} else {
 		s = openEvalIndex(t, copySampleApp(t), "")
@@ -730,8 +733,8 @@ func TestAnchorDebug(t *testing.T) {
 			break
 		}
 		f := c.features
-		fmt.Fprintf(&b, "%5.2f %5.2f  s %5.2f m %5.2f foc %.2f nam %.2f gr %.2f agr %.2f named %.1f lit %.1f spell %.0f home %.1f %d/%d size %.2f  %s %s\n",
-			c.Quality, c.Relevance, f.Score, f.Margin, f.Focus, f.Name, f.Grounded, f.Agreement, f.Named, f.Literal, f.Spell, f.Home, f.matched, f.keyTerms, c.Size, c.File, c.Symbol)
+		fmt.Fprintf(&b, "%5.2f %5.2f  s %5.2f m %5.2f foc %.2f nam %.2f gr %.2f agr %.2f named %.1f lit %.1f spell %.2f type %.0f home %.1f %d/%d size %.2f  %s %s\n",
+			c.Quality, c.Relevance, f.Score, f.Margin, f.Focus, f.Name, f.Grounded, f.Agreement, f.Named, f.Literal, f.Spell, f.Type, f.Home, f.matched, f.keyTerms, c.Size, c.File, c.Symbol)
 	}
 	t.Log(b.String())
 }

@@ -18,7 +18,7 @@ import (
 // rule terms.
 const (
 	// anchorNameTerms caps the rule's terms whose pairs are looked up.
-	anchorNameTerms = 6
+	anchorNameTerms = 7
 	// anchorNamePairRows caps the names read for one pair of terms.
 	anchorNamePairRows = 80
 	// anchorNameCands caps the candidates the name lookups add.
@@ -27,7 +27,8 @@ const (
 
 // nameSpell returns how well a symbol's own name spells the rule: the
 // share of the name's parts (split identifier words, stemmed) that are
-// rule terms or their code forms, when at least two distinct terms of the
+// rule terms, their code forms or two words of the rule written as one
+// (wakeup), when at least two distinct terms of the
 // rule are among them; else 0. validateHeader, for "check the magic and
 // the version in the header", is 1: "validate" is a code form of "check".
 func (rq *anchorQuery) nameSpell(name string) float64 {
@@ -41,9 +42,14 @@ func (rq *anchorQuery) nameSpell(name string) float64 {
 	if len(parts) < 2 {
 		return 0
 	}
-	covered := 0
+	covered, compounds := 0, 0
 	terms := map[int]bool{}
 	for _, p := range parts {
+		if rq.compounds[p] && len(p) >= 5 {
+			covered++
+			compounds++
+			continue
+		}
 		for k, t := range rq.terms {
 			if t.keyword || !anchorFormMatches(t, p) {
 				continue
@@ -53,7 +59,7 @@ func (rq *anchorQuery) nameSpell(name string) float64 {
 			break
 		}
 	}
-	if len(terms) < 2 {
+	if len(terms)+compounds < 2 {
 		return 0
 	}
 	return float64(covered) / float64(len(parts))
@@ -94,7 +100,13 @@ func (a *Anchorer) addNamed(ctx context.Context, rq *anchorQuery, pool *anchorPo
 		if len(alts) == 0 {
 			continue
 		}
-		terms = append(terms, weighted{"(" + strings.Join(alts, " OR ") + ")", t.weight})
+		// The generic words of rules (check, read, handle) are what
+		// names begin with: here they weigh as much as other words.
+		w := t.weight
+		if t.soft {
+			w /= anchorSoftShare
+		}
+		terms = append(terms, weighted{"(" + strings.Join(alts, " OR ") + ")", w})
 	}
 	sort.SliceStable(terms, func(i, j int) bool { return terms[i].weight > terms[j].weight })
 	if len(terms) > anchorNameTerms {

@@ -53,6 +53,10 @@ type anchorQuery struct {
 	// words are the rule's key words as written, for the semantic
 	// search.
 	words []string
+	// compounds are the stems of two consecutive words of the rule
+	// written as one (wakeup for "wake up", lookup for "look up"), as
+	// names write them.
+	compounds map[string]bool
 	// aboutTests is set for rules about test code.
 	aboutTests bool
 	// grounded is the share of the rule's term weight that the
@@ -103,8 +107,16 @@ func analyzeAnchorRule(rule string) anchorQuery {
 	if lo, hi := anchorContrast(rule); lo >= 0 {
 		rule = rule[:lo] + " " + rule[hi:]
 	}
+	prev := ""
+	rq.compounds = map[string]bool{}
 	analysis.CodeWords(rule, func(w string, _, _ int, whole bool) error {
 		addTerm(w, whole)
+		if !whole {
+			if prev != "" {
+				rq.compounds[analysis.Stem(prev+w)] = true
+			}
+			prev = w
+		}
 		return nil
 	})
 
@@ -588,13 +600,13 @@ const anchorRankFeatures = 8
 // rule's known examples among all of the rule's candidates is maximised.
 func anchorRankWeights() [anchorRankFeatures]float64 {
 	return [anchorRankFeatures]float64{
-		6.80,  // focus
-		1.74,  // name
-		2.67,  // agreement
-		2.32,  // named
+		6.84,  // focus
+		1.75,  // name
+		2.61,  // agreement
+		2.31,  // named
 		3.34,  // literal
 		0.00,  // test
-		0.25,  // spell
+		0.31,  // spell
 		-2.33, // type
 	}
 }
@@ -617,10 +629,10 @@ func anchorRankWeights() [anchorRankFeatures]float64 {
 // recency is anchored once its relevance reaches 2/3.
 func anchorCalibration() [6]float64 {
 	return [6]float64{
-		-4.26, // intercept
+		-4.29, // intercept
 		0.25,  // ranking score
 		0.36,  // margin
-		1.70,  // coverage
+		1.68,  // coverage
 		4.39,  // grounded
 		-0.50, // corpus
 	}
