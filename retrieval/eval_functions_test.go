@@ -30,6 +30,9 @@ var functionSets = []struct{ file, root string }{
 	{"python311-blind.jsonl", "/usr/lib/python3.11"},
 	{"python311-tasks-blind.jsonl", "/usr/lib/python3.11"},
 	{"npm-blind.jsonl", "/usr/lib/node_modules/npm/node_modules/cacache"},
+	{"gosdk-blind2.jsonl", "$GOMODCACHE/github.com/modelcontextprotocol/go-sdk@v1.8.0"},
+	{"python311-blind2.jsonl", "/usr/lib/python3.11"},
+	{"semver-blind2.jsonl", "/usr/lib/node_modules/npm/node_modules/semver"},
 }
 
 // matchesFunction reports whether a result is one of the case's
