@@ -18,7 +18,7 @@ import (
 // rule terms.
 const (
 	// anchorNameTerms caps the rule's terms whose pairs are looked up.
-	anchorNameTerms = 7
+	anchorNameTerms = 6
 	// anchorNamePairRows caps the names read for one pair of terms.
 	anchorNamePairRows = 80
 	// anchorNameCands caps the candidates the name lookups add.
