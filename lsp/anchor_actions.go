@@ -85,8 +85,8 @@ func (s *Server) exampleRules(ctx context.Context, a command.ExampleRulesArgs) (
 			return nil, s.memoryError(string(command.MemoryExampleRules.Name()), err)
 		}
 		for _, dr := range drs {
-			if a.Symbol == "" || dr.rule.Anchor.Symbol == a.Symbol {
-				rules = append(rules, dr.rule)
+			if a.Symbol == "" || dr.Rule.Anchor.Symbol == a.Symbol {
+				rules = append(rules, dr.Rule)
 			}
 		}
 	}

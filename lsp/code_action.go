@@ -134,23 +134,23 @@ func (s *Server) codeActions(ctx context.Context, p *protocol.CodeActionParams) 
 		return nil, s.memoryError("textDocument/codeAction", err)
 	}
 	for _, dr := range rules {
-		if dr.status != memory.AnchorLost {
+		if dr.Status != memory.AnchorLost {
 			continue
 		}
 		// A quick fix where the lost lens is: where the definition was,
 		// or the top of the file.
 		kind := protocol.Source
-		if l := memory.ReadAnchorMeta(dr.rule).Line - 1; p.Range.Start.Line == 0 || l > 0 && int(p.Range.Start.Line) == l {
+		if l := memory.ReadAnchorMeta(dr.Rule).Line - 1; p.Range.Start.Line == 0 || l > 0 && int(p.Range.Start.Line) == l {
 			kind = protocol.QuickFix
 		}
 		if !kindWanted(p.Context.Only, kind) {
 			continue
 		}
 		out = append(out, protocol.CodeAction{
-			Title: fmt.Sprintf("Re-anchor rule “%s” (its example %s is gone)", shorten(dr.rule.Content, 60), lostWhat(dr.rule.Anchor)),
+			Title: fmt.Sprintf("Re-anchor rule “%s” (its example %s is gone)", shorten(dr.Rule.Content, 60), lostWhat(dr.Rule.Anchor)),
 			Kind:  kind,
 			Command: &protocol.Command{
-				Title: "Re-anchor rule", Command: string(command.MemoryReanchor.Name()), Arguments: []any{command.IDArgs{ID: dr.rule.ID}},
+				Title: "Re-anchor rule", Command: string(command.MemoryReanchor.Name()), Arguments: []any{command.IDArgs{ID: dr.Rule.ID}},
 			},
 		})
 	}

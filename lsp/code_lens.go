@@ -64,26 +64,26 @@ func (s *Server) codeLens(ctx context.Context, p *protocol.CodeLensParams) ([]pr
 	out := []protocol.CodeLens{}
 	bySymbol := map[protocol.Range]int{} // symbol's name → index in out
 	for _, dr := range rules {
-		switch dr.status {
+		switch dr.Status {
 		case memory.AnchorLive:
 			r := protocol.Range{}
-			if dr.rule.Anchor.Symbol != "" {
-				r = selectionRange(dr.sym)
+			if dr.Rule.Anchor.Symbol != "" {
+				r = selectionRange(dr.Symbol)
 			}
 			if i, ok := bySymbol[r]; ok {
 				d := out[i].Data.(lensData)
-				d.Rules = append(d.Rules, dr.rule.ID)
+				d.Rules = append(d.Rules, dr.Rule.ID)
 				out[i].Data = d
 				continue
 			}
 			bySymbol[r] = len(out)
 			out = append(out, protocol.CodeLens{Range: r, Data: lensData{
-				Kind: lensAnchor, URI: u, Symbol: dr.rule.Anchor.Symbol, Rules: []int64{dr.rule.ID},
+				Kind: lensAnchor, URI: u, Symbol: dr.Rule.Anchor.Symbol, Rules: []int64{dr.Rule.ID},
 			}})
 		case memory.AnchorLost:
 			// Where the definition was.
-			out = append(out, protocol.CodeLens{Range: lostAt(dr.rule), Data: lensData{
-				Kind: lensLost, URI: u, Symbol: dr.rule.Anchor.Symbol, Rules: []int64{dr.rule.ID},
+			out = append(out, protocol.CodeLens{Range: lostAt(dr.Rule), Data: lensData{
+				Kind: lensLost, URI: u, Symbol: dr.Rule.Anchor.Symbol, Rules: []int64{dr.Rule.ID},
 			}})
 		}
 	}

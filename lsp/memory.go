@@ -17,6 +17,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/anchorage-dev/anchorage/analysis"
+	"github.com/anchorage-dev/anchorage/internal/feature"
 	"github.com/anchorage-dev/anchorage/lsp/command"
 	"github.com/anchorage-dev/anchorage/memory"
 	"github.com/anchorage-dev/anchorage/state"
@@ -124,10 +125,20 @@ func (s *Server) llmOption() memory.Option {
 // returned as an error; it is opened again on the next use, and never
 // replaced.
 func (s *Server) memoryStore(ctx context.Context, create bool) (*memory.Store, error) {
+	st, err := s.openedMemory(ctx, create)
+	if err != nil || st == nil {
+		return nil, err
+	}
+	return s.memoryView(st, "")
+}
+
+// openedMemory is memoryStore without the server's view: the store as
+// opened, for callers that only need to know there is a memory.
+func (s *Server) openedMemory(ctx context.Context, create bool) (*memory.Store, error) {
 	s.mem.mu.Lock()
 	if st := s.mem.store; st != nil {
 		s.mem.mu.Unlock()
-		return s.memoryView(st, "")
+		return st, nil
 	}
 	st, err := s.openMemory(ctx, create)
 	if err == nil {
@@ -139,10 +150,7 @@ func (s *Server) memoryStore(ctx context.Context, create bool) (*memory.Store, e
 		s.memoryFailed(err)
 		return nil, err
 	}
-	if st == nil {
-		return nil, nil
-	}
-	return s.memoryView(st, "")
+	return st, nil
 }
 
 // openMemory opens the memory store; s.mem.mu is held.
@@ -653,13 +661,6 @@ func (s *Server) folderOfFile(file string) (*folder, string) {
 	return nil, ""
 }
 
-// documentRule is a rule anchored in a document, with its symbol there.
-type documentRule struct {
-	rule   memory.Rule
-	sym    analysis.SymbolInfo // when status is memory.AnchorLive and the anchor names a symbol
-	status memory.AnchorStatus
-}
-
 // editorMemory returns the memory for requests the editor makes on its
 // own (hover, code lenses, code actions, diagnostics), or nil when there
 // is none yet or it cannot be opened: the user was told (memoryStore
@@ -672,39 +673,48 @@ func (s *Server) editorMemory(ctx context.Context) *memory.Store {
 	return st
 }
 
-// documentRules returns the rules anchored in a document, resolved
-// through its symbols as the editor sees them, most important first. It
-// returns no rules, and no error, when there is no memory or the document
-// is outside the workspace.
-func (s *Server) documentRules(ctx context.Context, u protocol.DocumentURI) (*folder, []documentRule, error) {
+// documentRules returns the rules whose example is in a document,
+// resolved through its symbols as the editor sees them, most important
+// first. It returns no rules, and no error, when there is no memory or the
+// document is outside the workspace.
+func (s *Server) documentRules(ctx context.Context, u protocol.DocumentURI) (*folder, []feature.ExampleRule, error) {
+	f, _, rules, err := s.documentExamples(ctx, u)
+	return f, rules, err
+}
+
+// documentExamples is documentRules, with the document's symbols when it
+// read them (nil when no rule needed them). Each rule's anchor metadata
+// is decoded once, and the symbols read once.
+func (s *Server) documentExamples(ctx context.Context, u protocol.DocumentURI) (*folder, []analysis.SymbolInfo, []feature.ExampleRule, error) {
 	f, rel, err := s.folderFor(u)
 	if err != nil {
-		return nil, nil, nil
+		return nil, nil, nil, nil
 	}
 	st := s.editorMemory(ctx)
 	if st == nil {
-		return f, nil, nil
+		return f, nil, nil, nil
 	}
 	rules, err := st.Rules(ctx, memory.RuleFilter{AnchorFile: rel})
 	if err != nil {
-		return f, nil, err
+		return f, nil, nil, err
 	}
 	x := s.anchors(st)
-	var out []documentRule
+	var out []feature.ExampleRule
 	var syms []analysis.SymbolInfo
 	loaded := false
 	for _, r := range rules {
-		w := x.WorkspaceOf(r)
+		m := memory.ReadAnchorMeta(r)
+		w := x.WorkspaceOfMeta(r, m)
 		if workspaceFolder(w) != f {
 			continue
 		}
 		if !loaded {
 			if syms, err = f.ws.FileSymbols(ctx, rel); err != nil {
-				return f, nil, err
+				return f, nil, nil, err
 			}
 			loaded = true
 		}
-		p := memory.ResolveAnchor(w, r, syms)
+		p := memory.ResolveAnchorMeta(w, r, m, syms)
 		switch {
 		case p.Followed != memory.FollowSame:
 			p = x.Keep(ctx, r, p) // renamed in the document: the anchor follows it
@@ -713,13 +723,13 @@ func (s *Server) documentRules(ctx context.Context, u protocol.DocumentURI) (*fo
 				continue // moved to another file
 			}
 		}
-		dr := documentRule{rule: r, status: p.Status}
+		er := feature.ExampleRule{Rule: r, Meta: m, Status: p.Status}
 		if p.Symbol != nil {
-			dr.sym = *p.Symbol
+			er.Symbol = *p.Symbol
 		}
-		out = append(out, dr)
+		out = append(out, er)
 	}
-	return f, out, nil
+	return f, syms, out, nil
 }
 
 // shorten cuts text to at most n runes, with an ellipsis.

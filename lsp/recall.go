@@ -13,6 +13,7 @@ import (
 	"go.lsp.dev/protocol"
 	"go.uber.org/zap"
 
+	"github.com/anchorage-dev/anchorage/analysis"
 	"github.com/anchorage-dev/anchorage/lsp/command"
 	"github.com/anchorage-dev/anchorage/memory/memdoc"
 	"github.com/anchorage-dev/anchorage/memory/recall"
@@ -51,6 +52,8 @@ type focusPlace struct {
 	f   *folder
 	rel string
 	pos protocol.Position
+	// syms are the document's symbols when the request read them.
+	syms []analysis.SymbolInfo
 }
 
 // closeRecall closes the memory graph and the memory documents' store,
@@ -100,7 +103,7 @@ func (s *Server) memoryDocumentStoreLocked(ctx context.Context) (*memdoc.Store, 
 // sync is true or recallSyncEvery has passed. Without a memory database
 // it returns nil and no error.
 func (s *Server) recallStore(ctx context.Context, sync bool) (*recall.Store, error) {
-	mem, err := s.memoryStore(ctx, false)
+	mem, err := s.openedMemory(ctx, false)
 	if err != nil || mem == nil {
 		return nil, err
 	}
@@ -287,11 +290,17 @@ func (s *Server) memoryGraphStats(ctx context.Context, _ command.NoArgs) (comman
 // background. Nothing happens without a memory database, and an input
 // equal to the last one is not fed again.
 func (s *Server) focusRecall(u protocol.DocumentURI, pos protocol.Position) {
+	s.focusRecallOn(u, pos, nil)
+}
+
+// focusRecallOn is focusRecall with the document's symbols, when the
+// caller has read them (nil: they are read in the background).
+func (s *Server) focusRecallOn(u protocol.DocumentURI, pos protocol.Position, syms []analysis.SymbolInfo) {
 	f, rel, err := s.folderFor(u)
 	if err != nil {
 		return
 	}
-	s.rec.focusNext.Store(&focusPlace{f: f, rel: rel, pos: pos})
+	s.rec.focusNext.Store(&focusPlace{f: f, rel: rel, pos: pos, syms: syms})
 	if !s.rec.focusRunning.CompareAndSwap(false, true) {
 		return // the running goroutine takes it
 	}
@@ -313,9 +322,12 @@ func (s *Server) focusRecall(u protocol.DocumentURI, pos protocol.Position) {
 
 // focusOn feeds the symbol at a place to the working-memory slots.
 func (s *Server) focusOn(ctx context.Context, p *focusPlace) {
-	syms, err := p.f.ws.FileSymbols(ctx, p.rel)
-	if err != nil {
-		return
+	syms := p.syms
+	if syms == nil {
+		var err error
+		if syms, err = p.f.ws.FileSymbols(ctx, p.rel); err != nil {
+			return
+		}
 	}
 	input := recall.FocusText(p.rel, syms, int(p.pos.Line))
 	s.rec.focusMu.Lock()

@@ -118,7 +118,15 @@ func (x *Anchors) WorkspaceOf(r Rule) Workspace {
 	if r.Anchor == nil {
 		return nil
 	}
-	m := ReadAnchorMeta(r)
+	return x.WorkspaceOfMeta(r, ReadAnchorMeta(r))
+}
+
+// WorkspaceOfMeta is WorkspaceOf for a rule whose anchor metadata m the
+// caller has read already.
+func (x *Anchors) WorkspaceOfMeta(r Rule, m AnchorMeta) Workspace {
+	if r.Anchor == nil {
+		return nil
+	}
 	if m.Root != "" {
 		root := filepath.Clean(m.Root)
 		for _, w := range x.Workspaces {
@@ -250,6 +258,15 @@ func (x *Anchors) Keep(ctx context.Context, r Rule, p Placement) Placement {
 // while w is being indexed and the file is not open (its symbols may not
 // be indexed yet).
 func ResolveAnchor(w Workspace, r Rule, syms []analysis.SymbolInfo) Placement {
+	if r.Anchor == nil || r.Anchor.Symbol == "" {
+		return ResolveAnchorMeta(w, r, AnchorMeta{}, syms)
+	}
+	return ResolveAnchorMeta(w, r, ReadAnchorMeta(r), syms)
+}
+
+// ResolveAnchorMeta is ResolveAnchor for a rule whose anchor metadata m
+// the caller has read already.
+func ResolveAnchorMeta(w Workspace, r Rule, m AnchorMeta, syms []analysis.SymbolInfo) Placement {
 	if r.Anchor == nil {
 		return Placement{Status: AnchorNone}
 	}
@@ -258,7 +275,6 @@ func ResolveAnchor(w Workspace, r Rule, syms []analysis.SymbolInfo) Placement {
 	if r.Anchor.Symbol == "" {
 		return p
 	}
-	m := ReadAnchorMeta(r)
 	sym, ok := analysis.NearestSymbol(syms, r.Anchor.Symbol, m.Line-1)
 	switch {
 	case ok:
