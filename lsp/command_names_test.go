@@ -18,6 +18,7 @@ var (
 	cmdMemoryPropose      = string(command.MemoryPropose.Name())
 	cmdMemoryApprove      = string(command.MemoryApprove.Name())
 	cmdMemoryApproveAll   = string(command.MemoryApproveAll.Name())
+	cmdMemoryScopeChoices = string(command.MemoryScopeChoices.Name())
 	cmdMemoryReject       = string(command.MemoryReject.Name())
 	cmdMemoryList         = string(command.MemoryList.Name())
 	cmdMemoryProposals    = string(command.MemoryProposals.Name())

@@ -16,6 +16,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/anchorage-dev/anchorage/analysis"
+	"github.com/anchorage-dev/anchorage/internal/feature"
 	"github.com/anchorage-dev/anchorage/memory"
 )
 
@@ -44,6 +45,10 @@ type proposalData struct {
 	Conflict  string `json:"conflict,omitempty"`
 	// File is where the corrections were made, relative to its folder.
 	File string `json:"file,omitempty"`
+	// ScopeChoices are the scopes the proposal can be approved with, in
+	// the order to offer them (the argument scope of
+	// anchorage.memory.approve).
+	ScopeChoices []feature.ScopeChoice `json:"scope_choices,omitempty"`
 }
 
 // Values of the memory.proposalSeverity setting.
@@ -207,6 +212,7 @@ func proposalDiagnostic(p memory.Proposal, r protocol.Range) protocol.Diagnostic
 		Message: msg, Data: proposalData{
 			Proposal: p.ID, Content: p.Content, Scope: p.Scope, Category: p.Category, Frequency: p.Frequency,
 			Language: p.Language, Project: p.Project, Conflict: p.Conflict, File: p.File,
+			ScopeChoices: feature.ScopeChoices([]memory.Proposal{p}),
 		},
 	}
 }

@@ -30,6 +30,7 @@ func (s *Server) commandTable() (command.Table, error) {
 		command.Bind(command.MemoryPropose, s.proposeRules),
 		command.Bind(command.MemoryApprove, s.approveProposal),
 		command.Bind(command.MemoryApproveAll, s.approveAllProposals),
+		command.Bind(command.MemoryScopeChoices, s.scopeChoices),
 		command.Bind(command.MemoryReject, s.rejectProposal),
 		command.Bind(command.MemoryList, s.listRules),
 		command.Bind(command.MemoryProposals, s.listProposals),

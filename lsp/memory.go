@@ -377,6 +377,28 @@ type approvalView struct {
 	AnchorStatus memory.AnchorStatus `json:"anchor_status"`
 	// AnchorNote says why the rule has no anchor, when it has none.
 	AnchorNote string `json:"anchor_note,omitempty"`
+	// Summary tells the approval in one line, for editors to show.
+	Summary string `json:"summary"`
+}
+
+// scopeChoices runs anchorage.memory.scopeChoices {ids}: the scopes the
+// pending proposals can be approved with together, as editors offer them.
+func (s *Server) scopeChoices(ctx context.Context, a command.ScopeChoicesArgs) (command.ScopeChoicesResult, error) {
+	name := string(command.MemoryScopeChoices.Name())
+	st, err := s.memoryStore(ctx, false)
+	if err != nil {
+		return command.ScopeChoicesResult{}, s.memoryError(name, err)
+	}
+	if st == nil {
+		return command.ScopeChoicesResult{}, jsonrpc2.Errorf(jsonrpc2.InvalidParams, "%s: %v %d (there is no memory yet)", name, memory.ErrUnknownProposal, a.IDs[0])
+	}
+	ps := make([]memory.Proposal, len(a.IDs))
+	for i, id := range a.IDs {
+		if ps[i], err = st.Proposal(ctx, id); err != nil {
+			return command.ScopeChoicesResult{}, s.memoryError(name, err)
+		}
+	}
+	return command.ScopeChoicesResult{Choices: feature.ScopeChoices(ps)}, nil
 }
 
 // approveProposal runs anchorage.memory.approve {id, scope?}: the proposal
@@ -425,7 +447,14 @@ func (s *Server) approveAllProposals(ctx context.Context, a command.ScopeArgs) (
 func (s *Server) anchorApproval(ctx context.Context, x *memory.Anchors, ap memory.Approval) approvalView {
 	aa := x.AnchorApproval(ctx, ap)
 	loc := s.placementLocation(aa.Placement)
-	return approvalView{Approval: aa.Approval, Location: loc, AnchorStatus: aa.Placement.Status, AnchorNote: aa.Note}
+	v := approvalView{Approval: aa.Approval, Location: loc, AnchorStatus: aa.Placement.Status, AnchorNote: aa.Note}
+	sum := feature.Approval{Merged: v.Merged, RuleID: v.Rule.ID, Scope: v.Rule.Scope, Content: v.Rule.Content,
+		Note: v.AnchorNote, Superseded: v.Superseded}
+	if loc != nil && v.AnchorStatus == memory.AnchorLive {
+		sum.Anchored, sum.Symbol, sum.Path, sum.Line = true, loc.Symbol, loc.Path, loc.Line
+	}
+	v.Summary = feature.ApprovalSummary(sum)
+	return v
 }
 
 // rejectProposal runs anchorage.memory.reject {id}.

@@ -22,6 +22,7 @@ import (
 	"go.lsp.dev/protocol"
 	"go.lsp.dev/uri"
 
+	"github.com/anchorage-dev/anchorage/internal/feature"
 	"github.com/anchorage-dev/anchorage/lsp/command"
 	"github.com/anchorage-dev/anchorage/memory"
 	"github.com/anchorage-dev/anchorage/state"
@@ -202,6 +203,7 @@ type (
 		SelectionRange protocol.Range       `json:"selection_range"`
 		Symbol         string               `json:"symbol"`
 		Line           int                  `json:"line"`
+		Path           string               `json:"path"`
 	}
 	memRule struct {
 		memory.Rule
@@ -215,6 +217,7 @@ type (
 		Location     *memLocation    `json:"location"`
 		AnchorStatus string          `json:"anchor_status"`
 		AnchorNote   string          `json:"anchor_note"`
+		Summary      string          `json:"summary"`
 	}
 )
 
@@ -403,6 +406,18 @@ func TestE2EMemory(t *testing.T) {
 		t.Errorf("quick fixes away from the diagnostic: %+v, want none", got)
 	}
 
+	// The scopes the editor offers come from the server.
+	var choices struct {
+		Choices []feature.ScopeChoice `json:"choices"`
+	}
+	c.memCommand(t, &choices, cmdMemoryScopeChoices, map[string]any{"ids": []int64{prop.ID}})
+	if len(choices.Choices) < 2 || choices.Choices[0].Scope != "" || choices.Choices[0].Description != prop.Scope ||
+		choices.Choices[1].Scope != memory.ScopeUniversal {
+		t.Errorf("scope choices of proposal %d (%s): %+v, want as proposed, then universal", prop.ID, prop.Scope, choices.Choices)
+	}
+	c.memBadCommand(t, "no such proposal", cmdMemoryScopeChoices, map[string]any{"ids": []int64{9999}})
+	c.memBadCommand(t, `field "ids"`, cmdMemoryScopeChoices, map[string]any{"ids": []int64{}})
+
 	// Approve, as the editor would: the action's command.
 	from = c.mark()
 	var approved memApproval
@@ -414,6 +429,10 @@ func TestE2EMemory(t *testing.T) {
 	if approved.Rule.Anchor == nil || approved.AnchorStatus != "anchored" || approved.Location == nil {
 		t.Fatalf("approve: anchor %+v, status %q, location %+v (%s): want the rule anchored at once",
 			approved.Rule.Anchor, approved.AnchorStatus, approved.Location, approved.AnchorNote)
+	}
+	if want := fmt.Sprintf("approved as rule %d (%s): ", approved.Rule.ID, approved.Rule.Scope); !strings.HasPrefix(approved.Summary, want) ||
+		!strings.Contains(approved.Summary, fmt.Sprintf("— example %s (%s:%d)", approved.Location.Symbol, approved.Location.Path, approved.Location.Line)) {
+		t.Errorf("approve: summary %q, want it to start %q and name the example", approved.Summary, want)
 	}
 	ruleID := approved.Rule.ID
 	c.wait(t, from, eventTimeout, "workspace/codeLens/refresh", func(f frame) bool {

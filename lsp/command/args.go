@@ -10,6 +10,7 @@ import (
 	"go.lsp.dev/protocol"
 
 	"github.com/anchorage-dev/anchorage/analysis"
+	"github.com/anchorage-dev/anchorage/internal/feature"
 	"github.com/anchorage-dev/anchorage/internal/limits"
 	"github.com/anchorage-dev/anchorage/memory"
 	"github.com/anchorage-dev/anchorage/memory/recall"
@@ -175,6 +176,31 @@ func (a *IDArgs) Validate() error {
 		return &ArgError{Field: "id", Err: errors.New("want a positive id")}
 	}
 	return nil
+}
+
+// ScopeChoicesArgs are anchorage.memory.scopeChoices's: the pending
+// proposals to approve together.
+type ScopeChoicesArgs struct {
+	IDs []int64 `json:"ids"`
+}
+
+// Validate checks there are proposals, with positive ids.
+func (a *ScopeChoicesArgs) Validate() error {
+	if len(a.IDs) == 0 {
+		return &ArgError{Field: "ids", Err: errMissing}
+	}
+	for _, id := range a.IDs {
+		if id <= 0 {
+			return &ArgError{Field: "ids", Err: fmt.Errorf("%d is not a proposal id", id)}
+		}
+	}
+	return nil
+}
+
+// ScopeChoicesResult is anchorage.memory.scopeChoices's answer, in the
+// order to offer the choices.
+type ScopeChoicesResult struct {
+	Choices []feature.ScopeChoice `json:"choices"`
 }
 
 // ListArgs are anchorage.memory.list's: all optional.

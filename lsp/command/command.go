@@ -100,6 +100,7 @@ var (
 	MemoryPropose          = def[SessionArgs, any]("anchorage.memory.propose", "Proposes rules from the open corrections and shows them as hints.", optional)
 	MemoryApprove          = def[IDArgs, any]("anchorage.memory.approve", "Approves a proposal as a rule.", shorthand(`[id]`))
 	MemoryApproveAll       = def[ScopeArgs, any]("anchorage.memory.approveAll", "Approves every pending proposal.", optional)
+	MemoryScopeChoices     = def[ScopeChoicesArgs, ScopeChoicesResult]("anchorage.memory.scopeChoices", "The scopes pending proposals can be approved with.")
 	MemoryReject           = def[IDArgs, any]("anchorage.memory.reject", "Rejects a proposal.", shorthand(`[id]`))
 	MemoryList             = def[ListArgs, any]("anchorage.memory.list", "The active rules, most important first.", optional, shorthand(`["scope"]`))
 	MemoryProposals        = def[NoArgs, any]("anchorage.memory.proposals", "Every pending proposal, with where its hint is shown.")
@@ -121,7 +122,7 @@ func All() []*Command {
 	return []*Command{
 		Callers.c, Callees.c, BlastRadius.c, Inheritance.c, IndexStatus.c,
 		Search.c, SearchUsed.c, RoutingStats.c, Reindex.c, ContextInject.c,
-		MemoryRecordCorrection.c, MemoryPropose.c, MemoryApprove.c, MemoryApproveAll.c, MemoryReject.c,
+		MemoryRecordCorrection.c, MemoryPropose.c, MemoryApprove.c, MemoryApproveAll.c, MemoryScopeChoices.c, MemoryReject.c,
 		MemoryList.c, MemoryProposals.c, MemoryReanchor.c, MemoryExampleRules.c, MemoryUseExample.c,
 		MemoryDeleteRule.c, MemorySearch.c, Stats.c,
 		SlotsStatus.c, SlotsSet.c, SlotsPin.c, SlotsUnpin.c,

@@ -1085,6 +1085,13 @@ local function run()
       #merged == 2 and merged[2].id == 7,
       memory.format_proposal({ content = 'X', scope = 'universal', frequency = 3, confidence = 0 })
         == 'X  [universal, 3 corrections, from another session]',
+      -- The server's scope choices read as the plugin's own; its summary is shown as it is.
+      vim.deep_equal(memory.server_scope_choices({ { label = 'As proposed', description = 'project:app', scope = '' },
+        { label = 'Universal', description = 'every project and language', scope = 'universal' } }),
+        { { label = 'As proposed (project:app)' }, { label = 'Universal (every project and language)', scope = 'universal' } }),
+      #memory.server_scope_choices(vim.NIL) == 0,
+      memory.approval_summary({ summary = 'approved as rule 9 (universal): told by the server', rule = { id = 1 } })
+        == 'approved as rule 9 (universal): told by the server',
     }
     local bad = {}
     for i, good in ipairs(want) do

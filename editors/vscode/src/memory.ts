@@ -34,7 +34,8 @@ import {
   ruleTreeItem,
   RuleView,
   ScopeGroup,
-  scopeChoices,
+  ScopeChoice,
+  serverScopeChoices,
   shorten,
   Slot,
   slotActions,
@@ -293,7 +294,13 @@ export class Memory implements vscode.Disposable {
     if (!selected || selected.length === 0) {
       return;
     }
-    const choices = scopeChoices(selected);
+    let choices: ScopeChoice[];
+    try {
+      choices = await serverScopeChoices((command, args) => this.a.execute(command, args), selected);
+    } catch (err) {
+      void vscode.window.showErrorMessage(`Anchorage: ${errorMessage(err)}`);
+      return;
+    }
     let scope: string | undefined;
     if (choices.length > 1) {
       const pick = await vscode.window.showQuickPick(

@@ -204,6 +204,20 @@ function M.scope_choices(proposals)
   return out
 end
 
+--- The server's scope choices (anchorage.memory.scopeChoices) as
+--- M.scope_choices lists them: { label, scope } (scope nil: as proposed).
+function M.server_scope_choices(choices)
+  local out = {}
+  for _, c in ipairs(type(choices) == 'table' and choices or {}) do
+    local label = tostring(val(c.label) or '')
+    if nonempty(val(c.description)) then
+      label = label .. ' (' .. c.description .. ')'
+    end
+    table.insert(out, { label = label, scope = nonempty(val(c.scope)) })
+  end
+  return out
+end
+
 --- A location's file for messages: relative to its workspace folder (the
 --- server's path, else the rule's anchor file, else relative to the
 --- current directory).
@@ -214,6 +228,10 @@ end
 
 --- What an approval did, in one line.
 function M.approval_summary(v)
+  if nonempty(val(v.summary)) then
+    return v.summary -- the server's
+  end
+  -- An older server: told here the way newer servers tell it.
   local rule = val(v.rule) or {}
   local s = string.format('%s rule %s (%s): %s', val(v.merged) == true and 'merged into' or 'approved as',
     tostring(rule.id), tostring(rule.scope), shorten(rule.content, 80))
@@ -288,7 +306,6 @@ function M.approve()
           return
         end
         local chosen = choice.all or { choice }
-        local scopes = M.scope_choices(chosen)
         local function approve(scope)
           if choice.all then
             request(client, P.memoryApproveAll, scope and { scope = scope } or vim.empty_dict(), bufnr,
@@ -301,24 +318,41 @@ function M.approve()
             end)
           end
         end
-        if #scopes == 1 then
-          approve(nil)
-          return
-        end
-        -- On Neovim's built-in vim.ui.select (inputlist), the next prompt
-        -- would start on the line of the answer just typed.
-        vim.cmd('redraw')
-        vim.api.nvim_echo({ { '' } }, false, {})
-        vim.ui.select(scopes, {
-          prompt = 'Scope of the approved rule: ',
-          format_item = function(c)
-            return c.label
-          end,
-          kind = 'anchorage.scope',
-        }, function(sc)
-          if sc then
-            approve(sc.scope)
+        local function offer(scopes)
+          if #scopes == 1 then
+            approve(nil)
+            return
           end
+          -- On Neovim's built-in vim.ui.select (inputlist), the next prompt
+          -- would start on the line of the answer just typed.
+          vim.cmd('redraw')
+          vim.api.nvim_echo({ { '' } }, false, {})
+          vim.ui.select(scopes, {
+            prompt = 'Scope of the approved rule: ',
+            format_item = function(c)
+              return c.label
+            end,
+            kind = 'anchorage.scope',
+          }, function(sc)
+            if sc then
+              approve(sc.scope)
+            end
+          end)
+        end
+        -- The server says which scopes fit; an older server without
+        -- anchorage.memory.scopeChoices gets M.scope_choices.
+        local ids = vim.tbl_map(function(p)
+          return p.id
+        end, chosen)
+        request(client, P.memoryScopeChoices, { ids = ids }, bufnr, function(res)
+          local scopes = M.server_scope_choices(val(res and res.choices))
+          offer(#scopes > 0 and scopes or M.scope_choices(chosen))
+        end, function(err)
+          if is_unknown_command(err) then
+            offer(M.scope_choices(chosen))
+            return true
+          end
+          return false
         end)
       end)
     end)

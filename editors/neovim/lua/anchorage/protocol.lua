@@ -47,6 +47,9 @@
 ---@class anchorage.ScopeArgs
 ---@field scope? string
 
+---@class anchorage.ScopeChoicesArgs
+---@field ids integer[]
+
 ---@class anchorage.SearchArgs
 ---@field query string
 ---@field top_k? integer
@@ -88,6 +91,7 @@
 -- anchorage.memory.propose: anchorage.SessionArgs
 -- anchorage.memory.approve: anchorage.IDArgs
 -- anchorage.memory.approveAll: anchorage.ScopeArgs
+-- anchorage.memory.scopeChoices: anchorage.ScopeChoicesArgs
 -- anchorage.memory.reject: anchorage.IDArgs
 -- anchorage.memory.list: anchorage.ListArgs
 -- anchorage.memory.reanchor: anchorage.IDArgs
@@ -128,6 +132,8 @@ local M = {
   memoryApprove = 'anchorage.memory.approve',
   -- Approves every pending proposal.
   memoryApproveAll = 'anchorage.memory.approveAll',
+  -- The scopes pending proposals can be approved with.
+  memoryScopeChoices = 'anchorage.memory.scopeChoices',
   -- Rejects a proposal.
   memoryReject = 'anchorage.memory.reject',
   -- The active rules, most important first.

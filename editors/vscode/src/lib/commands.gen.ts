@@ -31,6 +31,8 @@ export const Commands = {
   memoryApprove: 'anchorage.memory.approve',
   /** Approves every pending proposal. */
   memoryApproveAll: 'anchorage.memory.approveAll',
+  /** The scopes pending proposals can be approved with. */
+  memoryScopeChoices: 'anchorage.memory.scopeChoices',
   /** Rejects a proposal. */
   memoryReject: 'anchorage.memory.reject',
   /** The active rules, most important first. */
@@ -86,6 +88,7 @@ export interface CommandArgs {
   'anchorage.memory.propose': SessionArgs | undefined;
   'anchorage.memory.approve': IDArgs;
   'anchorage.memory.approveAll': ScopeArgs | undefined;
+  'anchorage.memory.scopeChoices': ScopeChoicesArgs;
   'anchorage.memory.reject': IDArgs;
   'anchorage.memory.list': ListArgs | undefined;
   'anchorage.memory.proposals': undefined;
@@ -154,6 +157,10 @@ export interface ProtocolRange {
 
 export interface ScopeArgs {
   scope?: string;
+}
+
+export interface ScopeChoicesArgs {
+  ids: number[];
 }
 
 export interface SearchArgs {

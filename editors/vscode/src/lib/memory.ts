@@ -140,6 +140,8 @@ export interface ApprovalView {
   location?: RuleLocation | null;
   anchor_status: string;
   anchor_note?: string;
+  /** The server's one-line account of the approval (newer servers). */
+  summary?: string;
 }
 
 export interface CorrectionResult {
@@ -252,6 +254,31 @@ export interface ScopeChoice {
 }
 
 /**
+ * The scopes the selected proposals can be approved with, as the server
+ * offers them (anchorage.memory.scopeChoices); an older server without
+ * that command gets scopeChoices.
+ */
+export async function serverScopeChoices(
+  execute: (command: string, args: unknown[]) => Promise<unknown>,
+  selected: Proposal[],
+): Promise<ScopeChoice[]> {
+  try {
+    const res = (await execute(Commands.memoryScopeChoices, [{ ids: selected.map((p) => p.id) }])) as {
+      choices?: { label: string; description: string; scope: string }[] | null;
+    } | null;
+    const choices = res?.choices ?? [];
+    if (choices.length > 0) {
+      return choices.map((c) => ({ label: c.label, description: c.description, scope: c.scope === '' ? undefined : c.scope }));
+    }
+  } catch (err) {
+    if (!isUnknownCommand(err)) {
+      throw err;
+    }
+  }
+  return scopeChoices(selected);
+}
+
+/**
  * The scopes the selected proposals can be approved with: as proposed,
  * universal, and the language or project scope when every proposal has one
  * (the server turns "language"/"project" into each proposal's own).
@@ -304,6 +331,10 @@ export function locationPath(loc: Pick<RuleLocation, 'uri' | 'path'>, relative?:
 
 /** "rule 3 (project:app): Wrap errors … — example db.Open (internal/db/db.go:12)". */
 export function approvalSummary(v: ApprovalView, relative?: RelativePath): string {
+  if (v.summary) {
+    return v.summary; // the server's, with its workspace-relative paths
+  }
+  // An older server: told here the way newer servers tell it.
   const rule = v.rule;
   let s = `${v.merged ? 'merged into' : 'approved as'} rule ${rule.id} (${rule.scope}): ${shorten(rule.content, 80)}`;
   if (v.location && v.anchor_status === 'anchored') {

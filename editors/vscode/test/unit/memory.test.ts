@@ -33,6 +33,7 @@ import {
   ruleTreeItem,
   RuleView,
   scopeChoices,
+  serverScopeChoices,
   scopeLabel,
   shorten,
   slotActions,
@@ -267,6 +268,38 @@ describe('scopeChoices and buildApproveArgs', () => {
       [undefined, 'universal', 'language'],
     );
   });
+  it('takes the choices from the server, and falls back to its own for an older server', async () => {
+    const calls: [string, unknown[]][] = [];
+    const answer = {
+      choices: [
+        { label: 'As proposed', description: 'language:go', scope: '' },
+        { label: 'Universal', description: 'every project and language', scope: 'universal' },
+      ],
+    };
+    const selected = [proposal({ id: 4, scope: 'language:go', language: 'go', project: 'app' }), proposal({ id: 7 })];
+    const fromServer = await serverScopeChoices(async (command, args) => {
+      calls.push([command, args]);
+      return answer;
+    }, selected);
+    assert.deepEqual(calls, [['anchorage.memory.scopeChoices', [{ ids: [4, 7] }]]]);
+    assert.deepEqual(
+      fromServer.map((c) => [c.label, c.scope]),
+      [
+        ['As proposed', undefined],
+        ['Universal', 'universal'],
+      ],
+    );
+    const older = await serverScopeChoices(async () => {
+      throw unknownCommand;
+    }, selected);
+    assert.deepEqual(older, scopeChoices(selected));
+    await assert.rejects(
+      serverScopeChoices(async () => {
+        throw new Error('memory database is locked');
+      }, selected),
+      /locked/,
+    );
+  });
   it('sends the scope only when chosen', () => {
     assert.deepEqual(buildApproveArgs(3), [{ id: 3 }]);
     assert.deepEqual(buildApproveArgs(3, 'universal'), [{ id: 3, scope: 'universal' }]);
@@ -279,6 +312,9 @@ describe('approvalSummary', () => {
       approvalSummary(approved),
       'approved as rule 1 (project:sampleapp): Wrap errors with context using fmt.Errorf and %w — example db.Open (internal/db/db.go:17)',
     );
+  });
+  it("prefers the server's summary", () => {
+    assert.equal(approvalSummary({ ...approved, summary: 'approved as rule 1 (universal): told by the server' }), 'approved as rule 1 (universal): told by the server');
   });
   it('names files relative to the workspace, also from a server without path', () => {
     const old: ApprovalView = { ...approved, location: { ...approved.location!, path: undefined } };
