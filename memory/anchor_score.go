@@ -600,14 +600,14 @@ const anchorRankFeatures = 8
 // rule's known examples among all of the rule's candidates is maximised.
 func anchorRankWeights() [anchorRankFeatures]float64 {
 	return [anchorRankFeatures]float64{
-		6.84,  // focus
-		1.75,  // name
-		2.61,  // agreement
+		6.71,  // focus
+		1.74,  // name
+		2.68,  // agreement
 		2.31,  // named
-		3.34,  // literal
+		3.31,  // literal
 		0.00,  // test
-		0.31,  // spell
-		-2.33, // type
+		0.32,  // spell
+		-2.31, // type
 	}
 }
 
@@ -629,12 +629,12 @@ func anchorRankWeights() [anchorRankFeatures]float64 {
 // recency is anchored once its relevance reaches 2/3.
 func anchorCalibration() [6]float64 {
 	return [6]float64{
-		-4.29, // intercept
+		-4.25, // intercept
 		0.25,  // ranking score
-		0.36,  // margin
-		1.68,  // coverage
-		4.39,  // grounded
-		-0.50, // corpus
+		0.34,  // margin
+		1.78,  // coverage
+		4.31,  // grounded
+		-0.48, // corpus
 	}
 }
 
