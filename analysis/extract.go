@@ -52,6 +52,9 @@ func (p *Parser) Close() {
 // since it was parsed, see sitter.Tree.Edit) when it is not nil.
 func (p *Parser) Parse(ctx context.Context, lang *Language, src []byte, old *sitter.Tree) (*sitter.Tree, error) {
 	if p.current != lang {
+		if err := lang.compile(); err != nil {
+			return nil, err
+		}
 		p.parser.SetLanguage(lang.grammar)
 		p.current = lang
 	}
@@ -192,6 +195,9 @@ func (p *Parser) ExtractTree(lang *Language, filePath string, src []byte, tree *
 func (p *Parser) query(lang *Language, src []byte, root, within *sitter.Node) rawGraph {
 	text := spanText(src)
 	var raw rawGraph
+	if lang.compile() != nil {
+		return raw // root was not parsed by p.Parse, which reports the error
+	}
 	lo, hi := uint32(0), uint32(len(src))
 	if within != nil {
 		lo, hi = within.StartByte(), within.EndByte()

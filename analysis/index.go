@@ -159,10 +159,6 @@ func Open(ctx context.Context, opts Options) (*Index, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := ix.langs.load(); err != nil {
-		ix.Store.Close()
-		return nil, err
-	}
 	return ix, nil
 }
 

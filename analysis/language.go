@@ -3,9 +3,11 @@ package analysis
 import (
 	"embed"
 	"fmt"
+	"io/fs"
 	"path"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 
@@ -46,9 +48,16 @@ var languageTable = []languageSpec{
 
 // Language is a supported language with its grammar and compiled queries.
 // A Language is safe for concurrent use; parsers are not, and are made per
-// worker with NewParser.
+// worker with NewParser. Its queries compile on first use (see compile):
+// a command that parses only Go files, or none, pays for no other
+// language's queries.
 type Language struct {
-	Name    string
+	Name string
+	spec languageSpec
+
+	once sync.Once
+	err  error // from compiling the queries
+	// The fields below are set by compile.
 	grammar *sitter.Language
 	tags    *sitter.Query
 	// captureNames maps capture ids of tags to their names.
@@ -126,10 +135,9 @@ func compilePredicates(q *sitter.Query) ([][]predicate, error) {
 	return out, nil
 }
 
-// Languages is the set of supported languages, compiled lazily on first use.
+// Languages is the set of supported languages. Each language's queries
+// compile on first use.
 type Languages struct {
-	once  sync.Once
-	err   error
 	byExt map[string]*Language
 	all   []*Language
 }
@@ -137,36 +145,33 @@ type Languages struct {
 // NewLanguages returns the supported languages. Their queries compile on
 // first use.
 func NewLanguages() *Languages {
-	return &Languages{}
-}
-
-func (ls *Languages) load() error {
-	ls.once.Do(func() {
-		ls.byExt = make(map[string]*Language)
-		for _, spec := range languageTable {
-			lang, err := compileLanguage(spec)
-			if err != nil {
-				ls.err = err
-				return
-			}
-			ls.all = append(ls.all, lang)
-			for _, ext := range spec.extensions {
-				ls.byExt[ext] = lang
-			}
+	ls := &Languages{byExt: make(map[string]*Language)}
+	for _, spec := range languageTable {
+		lang := &Language{Name: spec.name, spec: spec}
+		ls.all = append(ls.all, lang)
+		for _, ext := range spec.extensions {
+			ls.byExt[ext] = lang
 		}
-	})
-	return ls.err
+	}
+	return ls
 }
 
-func compileLanguage(spec languageSpec) (*Language, error) {
-	src, err := queryFiles.ReadFile(path.Join("queries", spec.name, "tags.scm"))
+// compile compiles the language's queries, once, and returns the error
+// of doing so.
+func (l *Language) compile() error {
+	l.once.Do(func() { l.err = l.compileOnce() })
+	return l.err
+}
+
+func (l *Language) compileOnce() error {
+	src, err := querySource(queryFiles, l.spec.name, "tags.scm", nil)
 	if err != nil {
-		return nil, fmt.Errorf("load queries for %s: %w", spec.name, err)
+		return fmt.Errorf("load queries for %s: %w", l.spec.name, err)
 	}
-	grammar := spec.grammar()
+	grammar := l.spec.grammar()
 	q, err := sitter.NewQuery(src, grammar)
 	if err != nil {
-		return nil, fmt.Errorf("compile queries/%s/tags.scm: %w", spec.name, err)
+		return fmt.Errorf("compile queries/%s/tags.scm: %w", l.spec.name, err)
 	}
 	names := make([]string, q.CaptureCount())
 	for i := range names {
@@ -174,7 +179,8 @@ func compileLanguage(spec languageSpec) (*Language, error) {
 	}
 	preds, err := compilePredicates(q)
 	if err != nil {
-		return nil, fmt.Errorf("compile queries/%s/tags.scm: %w", spec.name, err)
+		q.Close()
+		return fmt.Errorf("compile queries/%s/tags.scm: %w", l.spec.name, err)
 	}
 	keep := make([]uint8, len(names))
 	for i, name := range names {
@@ -182,24 +188,57 @@ func compileLanguage(spec languageSpec) (*Language, error) {
 			keep[i] = 1
 		}
 	}
-	return &Language{Name: spec.name, grammar: grammar, tags: q, captureNames: names, predicates: preds, keepNodes: keep,
-		roots: patternRoots(q, src, grammar)}, nil
+	l.grammar, l.tags, l.captureNames, l.predicates, l.keepNodes = grammar, q, names, preds, keep
+	l.roots = patternRoots(q, src, grammar)
+	return nil
+}
+
+// inheritsPrefix starts a query file's first line, after the comment
+// marks, when it names the languages whose file of the same name it
+// includes, as nvim-treesitter's queries do: "; inherits: typescript"
+// (several are separated by commas).
+const inheritsPrefix = "inherits:"
+
+// querySource returns the query file queries/<lang>/<name> of fsys with
+// the files it inherits placed before it, in the order named. seen holds
+// the languages being read, to report a cycle.
+func querySource(fsys fs.FS, lang, name string, seen []string) ([]byte, error) {
+	if slices.Contains(seen, lang) {
+		return nil, fmt.Errorf("queries/%s/%s: inherits itself (%s)", lang, name, strings.Join(append(seen, lang), " -> "))
+	}
+	own, err := fs.ReadFile(fsys, path.Join("queries", lang, name))
+	if err != nil {
+		return nil, err
+	}
+	first, _, _ := strings.Cut(string(own), "\n")
+	comment, isComment := strings.CutPrefix(strings.TrimSpace(first), ";")
+	rest, ok := strings.CutPrefix(strings.TrimLeft(comment, "; \t"), inheritsPrefix)
+	if !isComment || !ok {
+		return own, nil
+	}
+	var src []byte
+	for _, base := range strings.Split(rest, ",") {
+		base = strings.TrimSpace(base)
+		if base == "" {
+			continue
+		}
+		b, err := querySource(fsys, base, name, append(seen, lang))
+		if err != nil {
+			return nil, fmt.Errorf("queries/%s/%s inherits %s: %w", lang, name, base, err)
+		}
+		src = append(append(src, b...), '\n')
+	}
+	return append(src, own...), nil
 }
 
 // ForPath returns the language of a file by its extension, or nil if the
 // file is in no supported language.
 func (ls *Languages) ForPath(p string) (*Language, error) {
-	if err := ls.load(); err != nil {
-		return nil, err
-	}
 	return ls.byExt[strings.ToLower(filepath.Ext(p))], nil
 }
 
 // ByName returns the language with the given name, or nil.
 func (ls *Languages) ByName(name string) (*Language, error) {
-	if err := ls.load(); err != nil {
-		return nil, err
-	}
 	for _, l := range ls.all {
 		if l.Name == name {
 			return l, nil

@@ -2,8 +2,8 @@
 ; tags.scm. Captures: @definition.<kind> / @reference.<kind> mark the node,
 ; @name its name; @qualifier what a call or base type is reached through.
 ; Exported definitions need no pattern of their own: export_statement only
-; wraps them. queries/tsx/tags.scm is this file with another header: keep
-; the two in step.
+; wraps them. queries/tsx/tags.scm includes this file ("; inherits:
+; typescript"): a pattern here serves TSX as well.
 
 ; Functions: declarations, generators (async ones too), ambient declarations.
 (function_declaration
