@@ -52,13 +52,32 @@ var secretPatterns = []string{
 }
 
 // IsSecret reports whether a file name looks like it holds credentials.
+// It is asked of every file of a workspace on each refresh, so the
+// patterns' shapes (a name, "*suffix", "prefix*") are tested without
+// path.Match.
 func IsSecret(name string) bool {
 	for _, p := range secretPatterns {
-		if ok, _ := path.Match(p, name); ok {
+		if matchSimple(p, name) {
 			return true
 		}
 	}
 	return false
+}
+
+// matchSimple is path.Match(pattern, name) for a name without a slash,
+// testing a pattern that is a plain name, "*suffix" or "prefix*" without
+// path.Match.
+func matchSimple(pattern, name string) bool {
+	switch i := strings.IndexAny(pattern, `*?[\`); {
+	case i < 0:
+		return pattern == name
+	case i == 0 && !strings.ContainsAny(pattern[1:], `*?[\`):
+		return strings.HasSuffix(name, pattern[1:])
+	case i == len(pattern)-1:
+		return strings.HasPrefix(name, pattern[:i])
+	}
+	ok, _ := path.Match(pattern, name)
+	return ok
 }
 
 // candidate is a file found by the walk that may need indexing.
@@ -242,8 +261,11 @@ func skipEntry(isDir bool) error {
 // (node_modules, docs/**, **/*.pb.go).
 func (w *walker) excluded(rel, name string) bool {
 	for _, pat := range w.exclude {
-		if pat == name {
+		if pat == name || pat == rel {
 			return true
+		}
+		if !strings.ContainsAny(pat, `*?[{\`) {
+			continue // a plain path matches only itself
 		}
 		if ok, _ := doublestar.Match(pat, rel); ok {
 			return true

@@ -207,7 +207,7 @@ func firstLine(text string) string {
 // signal when there is one, and returns one result per symbol.
 func (s *Searcher) semantic(ctx context.Context, query string, topK int) ([]Result, error) {
 	words := QueryTerms(query)
-	terms := aliases.expand(words)
+	terms := aliases().expand(words)
 	// The search for related words runs beside the main one: finding the
 	// words near the query's in vector space takes as long as a search.
 	var (
@@ -215,7 +215,7 @@ func (s *Searcher) semantic(ctx context.Context, query string, topK int) ([]Resu
 		expandedErr error
 		wg          sync.WaitGroup
 	)
-	named := concepts.terms(query)
+	named := concepts().terms(query)
 	e, _ := s.Vectors.(Expander)
 	expand := len(named) > 0 || e != nil
 	if expand {
@@ -376,7 +376,7 @@ func (s *Searcher) expandedSearch(ctx context.Context, words, named, near []stri
 	if !added {
 		return nil, nil
 	}
-	return s.Index.SearchChunks(ctx, aliases.expand(terms), limit)
+	return s.Index.SearchChunks(ctx, aliases().expand(terms), limit)
 }
 
 // fileDecay scales the score of each further result from a file already

@@ -3,6 +3,7 @@ package retrieval
 import (
 	_ "embed"
 	"strings"
+	"sync"
 	"unicode"
 
 	"github.com/anchorage-dev/anchorage/analysis"
@@ -18,8 +19,9 @@ import (
 //go:embed concepts.txt
 var conceptFile string
 
-// concepts is the table of conceptFile, read once; it is never modified.
-var concepts = loadConcepts(conceptFile)
+// concepts returns the table of conceptFile, read on first use (by a
+// search; other commands never read it); it is never modified.
+var concepts = sync.OnceValue(func() conceptTable { return loadConcepts(conceptFile) })
 
 // maxConceptWords is the most words a phrase of the thesaurus has.
 const maxConceptWords = 3

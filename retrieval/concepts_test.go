@@ -63,8 +63,8 @@ func TestConceptFile(t *testing.T) {
 		seen[key] = i + 1
 		entries++
 	}
-	if len(concepts) != entries || entries < 400 {
-		t.Errorf("%d phrases loaded from %d entries, want them equal and at least 400", len(concepts), entries)
+	if len(concepts()) != entries || entries < 400 {
+		t.Errorf("%d phrases loaded from %d entries, want them equal and at least 400", len(concepts()), entries)
 	}
 }
 

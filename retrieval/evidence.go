@@ -4,6 +4,7 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"sync"
 	"unicode"
 )
 
@@ -44,35 +45,45 @@ const (
 // maxEvidenceText is how much of a text ExtractEvidence reads.
 const maxEvidenceText = MaxTaskQuery
 
-var (
-	// Python: File "/x/y.py", line 12, in parse
-	pyFrame = regexp.MustCompile(`File "([^"\n]+)", line \d+(?:, in ([\w<>.]+))?`)
-	// Java and JavaScript stack lines: at pkg.Class.method(File.java:12),
-	// at fn (/x/y.js:1:2), at /x/y.js:1:2.
-	atFrame = regexp.MustCompile(`(?m)^\s*at\s+(?:(?:async\s+)?([\w$.<>]+)\s*)?\(?([^\s()]+?\.(?:java|js|mjs|cjs|jsx|ts|tsx|kt|scala)):\d+(?::\d+)?\)?`)
-	// Go: a frame's function line, then its file line (tab, path:line).
-	goFrame = regexp.MustCompile(`(?m)^([\w./-]+?)\.((?:\(\*?\w+\)\.)?\w+)\(.*\)\n\s+([^\s:]+\.go):\d+`)
-	// Rust: "at src/x.rs:12:5" and panics at a place.
-	rsPlace = regexp.MustCompile(`([\w./-]+\.rs):\d+(?::\d+)?`)
-	// A diff's file headers and hunk headers.
-	diffFile = regexp.MustCompile(`(?m)^(?:diff --git a/(\S+) b/\S+|(?:---|\+\+\+) (?:[ab]/)?([^\s]+))`)
-	diffHunk = regexp.MustCompile(`(?m)^@@ [^@]* @@\s*(.*)$`)
-	// A path with a source extension, with or without folders.
-	pathRe = regexp.MustCompile(`(?:[\w.\-]+/)*[\w\-]+(?:\.[\w\-]+)*\.(?:py|pyi|go|js|jsx|mjs|cjs|ts|tsx|mts|cts|rs|java)\b`)
-	// Dotted names: modules, qualified names, attribute chains.
-	dotted = regexp.MustCompile(`\b[A-Za-z_][\w]*(?:\.[A-Za-z_][\w]*)+\b`)
-	// Identifiers in general.
-	identRe = regexp.MustCompile(`[A-Za-z_][\w]*`)
-	// Inline code in Markdown.
-	backticks = regexp.MustCompile("`([^`\n]{1,200})`")
-	// Fenced code blocks in Markdown.
-	fence = regexp.MustCompile("(?s)```[^\n]*\n(.*?)```")
-	// Definitions in code or a diff: def f, class C, func F, fn f.
-	defRe = regexp.MustCompile(`\b(?:def|class|func|fn|function|interface|struct|enum|trait|type)\s+(?:\([^)]*\)\s*)?([A-Za-z_]\w*)`)
-	// Python imports in snippets: from a.b import c, d; import a.b as c.
-	fromImport  = regexp.MustCompile(`(?m)^\s*(?:>>>\s*)?from\s+([\w.]+)\s+import\s+\(?([\w, ]+)`)
-	plainImport = regexp.MustCompile(`(?m)^\s*(?:>>>\s*)?import\s+([\w.]+)`)
-)
+// evidencePatterns are the regular expressions ExtractEvidence reads a
+// task with.
+type evidencePatterns struct {
+	pyFrame, atFrame, goFrame, rsPlace, diffFile, diffHunk, pathRe, dotted, identRe, backticks, fence, defRe, fromImport, plainImport *regexp.Regexp
+}
+
+// evidenceRes returns the patterns, compiled on first use: a process that
+// reads no task (most commands) does not compile them.
+var evidenceRes = sync.OnceValue(func() *evidencePatterns {
+	return &evidencePatterns{
+		// Python: File "/x/y.py", line 12, in parse
+		pyFrame: regexp.MustCompile(`File "([^"\n]+)", line \d+(?:, in ([\w<>.]+))?`),
+		// Java and JavaScript stack lines: at pkg.Class.method(File.java:12),
+		// at fn (/x/y.js:1:2), at /x/y.js:1:2.
+		atFrame: regexp.MustCompile(`(?m)^\s*at\s+(?:(?:async\s+)?([\w$.<>]+)\s*)?\(?([^\s()]+?\.(?:java|js|mjs|cjs|jsx|ts|tsx|kt|scala)):\d+(?::\d+)?\)?`),
+		// Go: a frame's function line, then its file line (tab, path:line).
+		goFrame: regexp.MustCompile(`(?m)^([\w./-]+?)\.((?:\(\*?\w+\)\.)?\w+)\(.*\)\n\s+([^\s:]+\.go):\d+`),
+		// Rust: "at src/x.rs:12:5" and panics at a place.
+		rsPlace: regexp.MustCompile(`([\w./-]+\.rs):\d+(?::\d+)?`),
+		// A diff's file headers and hunk headers.
+		diffFile: regexp.MustCompile(`(?m)^(?:diff --git a/(\S+) b/\S+|(?:---|\+\+\+) (?:[ab]/)?([^\s]+))`),
+		diffHunk: regexp.MustCompile(`(?m)^@@ [^@]* @@\s*(.*)$`),
+		// A path with a source extension, with or without folders.
+		pathRe: regexp.MustCompile(`(?:[\w.\-]+/)*[\w\-]+(?:\.[\w\-]+)*\.(?:py|pyi|go|js|jsx|mjs|cjs|ts|tsx|mts|cts|rs|java)\b`),
+		// Dotted names: modules, qualified names, attribute chains.
+		dotted: regexp.MustCompile(`\b[A-Za-z_][\w]*(?:\.[A-Za-z_][\w]*)+\b`),
+		// Identifiers in general.
+		identRe: regexp.MustCompile(`[A-Za-z_][\w]*`),
+		// Inline code in Markdown.
+		backticks: regexp.MustCompile("`([^`\n]{1,200})`"),
+		// Fenced code blocks in Markdown.
+		fence: regexp.MustCompile("(?s)```[^\n]*\n(.*?)```"),
+		// Definitions in code or a diff: def f, class C, func F, fn f.
+		defRe: regexp.MustCompile(`\b(?:def|class|func|fn|function|interface|struct|enum|trait|type)\s+(?:\([^)]*\)\s*)?([A-Za-z_]\w*)`),
+		// Python imports in snippets: from a.b import c, d; import a.b as c.
+		fromImport:  regexp.MustCompile(`(?m)^\s*(?:>>>\s*)?from\s+([\w.]+)\s+import\s+\(?([\w, ]+)`),
+		plainImport: regexp.MustCompile(`(?m)^\s*(?:>>>\s*)?import\s+([\w.]+)`),
+	}
+})
 
 // evidenceStop lists names too common in code and prose to point at a
 // definition: builtins, keywords and the words every traceback holds.
@@ -104,36 +115,36 @@ func ExtractEvidence(text string) Evidence {
 	}
 	c := newCollector()
 
-	for _, m := range pyFrame.FindAllStringSubmatch(text, -1) {
+	for _, m := range evidenceRes().pyFrame.FindAllStringSubmatch(text, -1) {
 		c.path(m[1], weightTraceback, "traceback")
 		c.name(m[2], weightTraceback, "traceback")
 	}
-	for _, m := range atFrame.FindAllStringSubmatch(text, -1) {
+	for _, m := range evidenceRes().atFrame.FindAllStringSubmatch(text, -1) {
 		c.path(m[2], weightTraceback, "traceback")
 		if m[1] != "" {
 			c.qualified(m[1], weightTraceback, "traceback")
 		}
 	}
-	for _, m := range goFrame.FindAllStringSubmatch(text, -1) {
+	for _, m := range evidenceRes().goFrame.FindAllStringSubmatch(text, -1) {
 		c.path(m[3], weightTraceback, "traceback")
 		fn := strings.NewReplacer("(", "", ")", "", "*", "").Replace(m[2])
 		c.qualified(fn, weightTraceback, "traceback")
 	}
-	for _, m := range rsPlace.FindAllStringSubmatch(text, -1) {
+	for _, m := range evidenceRes().rsPlace.FindAllStringSubmatch(text, -1) {
 		c.path(m[1], weightTraceback, "traceback")
 	}
-	for _, m := range diffFile.FindAllStringSubmatch(text, -1) {
+	for _, m := range evidenceRes().diffFile.FindAllStringSubmatch(text, -1) {
 		p := m[1] + m[2]
 		if p != "/dev/null" {
 			c.path(p, weightDiff, "diff")
 		}
 	}
-	for _, m := range diffHunk.FindAllStringSubmatch(text, -1) {
-		for _, d := range defRe.FindAllStringSubmatch(m[1], -1) {
+	for _, m := range evidenceRes().diffHunk.FindAllStringSubmatch(text, -1) {
+		for _, d := range evidenceRes().defRe.FindAllStringSubmatch(m[1], -1) {
 			c.name(d[1], weightDiff, "diff")
 		}
 	}
-	for _, m := range fromImport.FindAllStringSubmatch(text, -1) {
+	for _, m := range evidenceRes().fromImport.FindAllStringSubmatch(text, -1) {
 		c.module(m[1], weightCode, "code")
 		for _, n := range strings.Split(m[2], ",") {
 			if n = strings.TrimSpace(strings.Fields(n + " x")[0]); n != "x" {
@@ -142,21 +153,21 @@ func ExtractEvidence(text string) Evidence {
 			}
 		}
 	}
-	for _, m := range plainImport.FindAllStringSubmatch(text, -1) {
+	for _, m := range evidenceRes().plainImport.FindAllStringSubmatch(text, -1) {
 		c.module(m[1], weightCode, "code")
 	}
 
 	// Code: fenced blocks, inline code, and the indented or prompted lines
 	// of a plain-text paste.
 	var code, prose strings.Builder
-	rest := fence.ReplaceAllStringFunc(text, func(block string) string {
+	rest := evidenceRes().fence.ReplaceAllStringFunc(text, func(block string) string {
 		code.WriteString(block)
 		code.WriteByte('\n')
 		return "\n"
 	})
 	// A diff's added and removed lines are code; elsewhere a line that
 	// starts with a dash is a list item.
-	isDiff := diffHunk.MatchString(rest)
+	isDiff := evidenceRes().diffHunk.MatchString(rest)
 	for _, line := range strings.Split(rest, "\n") {
 		t := strings.TrimSpace(line)
 		if strings.HasPrefix(line, "    ") || strings.HasPrefix(line, "\t") || strings.HasPrefix(t, ">>>") ||
@@ -169,7 +180,7 @@ func ExtractEvidence(text string) Evidence {
 		prose.WriteString(line)
 		prose.WriteByte('\n')
 	}
-	proseText := backticks.ReplaceAllStringFunc(prose.String(), func(s string) string {
+	proseText := evidenceRes().backticks.ReplaceAllStringFunc(prose.String(), func(s string) string {
 		c.codeText(s[1:len(s)-1], weightQuoted, "quoted")
 		return " "
 	})
@@ -249,17 +260,17 @@ func (c *collector) qualified(d string, w float64, source string) {
 // codeText collects from text known to be code: paths, dotted names,
 // definitions and every identifier that is not a plain word.
 func (c *collector) codeText(text string, w float64, source string) {
-	for _, p := range pathRe.FindAllString(text, -1) {
+	for _, p := range evidenceRes().pathRe.FindAllString(text, -1) {
 		c.path(p, w, source)
 	}
-	text = pathRe.ReplaceAllString(text, " ")
-	for _, d := range defRe.FindAllStringSubmatch(text, -1) {
+	text = evidenceRes().pathRe.ReplaceAllString(text, " ")
+	for _, d := range evidenceRes().defRe.FindAllStringSubmatch(text, -1) {
 		c.name(d[1], w*1.5, source)
 	}
-	for _, d := range dotted.FindAllString(text, -1) {
+	for _, d := range evidenceRes().dotted.FindAllString(text, -1) {
 		c.dotted(d, w, source)
 	}
-	for _, id := range identRe.FindAllString(dotted.ReplaceAllString(text, " "), -1) {
+	for _, id := range evidenceRes().identRe.FindAllString(evidenceRes().dotted.ReplaceAllString(text, " "), -1) {
 		if codeShapedName(id) {
 			c.name(id, w, source)
 		} else if len(id) >= 4 {
@@ -273,14 +284,14 @@ func (c *collector) codeText(text string, w float64, source string) {
 // proseText collects from prose: paths, dotted names and identifiers that
 // cannot be English words (inner capitals, underscores).
 func (c *collector) proseText(text string) {
-	for _, p := range pathRe.FindAllString(text, -1) {
+	for _, p := range evidenceRes().pathRe.FindAllString(text, -1) {
 		c.path(p, weightProse*2, "prose")
 	}
-	text = pathRe.ReplaceAllString(text, " ")
-	for _, d := range dotted.FindAllString(text, -1) {
+	text = evidenceRes().pathRe.ReplaceAllString(text, " ")
+	for _, d := range evidenceRes().dotted.FindAllString(text, -1) {
 		c.dotted(d, weightProse, "prose")
 	}
-	for _, id := range identRe.FindAllString(dotted.ReplaceAllString(text, " "), -1) {
+	for _, id := range evidenceRes().identRe.FindAllString(evidenceRes().dotted.ReplaceAllString(text, " "), -1) {
 		if codeShapedName(id) {
 			c.name(id, weightProse, "prose")
 		}

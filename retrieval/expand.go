@@ -3,6 +3,7 @@ package retrieval
 import (
 	_ "embed"
 	"strings"
+	"sync"
 
 	"github.com/anchorage-dev/anchorage/analysis"
 )
@@ -14,8 +15,9 @@ import (
 //go:embed aliases.txt
 var aliasFile string
 
-// aliases is the table of aliasFile, read once; it is never modified.
-var aliases = loadAliases()
+// aliases returns the table of aliasFile, read on first use (by a search;
+// other commands never read it); it is never modified.
+var aliases = sync.OnceValue(loadAliases)
 
 // aliasTable maps the stem of a word to the stems of the words that stand
 // for it in code, and back.

@@ -8,6 +8,7 @@ import (
 	"path"
 	"regexp"
 	"strings"
+	"sync"
 	"unicode"
 	"unicode/utf8"
 )
@@ -114,7 +115,17 @@ type relationRule struct {
 	re *regexp.Regexp
 }
 
-// NewRouter returns a router with its rules compiled.
+// defaultRouter is the process's router, compiled on first use.
+var defaultRouter = sync.OnceValue(NewRouter)
+
+// DefaultRouter returns the process's router, compiling its rules (some
+// sixty regular expressions) on the first call only: a process that
+// routes no query does not compile them. A Router is safe for concurrent
+// use.
+func DefaultRouter() *Router { return defaultRouter() }
+
+// NewRouter returns a router with its rules compiled. Most callers want
+// DefaultRouter, which compiles them once per process.
 func NewRouter() *Router {
 	rule := func(op, pattern string) structuralRule {
 		return structuralRule{op, regexp.MustCompile(`(?i)^` + pattern + `\s*[?.!]*$`)}
@@ -299,7 +310,7 @@ func taskShape(q string) string {
 			return m.what
 		}
 	}
-	if pyFrame.MatchString(q) {
+	if evidenceRes().pyFrame.MatchString(q) {
 		return "a Python traceback"
 	}
 	words := 0

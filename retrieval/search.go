@@ -18,7 +18,7 @@ import (
 type Searcher struct {
 	// Index is the workspace's code graph, chunks and files.
 	Index *analysis.Index
-	// Router classifies queries; nil uses NewRouter's.
+	// Router classifies queries; nil uses DefaultRouter's.
 	Router *Router
 	// Vectors, if set, adds a vector signal to the semantic backend. It
 	// must be the model whose vectors the index stores. If it is also an
@@ -178,7 +178,7 @@ func (s *Searcher) Search(ctx context.Context, req Request) (*Response, error) {
 	}
 	router := s.Router
 	if router == nil {
-		router = NewRouter()
+		router = DefaultRouter()
 	}
 	var rt Route
 	switch req.Strategy {

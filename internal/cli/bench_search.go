@@ -72,7 +72,7 @@ func benchSearch(ctx context.Context, ix *analysis.Index, syms []analysis.Symbol
 	if rep.Chunks, err = ix.ChunkCount(ctx); err != nil {
 		return nil, err
 	}
-	s := &retrieval.Searcher{Index: ix, Router: retrieval.NewRouter()}
+	s := &retrieval.Searcher{Index: ix, Router: retrieval.DefaultRouter()}
 	if vec != nil {
 		s.Vectors = vec
 	}

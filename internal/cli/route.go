@@ -22,7 +22,7 @@ strategy: kw: (or grep:), re: (a regular expression), sym:, sem:, hybrid:.`,
 			if strings.TrimSpace(q) == "" {
 				return retrieval.ErrEmptyQuery
 			}
-			rt := retrieval.NewRouter().Route(q)
+			rt := retrieval.DefaultRouter().Route(q)
 			if g.json {
 				return writeJSON(cmd.OutOrStdout(), rt)
 			}
