@@ -256,6 +256,16 @@ func Names() []string {
 	return names
 }
 
+// Extensions lists the file extensions of the supported languages, with
+// their dot, in table order.
+func Extensions() []string {
+	var exts []string
+	for _, spec := range languageTable {
+		exts = append(exts, spec.extensions...)
+	}
+	return exts
+}
+
 // Supports reports whether a file's extension is of a supported language.
 func (ls *Languages) Supports(p string) bool {
 	l, err := ls.ForPath(p)

@@ -8,7 +8,10 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"runtime"
+	"slices"
 	"strings"
+	"sync"
 
 	"github.com/bmatcuk/doublestar/v4"
 	"github.com/go-git/go-git/v5/plumbing/format/gitignore"
@@ -51,32 +54,56 @@ var secretPatterns = []string{
 	"credentials.json", "*.gpg", "*.asc",
 }
 
+// secretMatchers are secretPatterns, read once; never modified.
+var secretMatchers = newNameMatchers(secretPatterns)
+
 // IsSecret reports whether a file name looks like it holds credentials.
-// It is asked of every file of a workspace on each refresh, so the
-// patterns' shapes (a name, "*suffix", "prefix*") are tested without
-// path.Match.
 func IsSecret(name string) bool {
-	for _, p := range secretPatterns {
-		if matchSimple(p, name) {
+	for _, m := range secretMatchers {
+		if m.match(name) {
 			return true
 		}
 	}
 	return false
 }
 
-// matchSimple is path.Match(pattern, name) for a name without a slash,
-// testing a pattern that is a plain name, "*suffix" or "prefix*" without
-// path.Match.
-func matchSimple(pattern, name string) bool {
-	switch i := strings.IndexAny(pattern, `*?[\`); {
-	case i < 0:
-		return pattern == name
-	case i == 0 && !strings.ContainsAny(pattern[1:], `*?[\`):
-		return strings.HasSuffix(name, pattern[1:])
-	case i == len(pattern)-1:
-		return strings.HasPrefix(name, pattern[:i])
+// nameMatcher is a path.Match pattern for names (no slash), read ahead:
+// the shapes of secretPatterns (a name, "*suffix", "prefix*") are tested
+// without path.Match, as every file of a workspace is tested on each
+// refresh.
+type nameMatcher struct {
+	pattern string
+	kind    byte   // '=': a name, '*': *suffix, '^': prefix*, 0: other
+	text    string // the name, suffix or prefix
+}
+
+func newNameMatchers(patterns []string) []nameMatcher {
+	ms := make([]nameMatcher, len(patterns))
+	for i, p := range patterns {
+		ms[i] = nameMatcher{pattern: p}
+		switch j := strings.IndexAny(p, `*?[\`); {
+		case j < 0:
+			ms[i].kind, ms[i].text = '=', p
+		case j == 0 && !strings.ContainsAny(p[1:], `*?[\`):
+			ms[i].kind, ms[i].text = '*', p[1:]
+		case j == len(p)-1:
+			ms[i].kind, ms[i].text = '^', p[:j]
+		}
 	}
-	ok, _ := path.Match(pattern, name)
+	return ms
+}
+
+// match is path.Match(m.pattern, name) for a name without a slash.
+func (m nameMatcher) match(name string) bool {
+	switch m.kind {
+	case '=':
+		return name == m.text
+	case '*':
+		return strings.HasSuffix(name, m.text)
+	case '^':
+		return strings.HasPrefix(name, m.text)
+	}
+	ok, _ := path.Match(m.pattern, name)
 	return ok
 }
 
@@ -112,11 +139,15 @@ func (w *walkResult) skip(rel, reason, detail string) {
 
 // walker finds the files of a workspace to index.
 type walker struct {
-	root     string
-	exclude  []string
-	maxSize  int64
-	langs    *Languages
-	patterns []gitignore.Pattern
+	root string
+	// excludeNames are the exclusions without wildcards, each matching
+	// an entry's name or its path; excludeGlobs the others, matching
+	// paths (see excluded).
+	excludeNames map[string]bool
+	excludeGlobs []string
+	maxSize      int64
+	langs        *Languages
+	patterns     []gitignore.Pattern
 	// ignore are the settings' .gitignore-style patterns (Options.Ignore),
 	// which take precedence over exclude and the .gitignore files.
 	ignore []gitignore.Pattern
@@ -126,7 +157,15 @@ type walker struct {
 
 // newWalker returns a walker of root with the filters of opts.
 func newWalker(root string, opts Options, langs *Languages) *walker {
-	w := &walker{root: root, exclude: opts.Exclude, maxSize: opts.MaxFileSize, langs: langs}
+	w := &walker{root: root, maxSize: opts.MaxFileSize, langs: langs, excludeNames: make(map[string]bool)}
+	for _, pat := range opts.Exclude {
+		// A name matches itself as a name and as a path; doublestar
+		// would match a plain path only to itself.
+		w.excludeNames[pat] = true
+		if strings.ContainsAny(pat, `*?[{\`) {
+			w.excludeGlobs = append(w.excludeGlobs, pat)
+		}
+	}
 	for _, line := range opts.Ignore {
 		line = strings.TrimRight(line, "\r")
 		if strings.TrimSpace(line) == "" || strings.HasPrefix(line, "#") {
@@ -158,96 +197,186 @@ func (w *walker) ignored(segs []string, isDir bool) gitignore.MatchResult {
 // walk lists the files under the root that can be indexed, honouring
 // .gitignore files (at every level, and .git/info/exclude), excluded
 // directories, the size cap and secret names. Symbolic links are not
-// followed, so link loops cannot trap it.
+// followed, so link loops cannot trap it. Directories are read by a few
+// goroutines at once (a refresh with nothing changed is mostly this
+// walk); the result is in the order of a sequential walk
+// (filepath.WalkDir's), whatever the order directories were read in.
 func (w *walker) walk(ctx context.Context) (*walkResult, error) {
+	st, err := os.Stat(w.root)
+	if err != nil {
+		return nil, fmt.Errorf("walk %s: %w", w.root, err)
+	}
 	res := &walkResult{skipped: map[string]int{}}
-	w.patterns = append(w.patterns, readIgnoreFile(filepath.Join(w.root, ".git", "info", "exclude"), nil)...)
-	err := filepath.WalkDir(w.root, func(abs string, d fs.DirEntry, err error) error {
-		if ctxErr := ctx.Err(); ctxErr != nil {
-			return ctxErr
+	if !st.IsDir() {
+		return res, nil
+	}
+	patterns := readIgnoreFile(filepath.Join(w.root, ".git", "info", "exclude"), nil)
+	patterns = append(patterns, readIgnoreFile(filepath.Join(w.root, ".gitignore"), nil)...)
+
+	var (
+		mu     sync.Mutex
+		parts  []*walkResult
+		first  error
+		wg     sync.WaitGroup
+		tokens = make(chan struct{}, walkWorkers())
+	)
+	fail := func(err error) {
+		mu.Lock()
+		if first == nil {
+			first = err
 		}
-		rel, relErr := filepath.Rel(w.root, abs)
-		if relErr != nil {
-			return relErr
-		}
-		rel = filepath.ToSlash(rel)
+		mu.Unlock()
+	}
+	// visitDir reads one directory and starts the visits of the
+	// directories in it that are not skipped; patterns are the
+	// .gitignore patterns in force in it.
+	var visitDir func(abs, rel string, patterns []gitignore.Pattern)
+	visitDir = func(abs, rel string, patterns []gitignore.Pattern) {
+		defer wg.Done()
+		tokens <- struct{}{}
+		part := &walkResult{skipped: map[string]int{}}
+		subdirs, err := w.readDir(ctx, part, abs, rel, patterns)
+		<-tokens
 		if err != nil {
-			if rel == "." {
-				return err
-			}
-			res.skip(rel, SkipUnreadable, err.Error())
-			if d != nil && d.IsDir() {
-				return fs.SkipDir
-			}
-			return nil
+			fail(err)
+			return
 		}
+		mu.Lock()
+		parts = append(parts, part)
+		mu.Unlock()
+		for _, d := range subdirs {
+			wg.Add(1)
+			go visitDir(d.abs, d.rel, d.patterns)
+		}
+	}
+	wg.Add(1)
+	visitDir(w.root, ".", patterns)
+	wg.Wait()
+	if first != nil {
+		return nil, fmt.Errorf("walk %s: %w", w.root, first)
+	}
+	for _, part := range parts {
+		res.files = append(res.files, part.files...)
+		res.problems = append(res.problems, part.problems...)
+		for k, n := range part.skipped {
+			res.skipped[k] += n
+		}
+	}
+	slices.SortFunc(res.files, func(a, b candidate) int { return comparePaths(a.rel, b.rel) })
+	slices.SortStableFunc(res.problems, func(a, b Problem) int { return comparePaths(a.Path, b.Path) })
+	return res, nil
+}
+
+// walkWorkers is how many directories a walk reads at once.
+func walkWorkers() int {
+	return min(max(2*runtime.GOMAXPROCS(0), 4), 16)
+}
+
+// comparePaths orders slash-separated paths as a walk visits them: by
+// their segments, so that "a/b.go" comes before "a.go".
+func comparePaths(a, b string) int {
+	for a != "" && b != "" {
+		sa, ra, _ := strings.Cut(a, "/")
+		sb, rb, _ := strings.Cut(b, "/")
+		if c := strings.Compare(sa, sb); c != 0 {
+			return c
+		}
+		a, b = ra, rb
+	}
+	return strings.Compare(a, b)
+}
+
+// subdir is a directory a walk descends into.
+type subdir struct {
+	abs, rel string
+	patterns []gitignore.Pattern // in force in it, its own .gitignore's last
+}
+
+// readDir reads the directory abs (rel from the root, "." for the root)
+// into res and returns the directories in it to walk. An unreadable
+// directory other than the root is counted as skipped.
+func (w *walker) readDir(ctx context.Context, res *walkResult, abs, rel string, patterns []gitignore.Pattern) ([]subdir, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	entries, err := os.ReadDir(abs)
+	if err != nil {
 		if rel == "." {
-			w.patterns = append(w.patterns, readIgnoreFile(filepath.Join(abs, ".gitignore"), nil)...)
-			return nil
+			return nil, err
 		}
-		segs := strings.Split(rel, "/")
+		res.skip(rel, SkipUnreadable, err.Error())
+		return nil, nil
+	}
+	var dirs []subdir
+	matcher := gitignore.NewMatcher(patterns)
+	for _, d := range entries {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
 		name := d.Name()
+		childRel, childAbs := name, filepath.Join(abs, name)
+		if rel != "." {
+			childRel = rel + "/" + name
+		}
+		segs := strings.Split(childRel, "/")
 		isDir := d.IsDir()
 		setting := w.ignored(segs, isDir)
 		switch {
 		case d.Type()&fs.ModeSymlink != 0:
-			res.skip(rel, SkipSymlink, "")
-			return nil
+			res.skip(childRel, SkipSymlink, "")
+			continue
 		case !isDir && IsSecret(name):
-			res.skip(rel, SkipSecret, "")
-			return nil
+			res.skip(childRel, SkipSecret, "")
+			continue
 		case setting == gitignore.Exclude:
-			res.skip(rel, SkipExcluded, "")
-			return skipEntry(isDir)
+			res.skip(childRel, SkipExcluded, "")
+			continue
 		case setting == gitignore.Include:
 			// The settings bring it back, whatever the defaults and
 			// the .gitignore files say.
-		case w.excluded(rel, name):
-			res.skip(rel, SkipExcluded, "")
-			return skipEntry(isDir)
-		case gitignore.NewMatcher(w.patterns).Match(segs, isDir):
-			res.skip(rel, SkipGitignore, "")
-			return skipEntry(isDir)
+		case w.excluded(childRel, name):
+			res.skip(childRel, SkipExcluded, "")
+			continue
+		case matcher.Match(segs, isDir):
+			res.skip(childRel, SkipGitignore, "")
+			continue
 		}
 		if isDir {
-			w.patterns = append(w.patterns, readIgnoreFile(filepath.Join(abs, ".gitignore"), segs)...)
-			return nil
+			own := readIgnoreFile(filepath.Join(childAbs, ".gitignore"), segs)
+			dirs = append(dirs, subdir{abs: childAbs, rel: childRel, patterns: append(slices.Clip(patterns), own...)})
+			continue
 		}
 		lang, err := w.langs.ForPath(name)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		if lang == nil {
-			res.skip(rel, SkipLanguage, "")
-			return nil
+			res.skip(childRel, SkipLanguage, "")
+			continue
 		}
 		if w.only != nil && !w.only[lang.Name] {
-			res.skip(rel, SkipLanguageOff, "")
-			return nil
+			res.skip(childRel, SkipLanguageOff, "")
+			continue
 		}
 		if !d.Type().IsRegular() {
-			res.skip(rel, SkipSpecial, d.Type().String())
-			return nil
+			res.skip(childRel, SkipSpecial, d.Type().String())
+			continue
 		}
 		info, err := d.Info()
 		if err != nil {
-			res.skip(rel, SkipUnreadable, err.Error())
-			return nil
+			res.skip(childRel, SkipUnreadable, err.Error())
+			continue
 		}
 		if info.Size() > w.maxSize {
-			res.skip(rel, SkipTooLarge, fmt.Sprintf("%d bytes, cap %d", info.Size(), w.maxSize))
-			return nil
+			res.skip(childRel, SkipTooLarge, fmt.Sprintf("%d bytes, cap %d", info.Size(), w.maxSize))
+			continue
 		}
 		res.files = append(res.files, candidate{
-			rel: rel, abs: abs, lang: lang,
+			rel: childRel, abs: childAbs, lang: lang,
 			st: FileState{Size: info.Size(), Mtime: info.ModTime().UnixNano()},
 		})
-		return nil
-	})
-	if err != nil {
-		return nil, fmt.Errorf("walk %s: %w", w.root, err)
 	}
-	return res, nil
+	return dirs, nil
 }
 
 func skipEntry(isDir bool) error {
@@ -260,13 +389,10 @@ func skipEntry(isDir bool) error {
 // excluded reports whether an entry matches an excluded name or glob
 // (node_modules, docs/**, **/*.pb.go).
 func (w *walker) excluded(rel, name string) bool {
-	for _, pat := range w.exclude {
-		if pat == name || pat == rel {
-			return true
-		}
-		if !strings.ContainsAny(pat, `*?[{\`) {
-			continue // a plain path matches only itself
-		}
+	if w.excludeNames[name] || w.excludeNames[rel] {
+		return true
+	}
+	for _, pat := range w.excludeGlobs {
 		if ok, _ := doublestar.Match(pat, rel); ok {
 			return true
 		}

@@ -24,9 +24,9 @@ func TestIsSecret(t *testing.T) {
 	}
 }
 
-// FuzzMatchSimple checks matchSimple against path.Match, which it stands
+// FuzzNameMatcher checks nameMatcher against path.Match, which it stands
 // in for, on file names read from disk.
-func FuzzMatchSimple(f *testing.F) {
+func FuzzNameMatcher(f *testing.F) {
 	for _, p := range secretPatterns {
 		f.Add(p, "a"+strings.Trim(p, "*"))
 	}
@@ -41,8 +41,22 @@ func FuzzMatchSimple(f *testing.F) {
 		if err != nil {
 			return // a malformed pattern is never ours
 		}
-		if got := matchSimple(pattern, name); got != want {
-			t.Errorf("matchSimple(%q, %q) = %v, path.Match says %v", pattern, name, got, want)
+		if got := newNameMatchers([]string{pattern})[0].match(name); got != want {
+			t.Errorf("nameMatcher(%q).match(%q) = %v, path.Match says %v", pattern, name, got, want)
 		}
 	})
+}
+
+func TestComparePaths(t *testing.T) {
+	// The order of filepath.WalkDir: a directory's entries by name, each
+	// directory's files right after it.
+	want := []string{"a", "a/b.go", "a/c/d.go", "a.go", "a_b.go", "b/a.go", "ba.go"}
+	for i := range want {
+		for j := range want {
+			got := comparePaths(want[i], want[j])
+			if (i < j && got >= 0) || (i > j && got <= 0) || (i == j && got != 0) {
+				t.Errorf("comparePaths(%q, %q) = %d", want[i], want[j], got)
+			}
+		}
+	}
 }

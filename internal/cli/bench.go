@@ -59,6 +59,8 @@ func newBenchCmd(g *globalFlags) *cobra.Command {
 	var loadFile string
 	var loadEdits, loadBigMB int
 	var cpuProfile string
+	var cli cliBench
+	var withCLI bool
 	cmd := &cobra.Command{
 		Use:   "bench",
 		Short: "Measure cold and warm indexing, peak memory, and symbol and callers query latency",
@@ -86,6 +88,17 @@ from this command.`,
 			}
 			if load {
 				return runLoadBench(cmd, g, root, loadFile, loadEdits, loadBigMB)
+			}
+			if withCLI {
+				rep, err := runCLIBench(ctx, cmd.ErrOrStderr(), g, root, cli)
+				if err != nil {
+					return err
+				}
+				if g.json {
+					return writeJSON(cmd.OutOrStdout(), rep)
+				}
+				printCLIReport(cmd.OutOrStdout(), rep)
+				return nil
 			}
 			tmp, err := os.MkdirTemp("", "anchorage-bench-")
 			if err != nil {
@@ -238,6 +251,10 @@ from this command.`,
 	cmd.Flags().StringVar(&loadFile, "load-file", "net/http/server.go", "with --lsp-load, the file to edit (relative to --root; default: the largest Go file when absent)")
 	cmd.Flags().IntVar(&loadEdits, "load-edits", 2000, "with --lsp-load, didChange notifications per flood (a request follows every fifth)")
 	cmd.Flags().IntVar(&loadBigMB, "load-big-mb", 50, "with --lsp-load, the size in MB of the one-line document opened last (0: none)")
+	cmd.Flags().BoolVar(&withCLI, "cli", false, "only time command lines as a user runs them, each a new process, on the index of --root in --data-dir (built first if absent): graph symbols, a keyword search, a routed question, and ripgrep for the same literal")
+	cmd.Flags().IntVar(&cli.runs, "cli-runs", 10, "with --cli, runs of each command line")
+	cmd.Flags().StringVar(&cli.symbol, "cli-symbol", "ReadFull", "with --cli, the symbol looked up and the literal searched for")
+	cmd.Flags().StringVar(&cli.question, "cli-question", "where are gzip headers parsed", "with --cli, the one-line question routed and searched")
 	cmd.Flags().StringVar(&cpuProfile, "cpuprofile", "", "write a CPU profile to this file")
 	cmd.Flags().IntVar(&workers, "workers", 0, "parser workers (default: one per CPU)")
 	cmd.Flags().IntVar(&runs, "runs", 1, "times to run the bare parse and the cold indexes; the best run of each counts")
