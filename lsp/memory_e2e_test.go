@@ -627,26 +627,31 @@ func TestE2EMemory(t *testing.T) {
 		}
 	}
 
-	// Choose the example by hand: a code action on any definition.
+	// Choose the example by hand: a code action on any definition (of
+	// internal/db/db.go, one that is not the example re-anchoring found).
 	dbURI := fileURI(root, "internal/db/db.go")
 	dbDoc := c.open(t, dbURI, "go", readFile(t, root, "internal/db/db.go"))
-	openLine := dbDoc.find(t, "func Open(", 0)
+	choice := struct{ decl, name, symbol string }{"func Open(", "Open", "db.Open"}
+	if a := reanchored.Rule.Anchor; a != nil && a.File == "internal/db/db.go" && a.Symbol == choice.symbol {
+		choice = struct{ decl, name, symbol string }{"func (c *Conn) Exec(", "Exec", "Conn.Exec"}
+	}
+	declLine := dbDoc.find(t, choice.decl, 0)
 	var use *protocol.CodeAction
-	for _, a := range c.memCodeActions(t, dbURI, openLine, nil, protocol.Refactor) {
-		if strings.HasPrefix(a.Title, fmt.Sprintf("Use Open as the example of rule %d: ", ruleID)) {
+	for _, a := range c.memCodeActions(t, dbURI, declLine, nil, protocol.Refactor) {
+		if strings.HasPrefix(a.Title, fmt.Sprintf("Use %s as the example of rule %d: ", choice.name, ruleID)) {
 			use = &a
 		}
 	}
 	if use == nil || use.Command == nil || use.Command.Command != cmdMemoryUseExample {
-		t.Fatalf("code actions on func Open: no \"Use Open as the example of rule %d\" action", ruleID)
+		t.Fatalf("code actions on %s: no \"Use %s as the example of rule %d\" action", choice.decl, choice.name, ruleID)
 	}
 	var used struct {
 		Rule memRule `json:"rule"`
 	}
 	c.memCommand(t, &used, use.Command.Command, use.Command.Arguments...)
-	if used.Rule.Anchor == nil || used.Rule.Anchor.Symbol != "db.Open" || used.Rule.AnchorStatus != "anchored" ||
+	if used.Rule.Anchor == nil || used.Rule.Anchor.Symbol != choice.symbol || used.Rule.AnchorStatus != "anchored" ||
 		!memory.ReadAnchorMeta(used.Rule.Rule).Manual {
-		t.Fatalf("useExample: %+v, want the rule anchored on db.Open by hand", used.Rule)
+		t.Fatalf("useExample: %+v, want the rule anchored on %s by hand", used.Rule, choice.symbol)
 	}
 	c.memBadCommand(t, "keeps its example", cmdMemoryUseExample, map[string]any{"id": ruleID, "uri": dbURI, "symbol": "NoSuchFunc"})
 	c.memBadCommand(t, `field "uri": missing`, cmdMemoryUseExample, map[string]any{"id": ruleID})
