@@ -84,7 +84,7 @@ func Ünicode%d() { lib.Other() }
 	mustUpdate(t, ix)
 	ctx := context.Background()
 	read := func() map[int64]string {
-		rows, err := ix.DB().QueryContext(ctx, `SELECT c.id, `+chunkCallers+` FROM chunks c`)
+		rows, err := ix.store.db.QueryContext(ctx, `SELECT c.id, `+chunkCallers+` FROM chunks c`)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -110,7 +110,7 @@ func Ünicode%d() { lib.Other() }
 	if named == 0 {
 		t.Fatal("no chunk names callers")
 	}
-	if _, err := ix.DB().ExecContext(ctx, bulkChunkIndex); err != nil {
+	if _, err := ix.store.db.ExecContext(ctx, bulkChunkIndex); err != nil {
 		t.Fatal(err)
 	}
 	fromEdges := read()
@@ -146,11 +146,11 @@ func TestBulkEmbedsWithCallers(t *testing.T) {
 	}
 	chunks := map[int64]ChunkInfo{}
 	for p := range files {
-		for _, c := range storedChunks(t, ix.Store, p) {
+		for _, c := range storedChunks(t, ix.store, p) {
 			chunks[c.ID] = c
 		}
 	}
-	vectors := storedVectors(t, ix.Store)
+	vectors := storedVectors(t, ix.store)
 	if len(chunks) != len(files) || len(vectors) != len(chunks) {
 		t.Fatalf("%d vectors for %d chunks of %d files", len(vectors), len(chunks), len(files))
 	}

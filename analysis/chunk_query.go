@@ -3,6 +3,7 @@ package analysis
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
 	"strings"
 	"sync"
@@ -330,4 +331,37 @@ func (s *Store) ChunkOf(ctx context.Context, symbolID int64) (ChunkInfo, bool, e
 		return ChunkInfo{}, false, fmt.Errorf("chunk of symbol %d: %w", symbolID, err)
 	}
 	return c, true, nil
+}
+
+// RelatedTerm returns the search term of the chunk index closest to stem,
+// a word's stem that no chunk holds as it is, with how many chunks hold
+// it: the commonest term that begins with stem, else the longest of
+// stem's prefixes (down to four letters, at most three letters shorter)
+// that is a term. The light stemmer leaves some forms apart (decorator,
+// decorat); this joins them. It returns "" when stem is shorter than five
+// bytes or nothing is close.
+func (s *Store) RelatedTerm(ctx context.Context, stem string) (string, int, error) {
+	if len(stem) < 5 {
+		return "", 0, nil
+	}
+	var term string
+	var d int
+	err := s.db.QueryRowContext(ctx, `SELECT term, doc FROM chunk_vocab WHERE term > ? AND term < ? ORDER BY doc DESC LIMIT 1`,
+		stem, stem+"\U0010FFFF").Scan(&term, &d)
+	switch {
+	case err == nil:
+		return term, d, nil
+	case !errors.Is(err, sql.ErrNoRows):
+		return "", 0, fmt.Errorf("terms starting %q: %w", stem, err)
+	}
+	for k := len(stem) - 1; k >= max(4, len(stem)-3); k-- {
+		err := s.db.QueryRowContext(ctx, `SELECT doc FROM chunk_vocab WHERE term = ?`, stem[:k]).Scan(&d)
+		switch {
+		case err == nil:
+			return stem[:k], d, nil
+		case !errors.Is(err, sql.ErrNoRows):
+			return "", 0, fmt.Errorf("term %q: %w", stem[:k], err)
+		}
+	}
+	return "", 0, nil
 }

@@ -75,8 +75,7 @@ func (ix *Index) embedChunks(ctx context.Context, meanwhile func() error) error 
 	}
 	ix.embedMu.Lock()
 	defer ix.embedMu.Unlock()
-	var stamp string
-	err := ix.db.QueryRowContext(ctx, `SELECT coalesce((SELECT value FROM meta WHERE key = 'vector_model'), '')`).Scan(&stamp)
+	stamp, err := ix.VectorModel(ctx)
 	if err != nil {
 		return fmt.Errorf("embed chunks: %w", err)
 	}
@@ -84,12 +83,12 @@ func (ix *Index) embedChunks(ctx context.Context, meanwhile func() error) error 
 		// Vectors are written after their stamp: an index without one
 		// has none to drop.
 		if stamp != "" {
-			if _, err := ix.db.ExecContext(ctx, `UPDATE chunks SET vector = NULL WHERE vector IS NOT NULL`); err != nil {
+			if _, err := ix.store.db.ExecContext(ctx, `UPDATE chunks SET vector = NULL WHERE vector IS NOT NULL`); err != nil {
 				return fmt.Errorf("embed chunks: %w", err)
 			}
-			ix.generation.Add(1)
+			ix.store.generation.Add(1)
 		}
-		if _, err := ix.db.ExecContext(ctx, `INSERT OR REPLACE INTO meta(key, value) VALUES('vector_model', ?)`, e.Model()); err != nil {
+		if _, err := ix.store.db.ExecContext(ctx, `INSERT OR REPLACE INTO meta(key, value) VALUES('vector_model', ?)`, e.Model()); err != nil {
 			return fmt.Errorf("embed chunks: %w", err)
 		}
 	}
@@ -122,7 +121,7 @@ func (ix *Index) embedChunks(ctx context.Context, meanwhile func() error) error 
 		}
 	}
 	for jobs := range batches {
-		err := ix.Store.Write(ctx, func(w *Writer) error {
+		err := ix.store.Write(ctx, func(w *Writer) error {
 			st, err := w.stmt(`UPDATE chunks SET vector = ? WHERE id = ?`)
 			if err != nil {
 				return err
@@ -164,7 +163,7 @@ func vectorBytes(jobs []embedJob) int64 {
 func (ix *Index) embedBatches(ctx context.Context, e Embedder, budget *byteBudget, out chan<- []embedJob) error {
 	after := int64(0)
 	for {
-		rows, err := ix.db.QueryContext(ctx, `SELECT c.id, c.context, `+chunkCallers+`, c.text FROM chunks c
+		rows, err := ix.store.db.QueryContext(ctx, `SELECT c.id, c.context, `+chunkCallers+`, c.text FROM chunks c
 			WHERE c.vector IS NULL AND c.id > ? ORDER BY c.id LIMIT ?`, after, embedBatch)
 		if err != nil {
 			return fmt.Errorf("embed chunks: %w", err)
@@ -274,4 +273,15 @@ func (b *byteBudget) close() {
 	b.closed = true
 	b.mu.Unlock()
 	b.cond.Broadcast()
+}
+
+// VectorModel returns the model that made the stored chunk vectors (as
+// Embedder.Model names it), or "" when no chunk has a vector yet.
+func (ix *Index) VectorModel(ctx context.Context) (string, error) {
+	var stamp string
+	err := ix.store.db.QueryRowContext(ctx, `SELECT coalesce((SELECT value FROM meta WHERE key = 'vector_model'), '')`).Scan(&stamp)
+	if err != nil {
+		return "", fmt.Errorf("read vector model: %w", err)
+	}
+	return stamp, nil
 }

@@ -69,7 +69,9 @@ const (
 // Index is the code graph of one workspace: it scans and parses the
 // workspace into its Store and answers graph queries.
 type Index struct {
-	*Store
+	// store is the index database; Index exposes the queries others
+	// need as its own methods (see index_query.go).
+	store *Store
 	root  string
 	opts  Options
 	langs *Languages
@@ -142,18 +144,18 @@ func Open(ctx context.Context, opts Options) (*Index, error) {
 		opts.Workers = runtime.NumCPU()
 	}
 	ix := &Index{root: root, opts: opts, langs: NewLanguages()}
-	ix.Store, err = OpenStore(ctx, opts.DBPath)
+	ix.store, err = OpenStore(ctx, opts.DBPath)
 	if err == nil && opts.Check != CheckOpen {
-		check := ix.Store.Probe
+		check := ix.store.Probe
 		if opts.Check == CheckAll {
-			check = ix.Store.Check
+			check = ix.store.Check
 		}
 		if err = check(ctx); err != nil {
-			ix.Store.Close()
+			ix.store.Close()
 		}
 	}
 	if errors.Is(err, ErrCorrupt) {
-		ix.Store, err = recreate(ctx, opts.DBPath)
+		ix.store, err = recreate(ctx, opts.DBPath)
 		ix.Rebuilt = true
 	}
 	if err != nil {
@@ -176,12 +178,12 @@ func recreate(ctx context.Context, path string) (*Store, error) {
 // Update indexes the workspace again) and sets Rebuilt. It must not run
 // while the index is in use by another goroutine.
 func (ix *Index) Rebuild(ctx context.Context) error {
-	ix.Store.Close()
+	ix.store.Close()
 	st, err := recreate(ctx, ix.opts.DBPath)
 	if err != nil {
 		return fmt.Errorf("rebuild index: %w", err)
 	}
-	ix.Store = st
+	ix.store = st
 	ix.Rebuilt = true
 	return nil
 }
@@ -290,7 +292,7 @@ func (ix *Index) UpdateExcept(ctx context.Context, keep func(rel string) bool, p
 	if err != nil {
 		return nil, err
 	}
-	known, err := ix.Store.FileStates(ctx)
+	known, err := ix.store.FileStates(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -319,7 +321,7 @@ func (ix *Index) UpdateExcept(ctx context.Context, keep func(rel string) bool, p
 	}
 	sort.Strings(gone)
 	if len(gone) > 0 {
-		err := ix.Store.Write(ctx, func(wr *Writer) error {
+		err := ix.store.Write(ctx, func(wr *Writer) error {
 			for _, p := range gone {
 				if keep(p) {
 					continue
@@ -338,10 +340,10 @@ func (ix *Index) UpdateExcept(ctx context.Context, keep func(rel string) bool, p
 
 	bulk := len(known) == 0 && len(todo) > bulkThreshold
 	if bulk {
-		if err := ix.Store.DropIndexes(ctx); err != nil {
+		if err := ix.store.DropIndexes(ctx); err != nil {
 			return nil, err
 		}
-		defer ix.Store.CreateIndexes(context.WithoutCancel(ctx))
+		defer ix.store.CreateIndexes(context.WithoutCancel(ctx))
 		// Parsing allocates much short-lived memory; collect less often.
 		defer debug.SetGCPercent(debug.SetGCPercent(400))
 	}
@@ -354,7 +356,7 @@ func (ix *Index) UpdateExcept(ctx context.Context, keep func(rel string) bool, p
 	finish := time.Now()
 	var finishErr error
 	if bulk {
-		finishErr = ix.Store.nameBulkCallers(ctx)
+		finishErr = ix.store.nameBulkCallers(ctx)
 	}
 	if finishErr != nil {
 		return nil, finishErr
@@ -362,7 +364,7 @@ func (ix *Index) UpdateExcept(ctx context.Context, keep func(rel string) bool, p
 	var createIndexes func() error
 	if bulk {
 		createIndexes = func() error {
-			finishErr = ix.Store.createIndexes(ctx)
+			finishErr = ix.store.createIndexes(ctx)
 			sum.Timings.Finish = time.Since(finish).Seconds()
 			return finishErr
 		}
@@ -382,7 +384,7 @@ func (ix *Index) UpdateExcept(ctx context.Context, keep func(rel string) bool, p
 	if len(sum.Problems) > maxProblems {
 		sum.Problems = sum.Problems[:maxProblems]
 	}
-	sum.Stats, err = ix.Store.cachedStats(ctx, sum.Parsed > 0 || sum.Deleted > 0 || sum.Unchanged != len(found.files) || ix.dirty.Swap(false))
+	sum.Stats, err = ix.store.cachedStats(ctx, sum.Parsed > 0 || sum.Deleted > 0 || sum.Unchanged != len(found.files) || ix.dirty.Swap(false))
 	if err != nil {
 		return nil, err
 	}
@@ -464,7 +466,7 @@ func (ix *Index) parseAll(ctx context.Context, todo []candidate, known map[strin
 		}
 		start := time.Now()
 		defer func() { sum.Timings.Store += time.Since(start).Seconds() }()
-		err := ix.Store.Write(ctx, func(w *Writer) error {
+		err := ix.store.Write(ctx, func(w *Writer) error {
 			for _, r := range batch {
 				var err error
 				switch {

@@ -231,7 +231,7 @@ func TestUpdateFirstRunParsesEverySupportedFile(t *testing.T) {
 	}
 
 	for name, want := range map[string]string{"main": "main.go", "helper": "main.go", "greet": "lib/util.py", "Greeter.hello": "lib/util.py", "add": "web/app.ts"} {
-		if got := lookupPaths(t, ix.Store, name); !slices.Equal(got, []string{want}) {
+		if got := lookupPaths(t, ix.store, name); !slices.Equal(got, []string{want}) {
 			t.Errorf("Lookup(%q) in %q, want [%s]", name, got, want)
 		}
 	}
@@ -297,15 +297,15 @@ func renamedHelper() {}
 			},
 			parsed: 1, unchanged: 2, deleted: 0,
 			check: func(t *testing.T, sum *Summary) {
-				if got := lookupPaths(t, ix.Store, "renamedHelper"); !slices.Equal(got, []string{"main.go"}) {
+				if got := lookupPaths(t, ix.store, "renamedHelper"); !slices.Equal(got, []string{"main.go"}) {
 					t.Errorf("Lookup(renamedHelper) in %q, want [main.go]", got)
 				}
-				if got := lookupPaths(t, ix.Store, "helper"); len(got) != 0 {
+				if got := lookupPaths(t, ix.store, "helper"); len(got) != 0 {
 					t.Errorf("Lookup(helper) still finds the old definition in %q", got)
 				}
 				// Substring search forgets the old names and learns the new.
 				var names []string
-				for _, m := range mustSymbols(t, ix.Store, "elper") {
+				for _, m := range mustSymbols(t, ix.store, "elper") {
 					names = append(names, m.Name+":"+m.Match.String())
 				}
 				if want := []string{"renamedHelper:substring"}; !slices.Equal(names, want) {
@@ -330,14 +330,14 @@ func renamedHelper() {}
 			parsed: 0, unchanged: 2, deleted: 1,
 			check: func(t *testing.T, sum *Summary) {
 				for _, name := range []string{"greet", "Greeter", "Greeter.hello", "hello"} {
-					if got := lookupPaths(t, ix.Store, name); len(got) != 0 {
+					if got := lookupPaths(t, ix.store, name); len(got) != 0 {
 						t.Errorf("Lookup(%q) still finds %q after the file was deleted", name, got)
 					}
 				}
-				if matches := mustSymbols(t, ix.Store, "reet"); len(matches) != 0 {
+				if matches := mustSymbols(t, ix.store, "reet"); len(matches) != 0 {
 					t.Errorf("Symbols(reet) = %+v after the file was deleted", matches)
 				}
-				if isIndexed(t, ix.Store, "lib/util.py") {
+				if isIndexed(t, ix.store, "lib/util.py") {
 					t.Error("lib/util.py is still indexed")
 				}
 				if want := map[string]int{"go": 1, "typescript": 1}; !maps.Equal(sum.ByLanguage, want) {
@@ -409,17 +409,17 @@ func TestUpdateDropsFilesThatStopQualifying(t *testing.T) {
 			if sum := mustUpdate(t, ix); sum.Files != 2 {
 				t.Fatalf("first Update indexed %d files, want 2", sum.Files)
 			}
-			bee := lookupOne(t, ix.Store, "Bee")
+			bee := lookupOne(t, ix.store, "Bee")
 			if calls, err := ix.Callers(context.Background(), bee); err != nil || len(calls) != 1 {
 				t.Fatalf("Callers(Bee) = %+v, %v; want the call from Ay", calls, err)
 			}
 
 			tt.change(t, root)
 			sum := mustUpdate(t, ix)
-			if got := lookupPaths(t, ix.Store, "Bee"); len(got) != 0 {
+			if got := lookupPaths(t, ix.store, "Bee"); len(got) != 0 {
 				t.Errorf("Lookup(Bee) still finds %q", got)
 			}
-			if isIndexed(t, ix.Store, "b.go") {
+			if isIndexed(t, ix.store, "b.go") {
 				t.Error("b.go is still indexed")
 			}
 			if sum.Files != 1 {
@@ -432,7 +432,7 @@ func TestUpdateDropsFilesThatStopQualifying(t *testing.T) {
 			if tt.skip != "" && sum.Skipped[tt.skip] != 1 {
 				t.Errorf("Skipped = %v, want 1 %s", sum.Skipped, tt.skip)
 			}
-			if !isIndexed(t, ix.Store, "a.go") {
+			if !isIndexed(t, ix.store, "a.go") {
 				t.Error("a.go is no longer indexed")
 			}
 		})
@@ -470,10 +470,10 @@ func Later() {}
 				if sum.Unresolved != 1 {
 					t.Errorf("Unresolved = %d before Later is defined, want 1", sum.Unresolved)
 				}
-				if got := lookupPaths(t, ix.Store, "Later"); len(got) != 0 {
+				if got := lookupPaths(t, ix.store, "Later"); len(got) != 0 {
 					t.Errorf("Lookup(Later) = %q before it is defined", got)
 				}
-				calls, err := ix.Callees(ctx, lookupOne(t, ix.Store, "Caller"))
+				calls, err := ix.Callees(ctx, lookupOne(t, ix.store, "Caller"))
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -490,7 +490,7 @@ func Later() {}
 			if sum.Unresolved != 0 {
 				t.Errorf("Unresolved = %d once Later is defined, want 0", sum.Unresolved)
 			}
-			later := lookupOne(t, ix.Store, "Later")
+			later := lookupOne(t, ix.store, "Later")
 			calls, err := ix.Callers(ctx, later)
 			if err != nil {
 				t.Fatal(err)
@@ -498,7 +498,7 @@ func Later() {}
 			if len(calls) != 1 || calls[0].Caller.Name != "Caller" || calls[0].Path != "caller.go" || calls[0].Line != 4 {
 				t.Fatalf("Callers(Later) = %+v, want the call from Caller at caller.go:4", calls)
 			}
-			callees, err := ix.Callees(ctx, lookupOne(t, ix.Store, "Caller"))
+			callees, err := ix.Callees(ctx, lookupOne(t, ix.store, "Caller"))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -749,12 +749,12 @@ func TestUpdateSkips(t *testing.T) {
 				t.Errorf("Problems = %+v, want %+v", problems, tt.wantProblem)
 			}
 			for _, rel := range tt.indexed {
-				if !isIndexed(t, ix.Store, rel) {
+				if !isIndexed(t, ix.store, rel) {
 					t.Errorf("%s is not indexed", rel)
 				}
 			}
 			for _, rel := range tt.notIndexed {
-				if isIndexed(t, ix.Store, rel) {
+				if isIndexed(t, ix.store, rel) {
 					t.Errorf("%s is indexed", rel)
 				}
 			}
@@ -762,7 +762,7 @@ func TestUpdateSkips(t *testing.T) {
 				t.Errorf("Files = %d, want %d", sum.Files, len(tt.indexed))
 			}
 			for _, name := range tt.absent {
-				if got := lookupPaths(t, ix.Store, name); len(got) != 0 {
+				if got := lookupPaths(t, ix.store, name); len(got) != 0 {
 					t.Errorf("Lookup(%q) finds it in %q", name, got)
 				}
 				matches, err := ix.Symbols(context.Background(), name, 0)
@@ -903,7 +903,7 @@ fn rust_after() -> i32 { 3 }
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			for _, name := range tt.good {
-				if got := lookupPaths(t, ix.Store, name); !slices.Equal(got, []string{tt.file}) {
+				if got := lookupPaths(t, ix.store, name); !slices.Equal(got, []string{tt.file}) {
 					t.Errorf("Lookup(%q) in %q, want [%s]", name, got, tt.file)
 				}
 			}
@@ -935,19 +935,19 @@ func TestInvalidUTF8AndEmptyFiles(t *testing.T) {
 		t.Errorf("Problems = %v, Skipped = %v, want none", sum.Problems, sum.Skipped)
 	}
 	for _, rel := range []string{"empty.go", "empty.py", "blank.ts", "only.rs"} {
-		if !isIndexed(t, ix.Store, rel) {
+		if !isIndexed(t, ix.store, rel) {
 			t.Errorf("%s is not indexed", rel)
 		}
 	}
 
-	doc := lookupOne(t, ix.Store, "Documented")
+	doc := lookupOne(t, ix.store, "Documented")
 	if doc.Path != "latin1.go" {
 		t.Errorf("Documented is in %s", doc.Path)
 	}
 	if !strings.Contains(doc.Doc, "Documented says caf") || !strings.Contains(doc.Signature, "func Documented(a int") {
 		t.Errorf("Documented: doc %q, signature %q", doc.Doc, doc.Signature)
 	}
-	if got := lookupPaths(t, ix.Store, "plain_after"); !slices.Equal(got, []string{"bad.py"}) {
+	if got := lookupPaths(t, ix.store, "plain_after"); !slices.Equal(got, []string{"bad.py"}) {
 		t.Errorf("Lookup(plain_after) in %q, want [bad.py]", got)
 	}
 	// Calls into the file with invalid UTF-8 resolve as usual.
@@ -987,7 +987,7 @@ func TestInvalidUTF8FileName(t *testing.T) {
 	if sum := mustUpdate(t, ix); sum.Files != 1 {
 		t.Fatalf("Files = %d, want 1", sum.Files)
 	}
-	s := lookupOne(t, ix.Store, "ok_func")
+	s := lookupOne(t, ix.store, "ok_func")
 	if !utf8.ValidString(s.Module) || !utf8.ValidString(s.QualifiedName) {
 		t.Errorf("ok_func: module %q, qualified name %q are not valid UTF-8", s.Module, s.QualifiedName)
 	}
@@ -1058,7 +1058,7 @@ func TestOpenRebuildsCorruptDatabase(t *testing.T) {
 			if sum.Parsed != tt.wantParsed || sum.Files != 3 || sum.Symbols != 9 {
 				t.Errorf("Parsed = %d, Files = %d, Symbols = %d, want %d, 3, 9", sum.Parsed, sum.Files, sum.Symbols, tt.wantParsed)
 			}
-			if got := lookupPaths(t, ix.Store, "greet"); !slices.Equal(got, []string{"lib/util.py"}) {
+			if got := lookupPaths(t, ix.store, "greet"); !slices.Equal(got, []string{"lib/util.py"}) {
 				t.Errorf("Lookup(greet) in %q", got)
 			}
 		})
@@ -1208,7 +1208,7 @@ func (t *T%03d) M%03d() int { return F%03d() }
 	if sum.Parsed != 1 || sum.Unchanged != nfiles-1 {
 		t.Errorf("after editing one file: parsed/unchanged = %d/%d, want 1/%d", sum.Parsed, sum.Unchanged, nfiles-1)
 	}
-	calls, err = ix.Callers(ctx, lookupOne(t, ix.Store, "F123"))
+	calls, err = ix.Callers(ctx, lookupOne(t, ix.store, "F123"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -1216,11 +1216,11 @@ func (t *T%03d) M%03d() int { return F%03d() }
 		t.Errorf("Callers(F123) after F122 stopped calling it = %q", got)
 	}
 	for _, gone := range []string{"T122", "M122", "T122.M122"} {
-		if got := lookupPaths(t, ix.Store, gone); len(got) != 0 {
+		if got := lookupPaths(t, ix.store, gone); len(got) != 0 {
 			t.Errorf("Lookup(%s) = %q after it was removed", gone, got)
 		}
 	}
-	for _, m := range mustSymbols(t, ix.Store, "122") {
+	for _, m := range mustSymbols(t, ix.store, "122") {
 		if m.Path == "p04/f122.go" && m.Name != "F122" {
 			t.Errorf("Symbols(122) finds %s, removed from p04/f122.go", m.QualifiedName)
 		}
@@ -1273,8 +1273,8 @@ pub struct Square;
 		{"Square.area", "Square"},
 	}
 	for _, tt := range tests {
-		m := lookupOne(t, ix.Store, tt.method)
-		typ := lookupOne(t, ix.Store, tt.typ)
+		m := lookupOne(t, ix.store, tt.method)
+		typ := lookupOne(t, ix.store, tt.typ)
 		if m.Parent != typ.ID {
 			t.Errorf("%s: stored parent %d, want %s (%d)", tt.method, m.Parent, tt.typ, typ.ID)
 		}

@@ -125,7 +125,7 @@ func TestSampleGraph(t *testing.T) {
 			t.Errorf("Lookup(FindByID) = %v, want %v", got, want)
 		}
 
-		repo := lookupOne(t, ix.Store, "UserRepository.FindByID")
+		repo := lookupOne(t, ix.store, "UserRepository.FindByID")
 		if repo.Path != "users/repo.go" || repo.Owner() != "UserRepository" {
 			t.Errorf("Lookup(UserRepository.FindByID) = %s in %s", repo.QualifiedName, repo.Path)
 		}
@@ -139,15 +139,15 @@ func TestSampleGraph(t *testing.T) {
 		if repo.Doc != "FindByID loads one user by its id." {
 			t.Errorf("doc %q", repo.Doc)
 		}
-		if full := lookupOne(t, ix.Store, "users.UserRepository.FindByID"); full.ID != repo.ID {
+		if full := lookupOne(t, ix.store, "users.UserRepository.FindByID"); full.ID != repo.ID {
 			t.Errorf("users.UserRepository.FindByID = %+v, want %+v", full, repo)
 		}
-		if reader := lookupOne(t, ix.Store, "Reader.FindByID"); reader.Path != "users/user.go" {
+		if reader := lookupOne(t, ix.store, "Reader.FindByID"); reader.Path != "users/user.go" {
 			t.Errorf("Reader.FindByID in %s", reader.Path)
 		}
 
 		// Without an exact match, case is ignored: Java's findById too.
-		folded := lookupPaths(t, ix.Store, "findbyid")
+		folded := lookupPaths(t, ix.store, "findbyid")
 		wantFolded := []string{
 			"java/src/main/java/com/example/users/JdbcUserRepository.java",
 			"java/src/main/java/com/example/users/UserRepository.java",
@@ -156,16 +156,16 @@ func TestSampleGraph(t *testing.T) {
 		if !slices.Equal(folded, wantFolded) {
 			t.Errorf("Lookup(findbyid) in %q, want %q", folded, wantFolded)
 		}
-		if got := lookupPaths(t, ix.Store, "NoSuchSymbolAnywhere"); len(got) != 0 {
+		if got := lookupPaths(t, ix.store, "NoSuchSymbolAnywhere"); len(got) != 0 {
 			t.Errorf("Lookup(NoSuchSymbolAnywhere) = %q", got)
 		}
-		if got := lookupPaths(t, ix.Store, "Nope.FindByID"); len(got) != 0 {
+		if got := lookupPaths(t, ix.store, "Nope.FindByID"); len(got) != 0 {
 			t.Errorf("Lookup(Nope.FindByID) = %q: the qualifier must match", got)
 		}
 	})
 
 	t.Run("Callers", func(t *testing.T) {
-		def := lookupOne(t, ix.Store, "UserRepository.FindByID")
+		def := lookupOne(t, ix.store, "UserRepository.FindByID")
 		calls, err := ix.Callers(ctx, def)
 		if err != nil {
 			t.Fatal(err)
@@ -185,7 +185,7 @@ func TestSampleGraph(t *testing.T) {
 			t.Errorf("call site %+v", c)
 		}
 
-		getUser := lookupIn(t, ix.Store, "GetUser", "users/service.go")
+		getUser := lookupIn(t, ix.store, "GetUser", "users/service.go")
 		calls, err = ix.Callers(ctx, getUser)
 		if err != nil {
 			t.Fatal(err)
@@ -202,7 +202,7 @@ func TestSampleGraph(t *testing.T) {
 	})
 
 	t.Run("Callees", func(t *testing.T) {
-		getUser := lookupIn(t, ix.Store, "Service.GetUser", "users/service.go")
+		getUser := lookupIn(t, ix.store, "Service.GetUser", "users/service.go")
 		calls, err := ix.Callees(ctx, getUser)
 		if err != nil {
 			t.Fatal(err)
@@ -340,7 +340,7 @@ func TestSampleGraph(t *testing.T) {
 		if empty, err := ix.Symbols(ctx, "   ", 0); err != nil || len(empty) != 0 {
 			t.Errorf("Symbols(blank) = %+v, %v", empty, err)
 		}
-		for _, m := range mustSymbols(t, ix.Store, "users") {
+		for _, m := range mustSymbols(t, ix.store, "users") {
 			if m.Kind == KindModule {
 				t.Errorf("Symbols(users) returned the module %s of %s", m.Name, m.Path)
 			}
@@ -432,7 +432,7 @@ func TestSampleGraph(t *testing.T) {
 		}
 		for _, tt := range tests {
 			t.Run(tt.name, func(t *testing.T) {
-				def := lookupIn(t, ix.Store, tt.symbol, tt.path)
+				def := lookupIn(t, ix.store, tt.symbol, tt.path)
 				bases, derived, err := ix.Inheritance(ctx, def, tt.depth)
 				if err != nil {
 					t.Fatal(err)
@@ -455,7 +455,7 @@ func TestSampleGraph(t *testing.T) {
 		}
 
 		// Depth 2 records which symbol the second step came from.
-		lru := lookupIn(t, ix.Store, "LruCache", "client/src/cache.ts")
+		lru := lookupIn(t, ix.store, "LruCache", "client/src/cache.ts")
 		bases, _, err := ix.Inheritance(ctx, lru, 2)
 		if err != nil {
 			t.Fatal(err)
@@ -466,7 +466,7 @@ func TestSampleGraph(t *testing.T) {
 			}
 		}
 		// The edge line is where the relation is written.
-		admin := lookupIn(t, ix.Store, "Admin", "users/user.go")
+		admin := lookupIn(t, ix.store, "Admin", "users/user.go")
 		bases, _, err = ix.Inheritance(ctx, admin, 1)
 		if err != nil {
 			t.Fatal(err)
@@ -480,7 +480,7 @@ func TestSampleGraph(t *testing.T) {
 	})
 
 	t.Run("BlastRadius", func(t *testing.T) {
-		def := lookupOne(t, ix.Store, "UserRepository.FindByID")
+		def := lookupOne(t, ix.store, "UserRepository.FindByID")
 		rels, err := ix.BlastRadius(ctx, def, 0)
 		if err != nil {
 			t.Fatal(err)
@@ -513,7 +513,7 @@ func TestSampleGraph(t *testing.T) {
 		}
 
 		// A type's blast radius goes through subclasses, then their callers.
-		job := lookupIn(t, ix.Store, "Job", "worker/jobs.py")
+		job := lookupIn(t, ix.store, "Job", "worker/jobs.py")
 		rels, err = ix.BlastRadius(ctx, job, 0)
 		if err != nil {
 			t.Fatal(err)
@@ -686,7 +686,7 @@ func TestSampleGraph(t *testing.T) {
 		if !langs["rust"] || !langs["python"] {
 			t.Fatalf("Lookup(fetch_user) = %+v, want Rust and Python definitions", syms)
 		}
-		rust := lookupIn(t, ix.Store, "fetch_user", "tools/userctl/src/main.rs")
+		rust := lookupIn(t, ix.store, "fetch_user", "tools/userctl/src/main.rs")
 		calls, err := ix.Callers(ctx, rust)
 		if err != nil {
 			t.Fatal(err)
@@ -698,7 +698,7 @@ func TestSampleGraph(t *testing.T) {
 
 		// Every resolved call in the sample stays within its language family.
 		for _, q := range []string{"user", "get", "run", "fetch", "find", "save", "new", "close", "error", "open", "load", "exec"} {
-			for _, m := range mustSymbols(t, ix.Store, q) {
+			for _, m := range mustSymbols(t, ix.store, q) {
 				calls, err := ix.Callers(ctx, m.SymbolInfo)
 				if err != nil {
 					t.Fatal(err)
@@ -752,11 +752,11 @@ class Admin(User):
 	ix := openTestIndex(t, root, nil)
 	mustUpdate(t, ix)
 
-	goFn := lookupIn(t, ix.Store, "ProcessOrder", "orders/orders.go")
+	goFn := lookupIn(t, ix.store, "ProcessOrder", "orders/orders.go")
 	if calls, err := ix.Callers(ctx, goFn); err != nil || len(calls) != 0 {
 		t.Errorf("Callers(Go ProcessOrder) = %q, %v; want none (the callers are Python and Java)", callerNames(calls), err)
 	}
-	handle := lookupOne(t, ix.Store, "handle")
+	handle := lookupOne(t, ix.store, "handle")
 	calls, err := ix.Callees(ctx, handle)
 	if err != nil {
 		t.Fatal(err)
@@ -765,7 +765,7 @@ class Admin(User):
 		t.Errorf("Callees(handle) = %+v, want one unresolved call to ProcessOrder", calls)
 	}
 
-	admin := lookupOne(t, ix.Store, "Admin")
+	admin := lookupOne(t, ix.store, "Admin")
 	bases, _, err := ix.Inheritance(ctx, admin, 1)
 	if err != nil {
 		t.Fatal(err)
@@ -773,12 +773,12 @@ class Admin(User):
 	if got, want := describeRelations(bases), []string{"1 inherits ?User"}; !slices.Equal(got, want) {
 		t.Errorf("bases of Python Admin = %q, want %q (not the Go struct)", got, want)
 	}
-	goUser := lookupIn(t, ix.Store, "User", "orders/orders.go")
+	goUser := lookupIn(t, ix.store, "User", "orders/orders.go")
 	if _, derived, err := ix.Inheritance(ctx, goUser, 1); err != nil || len(derived) != 0 {
 		t.Errorf("derived of Go User = %q, %v; want none", describeRelations(derived), err)
 	}
 
-	helper := lookupOne(t, ix.Store, "sharedHelper")
+	helper := lookupOne(t, ix.store, "sharedHelper")
 	calls, err = ix.Callers(ctx, helper)
 	if err != nil {
 		t.Fatal(err)
@@ -791,7 +791,7 @@ class Admin(User):
 	// still not the Go function.
 	writeWorkspace(t, root, map[string]string{"worker/orders.py": "def ProcessOrder():\n    pass\n"})
 	mustUpdate(t, ix)
-	calls, err = ix.Callees(ctx, lookupOne(t, ix.Store, "handle"))
+	calls, err = ix.Callees(ctx, lookupOne(t, ix.store, "handle"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -821,7 +821,7 @@ func unrelated() {}
 	mustUpdate(t, ix)
 	for _, q := range []string{"gu", "GU"} {
 		var got []string
-		for _, m := range mustSymbols(t, ix.Store, q) {
+		for _, m := range mustSymbols(t, ix.store, q) {
 			got = append(got, m.Name+":"+m.Match.String())
 		}
 		want := []string{"gu:exact", "guard:prefix", "getUser:initials", "doGuess:substring"}
@@ -857,13 +857,13 @@ func TestBulkBuildFindsSubstrings(t *testing.T) {
 	// for pending terms at FTS5's default.
 	for _, name := range []string{"nodes_file", "nodes_lname", "nodes_initials", "edges_dst", "edges_src", "edges_subject", "chunks_file"} {
 		var n int
-		if err := ix.DB().QueryRow(`SELECT count(*) FROM sqlite_master WHERE type = 'index' AND name = ?`, name).Scan(&n); err != nil || n != 1 {
+		if err := ix.store.db.QueryRow(`SELECT count(*) FROM sqlite_master WHERE type = 'index' AND name = ?`, name).Scan(&n); err != nil || n != 1 {
 			t.Errorf("index %s: %d (%v), want it after a bulk build", name, n, err)
 		}
 	}
 	for _, table := range []string{"name_trigrams_config", "chunk_fts_config"} {
 		var size string
-		err := ix.DB().QueryRow(`SELECT coalesce((SELECT v FROM ` + table + ` WHERE k = 'hashsize'), '1048576')`).Scan(&size)
+		err := ix.store.db.QueryRow(`SELECT coalesce((SELECT v FROM ` + table + ` WHERE k = 'hashsize'), '1048576')`).Scan(&size)
 		if err != nil || size != defaultHashSize {
 			t.Errorf("%s hashsize = %q (%v), want %s", table, size, err, defaultHashSize)
 		}

@@ -316,10 +316,6 @@ func (s *Store) Path() string { return s.path }
 // Close closes the database.
 func (s *Store) Close() error { return s.db.Close() }
 
-// DB returns the underlying database for packages that add their own
-// tables beside the graph (search indexes).
-func (s *Store) DB() *sql.DB { return s.db }
-
 // FileState is what the index knows of a file, to tell whether it changed.
 type FileState struct {
 	Size  int64

@@ -45,7 +45,7 @@ func (s *Server) workspaceSymbol(ctx context.Context, p *protocol.WorkspaceSymbo
 		}
 		var syms []analysis.SymbolInfo
 		if route != nil {
-			found, err := retrieval.StructuralSymbols(ctx, f.ws.Index().Store, *route, maxWorkspaceSymbols-len(out))
+			found, err := retrieval.StructuralSymbols(ctx, f.ws.Index(), *route, maxWorkspaceSymbols-len(out))
 			if err != nil {
 				return nil, fmt.Errorf("workspace/symbol %q: %w", p.Query, err)
 			}

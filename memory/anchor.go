@@ -914,21 +914,13 @@ type anchorMtimes struct{ hours []int64 }
 
 // newAnchorMtimes reads the modification times of the indexed files.
 func newAnchorMtimes(ctx context.Context, ix *analysis.Index) (*anchorMtimes, error) {
-	rows, err := ix.DB().QueryContext(ctx, `SELECT mtime FROM files`)
+	mtimes, err := ix.FileModTimes(ctx)
 	if err != nil {
-		return nil, fmt.Errorf("read file times: %w", err)
+		return nil, err
 	}
-	defer rows.Close()
 	var m anchorMtimes
-	for rows.Next() {
-		var ns int64
-		if err := rows.Scan(&ns); err != nil {
-			return nil, fmt.Errorf("read file times: %w", err)
-		}
+	for _, ns := range mtimes {
 		m.hours = append(m.hours, ns/int64(time.Hour))
-	}
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("read file times: %w", err)
 	}
 	sort.Slice(m.hours, func(i, j int) bool { return m.hours[i] < m.hours[j] })
 	return &m, nil

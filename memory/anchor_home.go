@@ -107,7 +107,7 @@ func (a *Anchorer) addSpelled(ctx context.Context, rq *anchorQuery, pool *anchor
 		}
 	}
 	ix := a.Searcher.Index
-	var names []any
+	var names []string
 	for _, run := range runs {
 		joined := strings.Join(run, "")
 		if sp.names[joined] {
@@ -120,22 +120,8 @@ func (a *Anchorer) addSpelled(ctx context.Context, rq *anchorQuery, pool *anchor
 		return sp, nil
 	}
 	// One query says which of the names the workspace defines.
-	rows, err := ix.DB().QueryContext(ctx, `SELECT DISTINCT lname FROM nodes WHERE kind != 'module' AND lname IN (?`+
-		strings.Repeat(",?", len(names)-1)+`)`, names...)
+	found, err := ix.DefinedNames(ctx, names)
 	if err != nil {
-		return nil, fmt.Errorf("names spelling the rule: %w", err)
-	}
-	var found []string
-	for rows.Next() {
-		var n string
-		if err := rows.Scan(&n); err != nil {
-			rows.Close()
-			return nil, fmt.Errorf("names spelling the rule: %w", err)
-		}
-		found = append(found, n)
-	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
 		return nil, fmt.Errorf("names spelling the rule: %w", err)
 	}
 	for _, name := range found {

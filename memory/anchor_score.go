@@ -2,8 +2,6 @@ package memory
 
 import (
 	"context"
-	"database/sql"
-	"errors"
 	"fmt"
 	"math"
 	"slices"
@@ -273,22 +271,12 @@ const (
 // chunk index and marks the terms the code uses; rq.grounded is the
 // known terms' share of the weight.
 func (a *Anchorer) weighTerms(ctx context.Context, rq *anchorQuery) error {
-	db := a.Searcher.Index.DB()
-	var n float64
-	if err := db.QueryRowContext(ctx, `SELECT count(*) FROM chunks`).Scan(&n); err != nil {
-		return fmt.Errorf("count chunks: %w", err)
+	ix := a.Searcher.Index
+	chunks, err := ix.ChunkCount(ctx)
+	if err != nil {
+		return err
 	}
-	df := func(term string) (float64, error) {
-		var d float64
-		err := db.QueryRowContext(ctx, `SELECT doc FROM chunk_vocab WHERE term = ?`, term).Scan(&d)
-		if errors.Is(err, sql.ErrNoRows) {
-			return 0, nil
-		}
-		if err != nil {
-			return 0, fmt.Errorf("term %q: %w", term, err)
-		}
-		return d, nil
-	}
+	n := float64(chunks)
 	english, err := wordvec.Load()
 	if err != nil {
 		return fmt.Errorf("weigh terms: %w", err)
@@ -299,25 +287,25 @@ func (a *Anchorer) weighTerms(ctx context.Context, rq *anchorQuery) error {
 		if t.keyword {
 			t.known, t.weight = true, anchorKeywordWeight
 		} else {
+			docs, err := ix.TermChunks(ctx, t.forms)
+			if err != nil {
+				return fmt.Errorf("weigh terms: %w", err)
+			}
 			var most float64
-			for _, f := range t.forms {
-				d, err := df(f)
-				if err != nil {
-					return err
-				}
-				most = math.Max(most, d)
+			for _, d := range docs {
+				most = math.Max(most, float64(d))
 			}
 			if most == 0 {
 				// The light stemmer leaves some forms apart (decorator,
 				// decorat): a word the code uses that begins the term,
 				// or that the term begins, stands for it.
-				related, d, err := relatedTerm(ctx, db, t.stem)
+				related, d, err := ix.RelatedTerm(ctx, t.stem)
 				if err != nil {
-					return err
+					return fmt.Errorf("weigh terms: %w", err)
 				}
 				if related != "" {
 					t.forms = append(t.forms, related)
-					most = d
+					most = float64(d)
 				}
 			}
 			t.known = most > 0
@@ -347,36 +335,6 @@ func (a *Anchorer) weighTerms(ctx context.Context, rq *anchorQuery) error {
 		rq.grounded = known / total
 	}
 	return nil
-}
-
-// relatedTerm returns the commonest indexed term that begins with stem,
-// or failing that the longest that stem begins with (at least four
-// letters and all but three of stem's), with how many chunks hold it; ""
-// when there is none.
-func relatedTerm(ctx context.Context, db *sql.DB, stem string) (string, float64, error) {
-	if len(stem) < 5 {
-		return "", 0, nil
-	}
-	var term string
-	var d float64
-	err := db.QueryRowContext(ctx, `SELECT term, doc FROM chunk_vocab WHERE term > ? AND term < ? ORDER BY doc DESC LIMIT 1`,
-		stem, stem+"\U0010FFFF").Scan(&term, &d)
-	switch {
-	case err == nil:
-		return term, d, nil
-	case !errors.Is(err, sql.ErrNoRows):
-		return "", 0, fmt.Errorf("terms starting %q: %w", stem, err)
-	}
-	for k := len(stem) - 1; k >= max(4, len(stem)-3); k-- {
-		err := db.QueryRowContext(ctx, `SELECT doc FROM chunk_vocab WHERE term = ?`, stem[:k]).Scan(&d)
-		switch {
-		case err == nil:
-			return stem[:k], d, nil
-		case !errors.Is(err, sql.ErrNoRows):
-			return "", 0, fmt.Errorf("term %q: %w", stem[:k], err)
-		}
-	}
-	return "", 0, nil
 }
 
 // anchorFeatures are what relevance is computed from, each from 0 to 1.

@@ -3,7 +3,6 @@ package memory
 import (
 	"bytes"
 	"context"
-	"database/sql"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -876,12 +875,11 @@ func (in *injector) symbols(ctx context.Context, root, rel string, text []byte, 
 	var syms []injectSymbol
 	fresh := false
 	if ix := in.deps.Index; ix != nil && here {
-		var h int64
-		err := ix.DB().QueryRowContext(ctx, `SELECT hash FROM files WHERE path = ?`, rel).Scan(&h)
-		if err != nil && !errors.Is(err, sql.ErrNoRows) {
+		h, indexed, err := ix.FileHash(ctx, rel)
+		if err != nil {
 			return nil, fmt.Errorf("symbols of %s: %w", rel, err)
 		}
-		if fresh = err == nil && uint64(h) == xxhash.Sum64(text); fresh {
+		if fresh = indexed && h == xxhash.Sum64(text); fresh {
 			infos, err := ix.SymbolsInFile(ctx, rel)
 			if err != nil {
 				return nil, err

@@ -114,7 +114,7 @@ func (s *Searcher) structural(ctx context.Context, rt Route, topK int, resp *Res
 		return s.imports(ctx, rt.StructuralQuery, topK, resp)
 	}
 	// More than asked for, to put test code last among them.
-	syms, err := StructuralSymbols(ctx, s.Index.Store, rt, max(topK, 50))
+	syms, err := StructuralSymbols(ctx, s.Index, rt, max(topK, 50))
 	if err != nil {
 		return nil, err
 	}
@@ -124,7 +124,7 @@ func (s *Searcher) structural(ctx context.Context, rt Route, topK int, resp *Res
 			return nil, err
 		}
 		if len(defs) == 0 {
-			resp.Notice = joinNotice(resp.Notice, noSymbolNotice(ctx, s.Index.Store, rt.StructuralQuery))
+			resp.Notice = joinNotice(resp.Notice, noSymbolNotice(ctx, s.Index, rt.StructuralQuery))
 		} else {
 			resp.Notice = joinNotice(resp.Notice, fmt.Sprintf("%s has no %s in the index", rt.StructuralQuery, strings.ReplaceAll(rt.StructuralOperation, "_", " ")))
 		}
@@ -143,7 +143,7 @@ func (s *Searcher) structural(ctx context.Context, rt Route, topK int, resp *Res
 
 // noSymbolNotice says that a symbol is not in the index, with the closest
 // names that are.
-func noSymbolNotice(ctx context.Context, st *analysis.Store, name string) string {
+func noSymbolNotice(ctx context.Context, st *analysis.Index, name string) string {
 	msg := fmt.Sprintf("no symbol named %s in the index", name)
 	if matches, err := st.Symbols(ctx, lastIdentifierOf(name), 3); err == nil && len(matches) > 0 {
 		var names []string

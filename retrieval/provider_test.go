@@ -109,8 +109,7 @@ func TestProviderVectors(t *testing.T) {
 	if len(vs.IDs) != n || n == 0 {
 		t.Fatalf("%d vectors for %d chunks", len(vs.IDs), n)
 	}
-	var stamp string
-	if err := ix.DB().QueryRowContext(ctx, `SELECT value FROM meta WHERE key = 'vector_model'`).Scan(&stamp); err != nil || stamp != "ollama:test-embed" {
+	if stamp, err := ix.VectorModel(ctx); err != nil || stamp != "ollama:test-embed" {
 		t.Errorf("vector stamp = %q, %v; want ollama:test-embed", stamp, err)
 	}
 	before := calls.Load()

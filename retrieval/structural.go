@@ -14,7 +14,7 @@ import (
 // its definitions. Each symbol appears once, in the graph's order, up to
 // limit. A symbol that names nothing gives no symbols and no error; import
 // questions are about files and give none.
-func StructuralSymbols(ctx context.Context, st *analysis.Store, rt Route, limit int) ([]analysis.SymbolInfo, error) {
+func StructuralSymbols(ctx context.Context, st *analysis.Index, rt Route, limit int) ([]analysis.SymbolInfo, error) {
 	if rt.StructuralQuery == "" {
 		return nil, nil
 	}

@@ -44,7 +44,7 @@ func TestStructuralSymbols(t *testing.T) {
 			if rt.Strategy != Structural {
 				t.Fatalf("%q routed %s", tt.query, rt.Strategy)
 			}
-			syms, err := StructuralSymbols(ctx, ix.Store, rt, 50)
+			syms, err := StructuralSymbols(ctx, ix, rt, 50)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -1,0 +1,76 @@
+package analysis
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"strings"
+)
+
+// FileModTimes returns the modification times (Unix nanoseconds) of the
+// indexed files, in no particular order.
+func (s *Store) FileModTimes(ctx context.Context) ([]int64, error) {
+	rows, err := s.db.QueryContext(ctx, `SELECT mtime FROM files`)
+	if err != nil {
+		return nil, fmt.Errorf("read file times: %w", err)
+	}
+	defer rows.Close()
+	var out []int64
+	for rows.Next() {
+		var ns int64
+		if err := rows.Scan(&ns); err != nil {
+			return nil, fmt.Errorf("read file times: %w", err)
+		}
+		out = append(out, ns)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("read file times: %w", err)
+	}
+	return out, nil
+}
+
+// FileHash returns the content hash (xxhash64) of the indexed file at the
+// root-relative path, and false when the file is not indexed.
+func (s *Store) FileHash(ctx context.Context, path string) (uint64, bool, error) {
+	var h int64
+	err := s.db.QueryRowContext(ctx, `SELECT hash FROM files WHERE path = ?`, path).Scan(&h)
+	if errors.Is(err, sql.ErrNoRows) {
+		return 0, false, nil
+	}
+	if err != nil {
+		return 0, false, fmt.Errorf("hash of %s: %w", path, err)
+	}
+	return uint64(h), true, nil
+}
+
+// DefinedNames returns which of lnames (lower-case symbol names) name a
+// symbol of the workspace other than a module, each once, in no
+// particular order.
+func (s *Store) DefinedNames(ctx context.Context, lnames []string) ([]string, error) {
+	if len(lnames) == 0 {
+		return nil, nil
+	}
+	args := make([]any, len(lnames))
+	for i, n := range lnames {
+		args[i] = n
+	}
+	rows, err := s.db.QueryContext(ctx, `SELECT DISTINCT lname FROM nodes WHERE kind != 'module' AND lname IN (?`+
+		strings.Repeat(",?", len(lnames)-1)+`)`, args...)
+	if err != nil {
+		return nil, fmt.Errorf("defined names: %w", err)
+	}
+	defer rows.Close()
+	var found []string
+	for rows.Next() {
+		var n string
+		if err := rows.Scan(&n); err != nil {
+			return nil, fmt.Errorf("defined names: %w", err)
+		}
+		found = append(found, n)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("defined names: %w", err)
+	}
+	return found, nil
+}
