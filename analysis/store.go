@@ -2,12 +2,8 @@ package analysis
 
 import (
 	"context"
-	"database/sql"
-	"errors"
 	"fmt"
 	"maps"
-	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -15,12 +11,12 @@ import (
 	"unicode"
 
 	"github.com/ncruces/go-sqlite3"
-	"github.com/ncruces/go-sqlite3/driver"
-	"github.com/ncruces/go-sqlite3/ext/fts5"
+
+	"github.com/anchorage-dev/anchorage/state"
 )
 
 // migrations are the schema versions of the index database, applied in
-// order; PRAGMA user_version records how many have run.
+// order by state.DB.Migrate (component "index").
 var migrations = []string{
 	`CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
 	CREATE TABLE files(
@@ -123,7 +119,7 @@ const dropSecondaryIndexes = `
 // may query it while one writer indexes (WAL mode), from this process or
 // others.
 type Store struct {
-	db   *sql.DB
+	db   *state.DB
 	path string
 	// bulk is set between DropIndexes and CreateIndexes: name trigrams,
 	// chunk callers and the chunk text index are then filled in a few
@@ -144,22 +140,14 @@ type Store struct {
 // is reported; the caller may remove it and build the index again, since
 // everything in it derives from the workspace.
 func OpenStore(ctx context.Context, path string) (*Store, error) {
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return nil, fmt.Errorf("open index %s: %w", path, err)
-	}
-	db, err := driver.Open("file:"+filepath.ToSlash(path)+"?_txlock=immediate", func(c *sqlite3.Conn) error {
-		if err := fts5.Register(c); err != nil {
-			return err
-		}
-		return c.Exec(`PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL; PRAGMA busy_timeout=10000; PRAGMA cache_size=-32000; PRAGMA temp_store=MEMORY;`)
-	})
+	db, err := state.Open(ctx, path, state.Index, state.Options{})
 	if err != nil {
-		return nil, fmt.Errorf("open index %s: %w", path, err)
+		return nil, fmt.Errorf("open index: %w", err)
 	}
 	s := &Store{db: db, path: path}
-	if err := s.migrate(ctx); err != nil {
+	if err := db.Migrate(ctx, "index", migrations); err != nil {
 		db.Close()
-		return nil, fmt.Errorf("open index %s: %w", path, err)
+		return nil, fmt.Errorf("open index: %w", err)
 	}
 	if err := s.checkFormat(ctx); err != nil {
 		db.Close()
@@ -206,52 +194,18 @@ func (s *Store) checkFormat(ctx context.Context) error {
 	return nil
 }
 
-// ErrCorrupt reports an index database that SQLite cannot read.
-var ErrCorrupt = errors.New("index database is corrupt")
+// ErrCorrupt reports an index database that SQLite cannot read: the
+// storage layer's state.ErrCorrupt. An index is a cache: Open rebuilds
+// one that is corrupt.
+var ErrCorrupt = state.ErrCorrupt
 
-func (s *Store) migrate(ctx context.Context) error {
-	var version int
-	if err := s.db.QueryRowContext(ctx, `PRAGMA user_version`).Scan(&version); err != nil {
-		if isCorrupt(err) {
-			return fmt.Errorf("%w: %v", ErrCorrupt, err)
-		}
-		return fmt.Errorf("read schema version: %w", err)
-	}
-	if version > len(migrations) {
-		return fmt.Errorf("schema version %d is newer than this anchorage (%d)", version, len(migrations))
-	}
-	for v := version; v < len(migrations); v++ {
-		tx, err := s.db.BeginTx(ctx, nil)
-		if err != nil {
-			return fmt.Errorf("migrate to version %d: %w", v+1, err)
-		}
-		if _, err := tx.ExecContext(ctx, migrations[v]); err != nil {
-			tx.Rollback()
-			if isCorrupt(err) {
-				return fmt.Errorf("%w: %v", ErrCorrupt, err)
-			}
-			return fmt.Errorf("migrate to version %d: %w", v+1, err)
-		}
-		if _, err := tx.ExecContext(ctx, fmt.Sprintf(`PRAGMA user_version=%d`, v+1)); err != nil {
-			tx.Rollback()
-			return fmt.Errorf("migrate to version %d: %w", v+1, err)
-		}
-		if err := tx.Commit(); err != nil {
-			return fmt.Errorf("migrate to version %d: %w", v+1, err)
-		}
-	}
-	return nil
-}
-
-func isCorrupt(err error) bool {
-	return errors.Is(err, sqlite3.CORRUPT) || errors.Is(err, sqlite3.NOTADB)
-}
+func isCorrupt(err error) bool { return state.IsCorrupt(err) }
 
 // IsCorrupt reports whether err says that a database cannot be read:
 // ErrCorrupt, or SQLite's SQLITE_CORRUPT or SQLITE_NOTADB. Whether the
 // index is the database at fault is for Check to say.
 func IsCorrupt(err error) bool {
-	return errors.Is(err, ErrCorrupt) || isCorrupt(err)
+	return state.IsCorrupt(err)
 }
 
 // Probe reads every row of the graph's tables (files, symbols, edges and

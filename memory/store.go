@@ -47,13 +47,9 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
-	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"time"
-
-	"github.com/ncruces/go-sqlite3"
 
 	"github.com/anchorage-dev/anchorage/state"
 )
@@ -63,16 +59,17 @@ const Component = "memory"
 
 // DefaultBusyTimeout is how long an operation waits for another
 // connection's lock before failing with ErrLocked.
-const DefaultBusyTimeout = 10 * time.Second
+const DefaultBusyTimeout = state.DefaultBusyTimeout
 
 // Errors reported by a Store; test for them with errors.Is.
 var (
 	// ErrCorrupt reports a database file that SQLite cannot read. The
 	// file holds the user's memories: it is never removed or rewritten.
-	ErrCorrupt = errors.New("memory database is corrupt or not an SQLite database")
+	// It is the storage layer's state.ErrCorrupt.
+	ErrCorrupt = state.ErrCorrupt
 	// ErrLocked reports a database that another connection kept locked
-	// for longer than the busy timeout.
-	ErrLocked = errors.New("memory database is locked by another process")
+	// for longer than the busy timeout: state.ErrLocked.
+	ErrLocked = state.ErrLocked
 	// ErrUnknownProposal reports a proposal id that does not exist (or
 	// no longer does: pending proposals are replaced by Propose).
 	ErrUnknownProposal = errors.New("no such proposal")
@@ -97,9 +94,11 @@ var (
 // Store is the user's memory: rules, proposals and corrections, in one
 // database file.
 type Store struct {
-	db   *sql.DB
+	db   *state.DB
 	path string
 	opts storeOptions
+	// owned is set when Open opened db, for Close to close it.
+	owned bool
 }
 
 // Option configures a Store.
@@ -195,22 +194,48 @@ func Open(ctx context.Context, path string, opts ...Option) (*Store, error) {
 		}
 		o.project = p
 	}
-	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
-		return nil, fmt.Errorf("open memory %s: %w", path, err)
-	}
-	if err := state.CheckUserDatabase(path); err != nil {
+	db, err := state.Open(ctx, path, state.User, state.Options{BusyTimeout: o.busyTimeout})
+	if err != nil {
 		return nil, fmt.Errorf("open memory: %w", err)
 	}
-	// Wait for locks before changing the journal mode, which takes one.
-	pragmas := fmt.Sprintf(`PRAGMA busy_timeout=%d; PRAGMA journal_mode=WAL; PRAGMA synchronous=FULL; PRAGMA foreign_keys=ON;`, o.busyTimeout.Milliseconds())
-	db, _, err := state.OpenUserDatabase(ctx, path, pragmas)
+	s, err := newStore(ctx, db, o)
 	if err != nil {
-		return nil, (&Store{path: path, opts: o}).fail("open memory "+path, err)
-	}
-	s := &Store{db: db, path: path, opts: o}
-	if err := s.migrate(ctx); err != nil {
 		db.Close()
-		return nil, s.fail("open memory "+path, err)
+		return nil, err
+	}
+	s.owned = true
+	return s, nil
+}
+
+// New returns the Store of the memory tables in db, a user database that
+// other components share (see state.Open), and brings the tables up to
+// date. Close leaves db open: its owner closes it. WithBusyTimeout has no
+// effect: db has its own.
+func New(ctx context.Context, db *state.DB, opts ...Option) (*Store, error) {
+	o := storeOptions{maxProposals: MaxProposals, busyTimeout: db.BusyTimeout(), now: time.Now}
+	for _, opt := range opts {
+		if opt != nil {
+			opt(&o)
+		}
+	}
+	if o.maxProposals <= 0 {
+		o.maxProposals = MaxProposals
+	}
+	o.busyTimeout = db.BusyTimeout()
+	if o.project != "" {
+		p, err := checkProjectName(o.project)
+		if err != nil {
+			return nil, fmt.Errorf("open memory %s: %w", db.Path(), err)
+		}
+		o.project = p
+	}
+	return newStore(ctx, db, o)
+}
+
+func newStore(ctx context.Context, db *state.DB, o storeOptions) (*Store, error) {
+	s := &Store{db: db, path: db.Path(), opts: o}
+	if err := s.migrate(ctx); err != nil {
+		return nil, s.fail("open memory", err)
 	}
 	return s, nil
 }
@@ -238,19 +263,13 @@ func (s *Store) With(opts ...Option) (*Store, error) {
 		}
 		o.project = p
 	}
-	return &Store{db: s.db, path: s.path, opts: o}, nil
+	return &Store{db: s.db, path: s.path, opts: o}, nil // not owned: s closes db
 }
 
 // fail wraps err, from doing what, with ErrCorrupt or ErrLocked when it
-// is one of those.
+// is one of those (see state.DB.Wrap).
 func (s *Store) fail(what string, err error) error {
-	switch {
-	case errors.Is(err, sqlite3.CORRUPT) || errors.Is(err, sqlite3.NOTADB):
-		return fmt.Errorf("%s: %w (%s was left as it is): %v", what, ErrCorrupt, s.path, err)
-	case errors.Is(err, sqlite3.BUSY) || errors.Is(err, sqlite3.LOCKED):
-		return fmt.Errorf("%s: %w (%s, waited %v): %v", what, ErrLocked, s.path, s.opts.busyTimeout, err)
-	}
-	return fmt.Errorf("%s: %w", what, err)
+	return s.db.Wrap(what, err)
 }
 
 // migrations returns this component's schema versions, applied in order;
@@ -340,7 +359,7 @@ type sqlRowQueryer interface {
 
 // migrate brings this component's tables up to date (see state.Migrate).
 func (s *Store) migrate(ctx context.Context) error {
-	return state.Migrate(ctx, s.db, Component, migrations())
+	return s.db.Migrate(ctx, Component, migrations())
 }
 
 // Path returns the database file's path.
@@ -349,8 +368,14 @@ func (s *Store) Path() string { return s.path }
 // Project returns the default project set with WithProject, or "".
 func (s *Store) Project() string { return s.opts.project }
 
-// Close closes the database.
-func (s *Store) Close() error { return s.db.Close() }
+// Close closes the database if Open opened it; a Store of New leaves it
+// to its owner.
+func (s *Store) Close() error {
+	if !s.owned {
+		return nil
+	}
+	return s.db.Close()
+}
 
 // rulesChanged reports committed changes to rules to the WithOnChange
 // function, if any.

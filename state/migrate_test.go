@@ -2,18 +2,16 @@ package state
 
 import (
 	"context"
+	"errors"
 	"path/filepath"
-	"strings"
 	"testing"
-
-	"github.com/ncruces/go-sqlite3/driver"
 )
 
 // TestMigrate migrates two components in one database, again (a no-op),
 // and refuses a database newer than the migrations.
 func TestMigrate(t *testing.T) {
 	ctx := context.Background()
-	db, err := driver.Open("file:" + filepath.ToSlash(filepath.Join(t.TempDir(), "user.db")))
+	db, err := Open(ctx, filepath.Join(t.TempDir(), "user.db"), User, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -21,10 +19,10 @@ func TestMigrate(t *testing.T) {
 	a := []string{`CREATE TABLE a1(x)`, `CREATE TABLE a2(y)`}
 	b := []string{`CREATE TABLE b1(z)`}
 	for range 2 {
-		if err := Migrate(ctx, db, "a", a); err != nil {
+		if err := db.Migrate(ctx, "a", a); err != nil {
 			t.Fatal(err)
 		}
-		if err := Migrate(ctx, db, "b", b); err != nil {
+		if err := db.Migrate(ctx, "b", b); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -32,7 +30,7 @@ func TestMigrate(t *testing.T) {
 		component string
 		want      int
 	}{{"a", 2}, {"b", 1}, {"c", 0}} {
-		if v, err := schemaVersion(ctx, db, tc.component); err != nil || v != tc.want {
+		if v, _, err := db.schemaVersion(ctx, db, tc.component); err != nil || v != tc.want {
 			t.Errorf("version of %s = %d, %v; want %d", tc.component, v, err, tc.want)
 		}
 	}
@@ -41,7 +39,7 @@ func TestMigrate(t *testing.T) {
 			t.Errorf("table %s: %v", table, err)
 		}
 	}
-	if err := Migrate(ctx, db, "a", a[:1]); err == nil || !strings.Contains(err.Error(), "newer") {
+	if err := db.Migrate(ctx, "a", a[:1]); err == nil || !errors.Is(err, ErrNewer) {
 		t.Errorf("migrating a to an older version: %v, want a refusal", err)
 	}
 }

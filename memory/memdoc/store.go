@@ -59,35 +59,47 @@ func Match(globs []string, relPath string) bool {
 // memory; this package versions its own table, memdoc_documents, in
 // schema_versions). It is safe for concurrent use.
 type Store struct {
-	db   *sql.DB
+	db   *state.DB
 	path string
 	now  func() time.Time
+	// owned is set when Open opened db, for Close to close it.
+	owned bool
 }
 
 // Open opens the memory database at path, creating it and its directory
 // if needed, and brings this component's table up to date.
 func Open(ctx context.Context, path string) (*Store, error) {
-	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
-		return nil, fmt.Errorf("open memory documents %s: %w", path, err)
-	}
-	if err := state.CheckUserDatabase(path); err != nil {
+	db, err := state.Open(ctx, path, state.User, state.Options{BusyTimeout: DefaultBusyTimeout})
+	if err != nil {
 		return nil, fmt.Errorf("open memory documents: %w", err)
 	}
-	pragmas := fmt.Sprintf(`PRAGMA busy_timeout=%d; PRAGMA journal_mode=WAL; PRAGMA synchronous=FULL;`, DefaultBusyTimeout.Milliseconds())
-	db, _, err := state.OpenUserDatabase(ctx, path, pragmas)
+	s, err := New(ctx, db)
 	if err != nil {
-		return nil, fmt.Errorf("open memory documents %s: %w", path, err)
-	}
-	s := &Store{db: db, path: path, now: time.Now}
-	if err := state.Migrate(ctx, db, Component, migrations()); err != nil {
 		db.Close()
-		return nil, fmt.Errorf("open memory documents %s: %w", path, err)
+		return nil, err
 	}
+	s.owned = true
 	return s, nil
 }
 
-// Close closes the database.
-func (s *Store) Close() error { return s.db.Close() }
+// New returns the memory documents in db, a user database that other
+// components share (see state.Open), and brings their table up to date.
+// Close leaves db open: its owner closes it.
+func New(ctx context.Context, db *state.DB) (*Store, error) {
+	if err := db.Migrate(ctx, Component, migrations()); err != nil {
+		return nil, fmt.Errorf("open memory documents: %w", err)
+	}
+	return &Store{db: db, path: db.Path(), now: time.Now}, nil
+}
+
+// Close closes the database if Open opened it; a Store of New leaves it
+// to its owner.
+func (s *Store) Close() error {
+	if !s.owned {
+		return nil
+	}
+	return s.db.Close()
+}
 
 // Path returns the database file's path.
 func (s *Store) Path() string { return s.path }

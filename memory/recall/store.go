@@ -32,8 +32,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
-	"path/filepath"
 	"sort"
 	"strconv"
 	"strings"
@@ -51,7 +49,9 @@ var ErrUnknownMemory = errors.New("no such memory")
 
 // Store is the memory graph and the slots.
 type Store struct {
-	db *sql.DB
+	db *state.DB
+	// owned is set when Open opened db, for Close to close it.
+	owned bool
 	// readOnly is set when the database could only be opened for
 	// reading: slot moves and counters are then not kept.
 	readOnly bool
@@ -96,32 +96,56 @@ func Open(ctx context.Context, path string, opts ...Option) (*Store, error) {
 		}
 		s.emb = e
 	}
-	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
-		return nil, fmt.Errorf("open memory graph %s: %w", path, err)
-	}
-	if err := state.CheckUserDatabase(path); err != nil {
+	db, err := state.Open(ctx, path, state.User, state.Options{})
+	if err != nil {
 		return nil, fmt.Errorf("open memory graph: %w", err)
 	}
-	// Slot moves and counters are written on every search: NORMAL
-	// synchronisation in WAL mode commits them without waiting for the
-	// disk, at the risk of losing the last ones on a power cut (never
-	// of corrupting the file).
-	const pragmas = `PRAGMA busy_timeout=10000; PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL; PRAGMA foreign_keys=ON;`
-	db, readOnly, err := state.OpenUserDatabase(ctx, path, pragmas)
-	if err != nil {
-		return nil, fmt.Errorf("open memory graph %s: %w", path, err)
-	}
-	s.readOnly = readOnly
-	s.db = db
-	if err := state.Migrate(ctx, db, Component, migrations()); err != nil {
+	if err := s.init(ctx, db); err != nil {
 		db.Close()
-		return nil, fmt.Errorf("open memory graph %s: %w", path, err)
+		return nil, err
+	}
+	s.owned = true
+	return s, nil
+}
+
+// New returns the memory graph and slots in db, a user database that
+// other components share (see state.Open), and brings their tables up to
+// date. Close leaves db open: its owner closes it.
+func New(ctx context.Context, db *state.DB, opts ...Option) (*Store, error) {
+	s := &Store{path: db.Path(), p: DefaultParams(), now: time.Now, gen: -1}
+	for _, o := range opts {
+		o(s)
+	}
+	if s.emb == nil {
+		e, err := NewEmbedder()
+		if err != nil {
+			return nil, fmt.Errorf("open memory graph %s: %w", db.Path(), err)
+		}
+		s.emb = e
+	}
+	if err := s.init(ctx, db); err != nil {
+		return nil, err
 	}
 	return s, nil
 }
 
-// Close closes the database.
-func (s *Store) Close() error { return s.db.Close() }
+// init brings the tables of db up to date and keeps db.
+func (s *Store) init(ctx context.Context, db *state.DB) error {
+	if err := db.Migrate(ctx, Component, migrations()); err != nil {
+		return fmt.Errorf("open memory graph: %w", err)
+	}
+	s.db, s.readOnly = db, db.ReadOnly()
+	return nil
+}
+
+// Close closes the database if Open opened it; a Store of New leaves it
+// to its owner.
+func (s *Store) Close() error {
+	if !s.owned {
+		return nil
+	}
+	return s.db.Close()
+}
 
 // Params returns the store's parameters.
 func (s *Store) Params() Params { return s.p }

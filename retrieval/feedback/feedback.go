@@ -17,18 +17,11 @@ package feedback
 
 import (
 	"context"
-	"database/sql"
 	"errors"
 	"fmt"
 	"math"
-	"net/url"
-	"os"
-	"path/filepath"
 	"strings"
 	"time"
-
-	"github.com/ncruces/go-sqlite3"
-	"github.com/ncruces/go-sqlite3/driver"
 
 	"github.com/anchorage-dev/anchorage/state"
 )
@@ -67,61 +60,58 @@ const schemaV1 = `CREATE TABLE routing_feedback(
 	) WITHOUT ROWID;`
 
 // ErrCorrupt reports a database file that SQLite cannot read. The file
-// holds the user's memories too: it is never removed or rewritten.
-var ErrCorrupt = errors.New("database is corrupt or not an SQLite database")
+// holds the user's memories too: it is never removed or rewritten. It is
+// the storage layer's state.ErrCorrupt.
+var ErrCorrupt = state.ErrCorrupt
 
 // ErrUnknownSearch reports a search id that was never recorded.
 var ErrUnknownSearch = errors.New("no such search")
 
 // Store is the routing feedback in one database file.
 type Store struct {
-	db   *sql.DB
+	db   *state.DB
 	path string
+	// owned is set when Open opened db, for Close to close it.
+	owned bool
 }
 
 // Open opens the database at path, creating it and its directory if
 // needed, and brings this component's tables up to date.
 func Open(ctx context.Context, path string) (*Store, error) {
-	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
-		return nil, fmt.Errorf("open routing feedback %s: %w", path, err)
-	}
-	if err := state.CheckUserDatabase(path); err != nil {
+	db, err := state.Open(ctx, path, state.User, state.Options{})
+	if err != nil {
 		return nil, fmt.Errorf("open routing feedback: %w", err)
 	}
-	dsn := (&url.URL{Scheme: "file", OmitHost: true, Path: filepath.ToSlash(path), RawQuery: "_txlock=immediate"}).String()
-	db, err := driver.Open(dsn, func(c *sqlite3.Conn) error {
-		// Wait for locks before changing the journal mode, which
-		// takes one.
-		return c.Exec(`PRAGMA busy_timeout=10000; PRAGMA journal_mode=WAL; PRAGMA synchronous=FULL; PRAGMA foreign_keys=ON;`)
-	})
+	s, err := New(ctx, db)
 	if err != nil {
-		return nil, fmt.Errorf("open routing feedback %s: %w", path, err)
-	}
-	s := &Store{db: db, path: path}
-	if err := s.migrate(ctx); err != nil {
 		db.Close()
-		if isCorrupt(err) {
-			return nil, fmt.Errorf("open routing feedback %s: %w (the file was left as it is): %v", path, ErrCorrupt, err)
-		}
-		return nil, fmt.Errorf("open routing feedback %s: %w", path, err)
+		return nil, err
 	}
+	s.owned = true
 	return s, nil
 }
 
-func isCorrupt(err error) bool {
-	return errors.Is(err, sqlite3.CORRUPT) || errors.Is(err, sqlite3.NOTADB)
-}
-
-// migrate brings this component's tables up to date (see state.Migrate).
-func (s *Store) migrate(ctx context.Context) error {
-	return state.Migrate(ctx, s.db, Component, migrations())
+// New returns the routing feedback in db, a user database that other
+// components share (see state.Open), and brings its tables up to date.
+// Close leaves db open: its owner closes it.
+func New(ctx context.Context, db *state.DB) (*Store, error) {
+	if err := db.Migrate(ctx, Component, migrations()); err != nil {
+		return nil, fmt.Errorf("open routing feedback: %w", err)
+	}
+	return &Store{db: db, path: db.Path()}, nil
 }
 
 // Path returns the database file's path.
 func (s *Store) Path() string { return s.path }
 
-// Close closes the database.
-func (s *Store) Close() error { return s.db.Close() }
+// Close closes the database if Open opened it; a Store of New leaves it
+// to its owner.
+func (s *Store) Close() error {
+	if !s.owned {
+		return nil
+	}
+	return s.db.Close()
+}
 
 // Entry is one routed search.
 type Entry struct {

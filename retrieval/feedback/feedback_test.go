@@ -16,6 +16,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/ncruces/go-sqlite3/driver"
+
+	"github.com/anchorage-dev/anchorage/state"
 )
 
 func open(t *testing.T, path string) *Store {
@@ -111,7 +113,7 @@ func TestNewerSchema(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, err := Open(t.Context(), path)
-	if err == nil || !strings.Contains(err.Error(), "schema version 99 of feedback is newer") {
+	if !errors.Is(err, state.ErrNewer) || !strings.Contains(err.Error(), path) || !strings.Contains(err.Error(), "feedback schema is version 99") {
 		t.Errorf("Open of a newer schema: %v", err)
 	}
 }
@@ -198,7 +200,7 @@ func TestUsedErrors(t *testing.T) {
 			}
 		})
 	}
-	if n := queryInt(t, s.db, `SELECT COUNT(*) FROM routing_feedback_used`); n != 0 {
+	if n := queryInt(t, s.db.DB, `SELECT COUNT(*) FROM routing_feedback_used`); n != 0 {
 		t.Errorf("%d results marked used after errors", n)
 	}
 }
@@ -221,7 +223,7 @@ func TestRecordValidation(t *testing.T) {
 			}
 		})
 	}
-	if n := queryInt(t, s.db, `SELECT COUNT(*) FROM routing_feedback`); n != 0 {
+	if n := queryInt(t, s.db.DB, `SELECT COUNT(*) FROM routing_feedback`); n != 0 {
 		t.Errorf("%d searches recorded from invalid entries", n)
 	}
 }
