@@ -157,6 +157,13 @@ func startProc(t *testing.T) *lspProc {
 // startProcIn starts a server whose state is in dataDir.
 func startProcIn(t *testing.T, dataDir string) *lspProc {
 	t.Helper()
+	return startProcWith(t, dataDir)
+}
+
+// startProcWith starts a server whose state is in dataDir, with more
+// flags of anchorage serve.
+func startProcWith(t *testing.T, dataDir string, serveFlags ...string) *lspProc {
+	t.Helper()
 	if anchorageBin == "" {
 		t.Skip("end-to-end tests are not run while fuzzing")
 	}
@@ -170,7 +177,7 @@ func startProcIn(t *testing.T, dataDir string) *lspProc {
 		t.Fatal(err)
 	}
 	// --stdio as VS Code's and other editors' client libraries add it.
-	p.cmd = exec.Command(anchorageBin, "--data-dir", p.dataDir, "serve", "--stdio")
+	p.cmd = exec.Command(anchorageBin, append([]string{"--data-dir", p.dataDir, "serve", "--stdio"}, serveFlags...)...)
 	p.cmd.Stdin, p.cmd.Stdout, p.cmd.Stderr = inR, outW, p.stderr
 	p.cmd.Env = append(os.Environ(), "ANCHORAGE_HOME="+p.dataDir)
 	if err := p.cmd.Start(); err != nil {

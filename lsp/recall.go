@@ -45,6 +45,8 @@ type recallState struct {
 	// moves the slots once, to where the last one was made.
 	focusNext    atomic.Pointer[focusPlace]
 	focusRunning atomic.Bool
+	// flushing is set while a background write of the slots waits.
+	flushing atomic.Bool
 }
 
 // focusPlace is where an edit was made.
@@ -126,7 +128,8 @@ func (s *Server) recallStore(ctx context.Context, sync bool) (*recall.Store, err
 		for _, f := range sortedFolders(s.snapshotFolders()) {
 			roots = append(roots, f.root())
 		}
-		g, err := recall.Open(ctx, path, recall.WithSources(recall.Rules{Store: mem}, recall.Documents{Store: docs, Roots: roots}))
+		g, err := recall.Open(ctx, path, recall.WithSources(recall.Rules{Store: mem}, recall.Documents{Store: docs, Roots: roots}),
+			recall.WithDeferredWrites(s.slotsPending))
 		if err != nil {
 			return nil, fmt.Errorf("memory graph: %w", err)
 		}
@@ -140,6 +143,40 @@ func (s *Server) recallStore(ctx context.Context, sync bool) (*recall.Store, err
 		s.rec.lastSync = time.Now()
 	}
 	return s.rec.graph, nil
+}
+
+// slotsPending schedules one background write of the slots' moves and
+// counters, Options.SlotFlushEvery from now: hovers and edits move the
+// slots, and a read must not write (nor wait for the disk). The server
+// writes what is left when it stops (closeRecall).
+func (s *Server) slotsPending() {
+	every := s.opts.SlotFlushEvery
+	if every == 0 {
+		every = DefaultSlotFlushEvery
+	}
+	if every < 0 || !s.rec.flushing.CompareAndSwap(false, true) {
+		return
+	}
+	s.goBackground(func(ctx context.Context) {
+		t := time.NewTimer(every)
+		defer t.Stop()
+		select {
+		case <-ctx.Done():
+			s.rec.flushing.Store(false)
+			return // closeRecall writes them
+		case <-t.C:
+		}
+		s.rec.flushing.Store(false)
+		s.rec.mu.Lock()
+		g := s.rec.graph
+		s.rec.mu.Unlock()
+		if g == nil {
+			return
+		}
+		if err := g.Flush(ctx); err != nil && ctx.Err() == nil {
+			s.log.Warn("write the memory slots", zap.Error(err))
+		}
+	})
 }
 
 // readyRecallStore returns the memory graph when it is open and nobody is

@@ -38,7 +38,16 @@ type Options struct {
 	// ProcessPoll is how often the editor's process is checked for life;
 	// 0 means every 2 seconds.
 	ProcessPoll time.Duration
+	// SlotFlushEvery is how long the working-memory slots' moves and
+	// counters, which hovers and edits change, wait in memory before
+	// they are written to the memory database, off the request path; 0
+	// means DefaultSlotFlushEvery, and a negative value means only when
+	// the server stops.
+	SlotFlushEvery time.Duration
 }
+
+// DefaultSlotFlushEvery is Options.SlotFlushEvery's default.
+const DefaultSlotFlushEvery = 30 * time.Second
 
 // serverState is where the server is in the protocol's lifecycle.
 type serverState int

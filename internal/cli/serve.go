@@ -2,6 +2,7 @@ package cli
 
 import (
 	"os"
+	"time"
 
 	"github.com/spf13/cobra"
 	"go.uber.org/zap"
@@ -15,6 +16,7 @@ const version = "0.1.0-dev"
 
 func newServeCmd(g *globalFlags) *cobra.Command {
 	var logFile, logLevel string
+	var slotFlush time.Duration
 	cmd := &cobra.Command{
 		Use:   "serve",
 		Short: "Run the language server over stdio",
@@ -40,7 +42,7 @@ go to standard error, or to --log-file.`,
 			enc.EncodeTime = zapcore.ISO8601TimeEncoder
 			logger := zap.New(zapcore.NewCore(zapcore.NewConsoleEncoder(enc), out, level))
 			defer logger.Sync()
-			s := lsp.New(lsp.Options{DataDir: g.dataDir, Logger: logger, Level: level, Version: version})
+			s := lsp.New(lsp.Options{DataDir: g.dataDir, Logger: logger, Level: level, Version: version, SlotFlushEvery: slotFlush})
 			code := s.Serve(cmd.Context(), os.Stdin, os.Stdout)
 			logger.Sync()
 			os.Exit(code)
@@ -48,6 +50,7 @@ go to standard error, or to --log-file.`,
 		},
 	}
 	cmd.Flags().StringVar(&logFile, "log-file", "", "write the log to this file instead of standard error")
+	cmd.Flags().DurationVar(&slotFlush, "slot-flush", 0, "how long working-memory slot moves wait in memory before they are written (0: 30s; negative: only on exit)")
 	cmd.Flags().StringVar(&logLevel, "log-level", "info", "log level: debug, info, warn, error")
 	// Editors' client libraries add --stdio when told the server speaks
 	// over stdio (VS Code's TransportKind.stdio): it is the only way this

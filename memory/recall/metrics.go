@@ -79,6 +79,11 @@ func (s *Store) Metrics(ctx context.Context) (Metrics, error) {
 	if err := rows.Err(); err != nil {
 		return Metrics{}, fmt.Errorf("read memory graph metrics: %w", err)
 	}
+	s.mu.Lock()
+	for k, v := range s.pendingCounters {
+		c[k] += v // not written yet (WithDeferredWrites)
+	}
+	s.mu.Unlock()
 	m := Metrics{
 		Searches: c[counterSearches], LocalSearches: c[counterLocalSearches], LocalHits: c[counterLocalHits],
 		Fallbacks: c[counterFallbacks], AnchorMoves: c[counterAnchorMoves],

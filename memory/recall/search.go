@@ -266,7 +266,7 @@ func (s *Store) Search(ctx context.Context, q Query) (Response, error) {
 		resp.Results = append(resp.Results, Result{ID: n.ID, Kind: n.Kind, Title: n.Title, Scope: n.Scope, Path: n.Path,
 			Score: math.Round(x.score*10000) / 10000, Hops: hops, Via: via})
 	}
-	err = s.saveSlots(ctx, slots, counters)
+	err = s.recordSlots(ctx, slots, counters)
 	s.mu.Unlock()
 	if err != nil {
 		return Response{}, fmt.Errorf("memory search: %w", err)

@@ -109,7 +109,16 @@ func (s *Store) readSlots(ctx context.Context, q interface {
 		}
 		out[i] = sl
 	}
-	return out, rows.Err()
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("read slots: %w", err)
+	}
+	for i, sl := range out {
+		if p, ok := s.pendingSlots[sl.Name]; ok {
+			p.dirty, p.moved = false, false
+			out[i] = p
+		}
+	}
+	return out, nil
 }
 
 // writeSlots writes the slots marked dirty.
@@ -293,7 +302,7 @@ func (s *Store) Focus(ctx context.Context, text string) (FocusResult, error) {
 		s.anchorOnBest(g, sl, newScorer(s.p, v, text))
 		res.NewTopic = true
 	}
-	if err := s.saveSlots(ctx, slots, nil); err != nil {
+	if err := s.recordSlots(ctx, slots, nil); err != nil {
 		return FocusResult{}, fmt.Errorf("focus: %w", err)
 	}
 	res.Slot, res.Anchor = slots[k].Name, slots[k].Anchor
@@ -339,7 +348,92 @@ func (s *Store) saveSlots(ctx context.Context, slots []Slot, counters map[string
 	if err := addCounters(ctx, tx, counters); err != nil {
 		return err
 	}
-	return tx.Commit()
+	if err := tx.Commit(); err != nil {
+		return err
+	}
+	for _, sl := range slots {
+		if sl.dirty {
+			delete(s.pendingSlots, sl.Name) // written as it is now
+		}
+	}
+	return nil
+}
+
+// recordSlots records what following the user changed (slot moves and
+// the counters of searches): with WithDeferredWrites it is kept in memory
+// for Flush, and nothing is written; otherwise it is saved at once (see
+// saveSlots). s.mu must be held.
+func (s *Store) recordSlots(ctx context.Context, slots []Slot, counters map[string]int64) error {
+	if !s.deferred {
+		return s.saveSlots(ctx, slots, counters)
+	}
+	if s.readOnly {
+		return nil
+	}
+	if s.pendingSlots == nil {
+		s.pendingSlots = map[string]Slot{}
+	}
+	if s.pendingCounters == nil {
+		s.pendingCounters = map[string]int64{}
+	}
+	added := false
+	for _, sl := range slots {
+		if sl.moved {
+			s.pendingCounters[counterAnchorMoves]++
+			added = true
+		}
+		if sl.dirty {
+			s.pendingSlots[sl.Name] = sl
+			added = true
+		}
+	}
+	for k, v := range counters {
+		if v != 0 {
+			s.pendingCounters[k] += v
+			added = true
+		}
+	}
+	if added && s.onPending != nil {
+		s.onPending()
+	}
+	return nil
+}
+
+// Pending reports whether slot moves or counters wait for Flush.
+func (s *Store) Pending() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return len(s.pendingSlots) > 0 || len(s.pendingCounters) > 0
+}
+
+// Flush writes the slot moves and counters that WithDeferredWrites kept in
+// memory, in one transaction; on failure they stay pending for the next
+// Flush. It does nothing when none are pending.
+func (s *Store) Flush(ctx context.Context) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if len(s.pendingSlots) == 0 && len(s.pendingCounters) == 0 {
+		return nil
+	}
+	slots := make([]Slot, 0, len(s.pendingSlots))
+	for _, n := range slotNames {
+		if sl, ok := s.pendingSlots[n]; ok {
+			sl.dirty, sl.moved = true, false
+			slots = append(slots, sl)
+		}
+	}
+	counters := s.pendingCounters
+	s.pendingCounters = nil
+	if err := s.saveSlots(ctx, slots, counters); err != nil {
+		if s.pendingCounters == nil {
+			s.pendingCounters = map[string]int64{}
+		}
+		for k, v := range counters {
+			s.pendingCounters[k] += v
+		}
+		return s.db.Wrap("write memory slots", err)
+	}
+	return nil
 }
 
 // AnchorInfo names a slot's anchor.

@@ -61,6 +61,14 @@ type Store struct {
 	now      func() time.Time
 	sources  []Source
 
+	// deferred is set by WithDeferredWrites; onPending is its callback.
+	deferred  bool
+	onPending func()
+	// pendingSlots and pendingCounters are what following the user
+	// changed and Flush has not written yet (guarded by mu).
+	pendingSlots    map[string]Slot
+	pendingCounters map[string]int64
+
 	mu  sync.Mutex // guards g and gen, and orders slot updates
 	g   *graph
 	gen int64 // generation g was loaded at; -1 before loading
@@ -71,6 +79,18 @@ type Option func(*Store)
 
 // WithParams replaces DefaultParams.
 func WithParams(p Params) Option { return func(s *Store) { s.p = p } }
+
+// WithDeferredWrites keeps what following the user changes (the slots
+// that Focus and Search move, the counters of searches) in memory rather
+// than writing it on every call, so that reads such as a hover do not
+// write to the user database: Flush writes it, in one transaction. The
+// slots and metrics this Store reports include what is pending.
+// onPending, if not nil, is called (with the Store's lock held: it must
+// not call the Store) each time something becomes pending, for the owner
+// to schedule a Flush off the request path.
+func WithDeferredWrites(onPending func()) Option {
+	return func(s *Store) { s.deferred, s.onPending = true, onPending }
+}
 
 // WithSources sets what Sync reads.
 func WithSources(src ...Source) Option { return func(s *Store) { s.sources = src } }
@@ -138,13 +158,14 @@ func (s *Store) init(ctx context.Context, db *state.DB) error {
 	return nil
 }
 
-// Close closes the database if Open opened it; a Store of New leaves it
-// to its owner.
+// Close writes what is pending (see WithDeferredWrites), and closes the
+// database if Open opened it; a Store of New leaves it to its owner.
 func (s *Store) Close() error {
+	err := s.Flush(context.Background())
 	if !s.owned {
-		return nil
+		return err
 	}
-	return s.db.Close()
+	return errors.Join(err, s.db.Close())
 }
 
 // Params returns the store's parameters.
@@ -459,9 +480,19 @@ func (s *Store) sync(ctx context.Context, full bool) (SyncSummary, error) {
 		}
 		before, after = g.edgesAround(around), ng.edgesAround(around)
 	}
+	for k := range slots {
+		if _, ok := s.pendingSlots[slots[k].Name]; ok {
+			slots[k].dirty = true // written now, with the graph
+		}
+	}
 	gen, err := s.writeGraph(ctx, ng, before, after, removed, touchedIDs, slots, rebuilt)
 	if err != nil {
 		return SyncSummary{}, fmt.Errorf("sync memory graph: %w", err)
+	}
+	for _, sl := range slots {
+		if sl.dirty {
+			delete(s.pendingSlots, sl.Name)
+		}
 	}
 	s.g, s.gen = ng, gen
 	return sum, nil
