@@ -74,3 +74,35 @@ func (s *Store) DefinedNames(ctx context.Context, lnames []string) ([]string, er
 	}
 	return found, nil
 }
+
+// SymbolName is a symbol's id and name.
+type SymbolName struct {
+	ID   int64
+	Name string
+}
+
+// SymbolNamesMatching returns at most limit symbols other than modules
+// whose lower-case names match match, an FTS5 query over the names'
+// trigrams (such as `("wrap" OR "wrp") AND ("err")`), in no particular
+// order.
+func (s *Store) SymbolNamesMatching(ctx context.Context, match string, limit int) ([]SymbolName, error) {
+	rows, err := s.db.QueryContext(ctx, `SELECT n.id, n.name FROM nodes n
+		WHERE n.id IN (SELECT rowid FROM name_trigrams WHERE name_trigrams MATCH ?) AND n.kind != 'module'
+		LIMIT ?`, match, limit)
+	if err != nil {
+		return nil, fmt.Errorf("names matching %s: %w", match, err)
+	}
+	defer rows.Close()
+	var out []SymbolName
+	for rows.Next() {
+		var n SymbolName
+		if err := rows.Scan(&n.ID, &n.Name); err != nil {
+			return nil, fmt.Errorf("names matching %s: %w", match, err)
+		}
+		out = append(out, n)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("names matching %s: %w", match, err)
+	}
+	return out, nil
+}

@@ -222,3 +222,10 @@ func (ix *Index) FileHash(ctx context.Context, path string) (uint64, bool, error
 func (ix *Index) DefinedNames(ctx context.Context, lnames []string) ([]string, error) {
 	return ix.store.DefinedNames(ctx, lnames)
 }
+
+// SymbolNamesMatching returns at most limit symbols other than modules
+// whose lower-case names match match, an FTS5 query over the names'
+// trigrams, in no particular order.
+func (ix *Index) SymbolNamesMatching(ctx context.Context, match string, limit int) ([]SymbolName, error) {
+	return ix.store.SymbolNamesMatching(ctx, match, limit)
+}

@@ -121,33 +121,20 @@ func (a *Anchorer) addNamed(ctx context.Context, rq *anchorQuery, pool *anchorPo
 	}
 	seen := map[int64]bool{}
 	var hits []found
-	db := a.Searcher.Index.DB()
 	for i := 0; i < len(terms); i++ {
 		for j := i + 1; j < len(terms); j++ {
-			rows, err := db.QueryContext(ctx, `SELECT n.id, n.name FROM nodes n
-				WHERE n.id IN (SELECT rowid FROM name_trigrams WHERE name_trigrams MATCH ?) AND n.kind != 'module'
-				LIMIT ?`, terms[i].expr+" AND "+terms[j].expr, anchorNamePairRows)
+			names, err := a.Searcher.Index.SymbolNamesMatching(ctx, terms[i].expr+" AND "+terms[j].expr, anchorNamePairRows)
 			if err != nil {
 				return fmt.Errorf("names holding the rule's terms: %w", err)
 			}
-			for rows.Next() {
-				var id int64
-				var name string
-				if err := rows.Scan(&id, &name); err != nil {
-					rows.Close()
-					return fmt.Errorf("names holding the rule's terms: %w", err)
-				}
-				if seen[id] {
+			for _, n := range names {
+				if seen[n.ID] {
 					continue
 				}
-				seen[id] = true
-				if s := rq.nameSpell(name); s >= 0.5 {
-					hits = append(hits, found{id, s})
+				seen[n.ID] = true
+				if s := rq.nameSpell(n.Name); s >= 0.5 {
+					hits = append(hits, found{n.ID, s})
 				}
-			}
-			rows.Close()
-			if err := rows.Err(); err != nil {
-				return fmt.Errorf("names holding the rule's terms: %w", err)
 			}
 		}
 	}
