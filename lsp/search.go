@@ -269,7 +269,7 @@ func (s *Server) feedbackStore() *feedback.Store {
 	s.mu.Unlock()
 	dirs, err := state.Resolve(dataDir)
 	if err == nil {
-		s.feedback, err = feedback.Open(s.bg, dirs.MemoryPath())
+		s.feedback, err = feedback.OpenStats(s.bg, dirs.FeedbackPath(), dirs.MemoryPath())
 	}
 	if err != nil {
 		s.warn("searches are not recorded for routing statistics: %v", err)

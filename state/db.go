@@ -52,6 +52,14 @@ const (
 	// is refused (see CheckUserDatabase), and a file that cannot be
 	// written is opened read-only.
 	User
+	// Stats holds statistics recorded on read paths (which searches
+	// were routed where, which results were used), in a small database
+	// of its own beside the user database: commits never wait for the
+	// disk (synchronous=OFF), so that a read such as anchorage search
+	// does not fsync; a power cut may lose or damage recent statistics,
+	// never the user's rules, and a file that is corrupt is recreated
+	// by its owner, like an index.
+	Stats
 )
 
 // String returns the profile's name.
@@ -61,6 +69,8 @@ func (p Profile) String() string {
 		return "index"
 	case User:
 		return "user"
+	case Stats:
+		return "statistics"
 	}
 	return fmt.Sprintf("Profile(%d)", int(p))
 }
@@ -98,7 +108,7 @@ func Open(ctx context.Context, path string, profile Profile, opts Options) (*DB,
 	}
 	d := &DB{path: path, profile: profile, busy: busy}
 	perm := os.FileMode(0o755)
-	if profile == User {
+	if profile != Index {
 		perm = 0o700
 	}
 	if err := os.MkdirAll(filepath.Dir(path), perm); err != nil {
@@ -116,6 +126,8 @@ func Open(ctx context.Context, path string, profile Profile, opts Options) (*DB,
 		pragmas += ` PRAGMA synchronous=NORMAL; PRAGMA cache_size=-32000; PRAGMA temp_store=MEMORY;`
 	case User:
 		pragmas += ` PRAGMA synchronous=FULL; PRAGMA foreign_keys=ON;`
+	case Stats:
+		pragmas += ` PRAGMA synchronous=OFF; PRAGMA foreign_keys=ON;`
 	default:
 		return nil, fmt.Errorf("open database %s: unknown profile %v", path, profile)
 	}

@@ -82,6 +82,13 @@ func (d Dirs) MemoryPath() string {
 	return filepath.Join(d.Data, "memory.db")
 }
 
+// FeedbackPath returns the database of routing statistics (see
+// Profile Stats): beside the memory database, apart from it, so that
+// reads never write to the user's rules.
+func (d Dirs) FeedbackPath() string {
+	return filepath.Join(d.Data, "feedback.db")
+}
+
 // ErrEmptyDatabase reports a user database file of 0 bytes. SQLite would
 // take it for a new, empty database and write a fresh schema into it; an
 // emptied memory database is more likely a mistake or a failed copy, so

@@ -72,7 +72,7 @@ Logs go to stderr.`, strings.Join(mcp.ProfileCore.Tools(), ", "), strings.Join(m
 			if ix.Rebuilt {
 				fmt.Fprintf(cmd.ErrOrStderr(), "anchorage: the index database %s was unreadable and has been rebuilt\n", ix.Path())
 			}
-			fb, err := feedback.Open(ctx, dirs.MemoryPath())
+			fb, err := feedback.OpenStats(ctx, dirs.FeedbackPath(), dirs.MemoryPath())
 			if err != nil {
 				// Searches still answer; they are not recorded.
 				fmt.Fprintf(cmd.ErrOrStderr(), "anchorage: searches are not recorded for routing statistics: %v\n", err)

@@ -26,18 +26,24 @@ func newRoutingStatsCmd(g *globalFlags) *cobra.Command {
 		Long: `Prints, for each search strategy, the searches routed to it, the router's
 mean confidence, the mean number of results, how many distinct results
 were used (opened from an editor), and the utilisation: the share of
-searches with at least one result used. The statistics are kept in the
-user's database (see --data-dir).`,
+searches with at least one result used. The statistics are kept in
+feedback.db beside the user's database (see --data-dir).`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			dirs, err := state.Resolve(g.dataDir)
 			if err != nil {
 				return err
 			}
-			rs := routingStats{Database: dirs.MemoryPath(), Strategies: []feedback.StrategyStats{}}
-			// Reading statistics does not create the user's database.
-			if _, err := os.Stat(rs.Database); err == nil {
-				s, err := feedback.Open(cmd.Context(), rs.Database)
+			rs := routingStats{Database: dirs.FeedbackPath(), Strategies: []feedback.StrategyStats{}}
+			// Reading statistics creates no database: the statistics
+			// are read where they are, or imported once from the user
+			// database, where versions before kept them.
+			_, err = os.Stat(rs.Database)
+			if errors.Is(err, fs.ErrNotExist) {
+				_, err = os.Stat(dirs.MemoryPath())
+			}
+			if err == nil {
+				s, err := feedback.OpenStats(cmd.Context(), rs.Database, dirs.MemoryPath())
 				if err != nil {
 					return err
 				}

@@ -12,9 +12,10 @@ import (
 )
 
 // newSearcher sets up search over an open index: routing, the word
-// vectors the index embeds chunks with, and routing feedback in the user's
-// database. Feedback is optional: when the user's database cannot be
-// opened (damaged, read-only, a full disk), searches are not recorded,
+// vectors the index embeds chunks with, and routing feedback in its own
+// statistics database (state.Dirs.FeedbackPath: a search never writes to
+// the user's rules, nor waits for the disk). Feedback is optional: when
+// that database cannot be opened (damaged, read-only, a full disk), searches are not recorded,
 // which is said on warn, and search works all the same. The returned
 // function releases what it opened.
 func newSearcher(ctx context.Context, g *globalFlags, ix *analysis.Index, vec retrieval.Vectorizer, warn io.Writer) (*retrieval.Searcher, func(), error) {
@@ -23,7 +24,7 @@ func newSearcher(ctx context.Context, g *globalFlags, ix *analysis.Index, vec re
 		return nil, nil, err
 	}
 	s := &retrieval.Searcher{Index: ix, Vectors: vec}
-	fb, err := feedback.Open(ctx, dirs.MemoryPath())
+	fb, err := feedback.OpenStats(ctx, dirs.FeedbackPath(), dirs.MemoryPath())
 	if err != nil {
 		fmt.Fprintf(warn, "anchorage: searches are not recorded for routing statistics: %v\n", err)
 		return s, func() {}, nil

@@ -1,10 +1,14 @@
 // Package feedback records how searches were routed and which of their
-// results were used, in the user's database (state.Dirs.MemoryPath), so
-// that routing can be judged and tuned: per strategy, how many searches,
-// how confident the router was, and how often a result was opened.
+// results were used, so that routing can be judged and tuned: per
+// strategy, how many searches, how confident the router was, and how
+// often a result was opened. The front ends keep it in a small database
+// of its own (state.Dirs.FeedbackPath, opened by OpenStats with the
+// state.Stats profile), so that a search, a read, never writes to the
+// user's rules nor waits for the disk; versions before kept it in the
+// user's database, whence OpenStats imports it once.
 //
-// The database is shared with other components (memories), so this
-// package versions only its own tables, in the row "feedback" of the table
+// The database may be shared with other components, so this package
+// versions only its own tables, in the row "feedback" of the table
 // schema_versions(component, version), and leaves PRAGMA user_version
 // alone. Its tables are routing_feedback (one row per search) and
 // routing_feedback_used (one row per distinct result marked used).
@@ -19,7 +23,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"math"
+	"net/url"
+	"os"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -89,6 +97,88 @@ func Open(ctx context.Context, path string) (*Store, error) {
 	}
 	s.owned = true
 	return s, nil
+}
+
+// OpenStats opens the routing statistics at path with the state.Stats
+// profile (no fsync), creating the file if needed. A file that is corrupt
+// is recreated: it holds statistics only. When the file is new and legacy
+// (the user database, where versions before kept the statistics) holds
+// routing feedback, it is copied in; legacy is only read.
+func OpenStats(ctx context.Context, path, legacy string) (*Store, error) {
+	_, statErr := os.Stat(path)
+	fresh := errors.Is(statErr, fs.ErrNotExist)
+	db, err := state.Open(ctx, path, state.Stats, state.Options{})
+	if err == nil {
+		if err = db.Migrate(ctx, Component, migrations()); err != nil {
+			db.Close()
+		}
+	}
+	if state.IsCorrupt(err) {
+		for _, suffix := range []string{"", "-wal", "-shm"} {
+			if rerr := os.Remove(path + suffix); rerr != nil && !errors.Is(rerr, fs.ErrNotExist) {
+				return nil, fmt.Errorf("open routing feedback: remove the corrupt %s: %w", path, rerr)
+			}
+		}
+		fresh = true
+		db, err = state.Open(ctx, path, state.Stats, state.Options{})
+		if err == nil {
+			if err = db.Migrate(ctx, Component, migrations()); err != nil {
+				db.Close()
+			}
+		}
+	}
+	if err != nil {
+		return nil, fmt.Errorf("open routing feedback: %w", err)
+	}
+	s := &Store{db: db, path: path, owned: true}
+	if fresh && legacy != "" {
+		if err := s.importLegacy(ctx, legacy); err != nil {
+			s.Close()
+			return nil, err
+		}
+	}
+	return s, nil
+}
+
+// importLegacy copies the routing feedback of the database at legacy, if
+// it has any of this version's schema.
+func (s *Store) importLegacy(ctx context.Context, legacy string) error {
+	info, err := os.Stat(legacy)
+	if err != nil || info.Size() == 0 {
+		return nil
+	}
+	conn, err := s.db.Conn(ctx)
+	if err != nil {
+		return fmt.Errorf("import routing feedback from %s: %w", legacy, err)
+	}
+	defer conn.Close()
+	u := url.URL{Scheme: "file", OmitHost: true, Path: filepath.ToSlash(legacy), RawQuery: "mode=ro"}
+	if _, err := conn.ExecContext(ctx, `ATTACH DATABASE ? AS legacy`, u.String()); err != nil {
+		return nil // unreadable: the user database reports it itself
+	}
+	defer conn.ExecContext(context.WithoutCancel(ctx), `DETACH DATABASE legacy`)
+	var v int
+	err = conn.QueryRowContext(ctx, `SELECT version FROM legacy.schema_versions WHERE component = ?`, Component).Scan(&v)
+	if err != nil || v != len(migrations()) {
+		return nil // none, or of another version
+	}
+	tx, err := conn.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("import routing feedback from %s: %w", legacy, err)
+	}
+	defer tx.Rollback()
+	for _, q := range []string{
+		`INSERT OR IGNORE INTO main.routing_feedback SELECT * FROM legacy.routing_feedback`,
+		`INSERT OR IGNORE INTO main.routing_feedback_used SELECT * FROM legacy.routing_feedback_used`,
+	} {
+		if _, err := tx.ExecContext(ctx, q); err != nil {
+			return fmt.Errorf("import routing feedback from %s: %w", legacy, err)
+		}
+	}
+	if err := tx.Commit(); err != nil {
+		return fmt.Errorf("import routing feedback from %s: %w", legacy, err)
+	}
+	return nil
 }
 
 // New returns the routing feedback in db, a user database that other
