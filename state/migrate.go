@@ -33,7 +33,7 @@ func (d *DB) Migrate(ctx context.Context, component string, migrations []string)
 		return d.Wrap(what, err)
 	}
 	if d.readOnly {
-		return d.Wrap(what, fmt.Errorf("%w: its tables cannot be created or brought up to date", ErrReadOnly))
+		return fmt.Errorf("%s: %s: %w: its tables cannot be created or brought up to date", what, d.path, ErrReadOnly)
 	}
 	tx, err := d.BeginTx(ctx, nil)
 	if err != nil {
