@@ -98,7 +98,9 @@ func TestRoutingStats(t *testing.T) {
 		if err := json.Unmarshal([]byte(out), &rs); err != nil {
 			t.Fatalf("%v in %s", err, out)
 		}
-		if rs.Database != dirs.MemoryPath() || len(rs.Strategies) != 2 {
+		// Recorded in memory.db as versions before did, the statistics
+		// are imported into feedback.db.
+		if rs.Database != dirs.FeedbackPath() || len(rs.Strategies) != 2 {
 			t.Fatalf("JSON %s", out)
 		}
 		sem := rs.Strategies[0]
@@ -122,9 +124,21 @@ func TestRoutingStats(t *testing.T) {
 		if err := os.WriteFile(dirs.MemoryPath(), notes, 0o600); err != nil {
 			t.Fatal(err)
 		}
-		_, err := run(t, "--data-dir", data, "routing-stats")
-		if err == nil || !strings.Contains(err.Error(), "corrupt") {
-			t.Errorf("err = %v, want corrupt", err)
+		// The statistics are kept apart from the rules: a damaged
+		// memory.db has none to import, and is only read.
+		if _, err := run(t, "--data-dir", data, "routing-stats"); err != nil {
+			t.Errorf("routing-stats beside a corrupt memory.db: %v", err)
+		}
+		// A damaged feedback.db holds statistics only: it is recreated.
+		if err := os.WriteFile(dirs.FeedbackPath(), notes, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		for _, suffix := range []string{"-wal", "-shm"} {
+			os.Remove(dirs.FeedbackPath() + suffix)
+		}
+		out, err := run(t, "--data-dir", data, "routing-stats")
+		if err != nil || !strings.Contains(out, "No routing feedback yet") {
+			t.Errorf("routing-stats with a corrupt feedback.db: %v\n%s", err, out)
 		}
 		if b, _ := os.ReadFile(dirs.MemoryPath()); string(b) != string(notes) {
 			t.Error("routing-stats changed a corrupt database")
