@@ -25,6 +25,9 @@ import (
 type memoryState struct {
 	mu    sync.Mutex
 	store *memory.Store
+	// db is the memory database's one pool in this server, shared by
+	// the rules (store), the memory documents and the memory graph.
+	db *state.DB
 	// shown is the last memory error shown to the user, so that a
 	// broken database is reported once, not on every request.
 	shown string
@@ -46,6 +49,12 @@ func (s *Server) closeMemory() {
 			s.log.Warn("close memory", zap.Error(err))
 		}
 		s.mem.store = nil
+	}
+	if s.mem.db != nil {
+		if err := s.mem.db.Close(); err != nil {
+			s.log.Warn("close memory", zap.Error(err))
+		}
+		s.mem.db = nil
 	}
 }
 
@@ -149,6 +158,21 @@ func (s *Server) openedMemory(ctx context.Context, create bool) (*memory.Store, 
 	return st, nil
 }
 
+// userDatabase returns the memory database's one pool, opening the
+// rules (and creating the file) if needed: the memory documents and the
+// memory graph share it.
+func (s *Server) userDatabase(ctx context.Context) (*state.DB, error) {
+	if _, err := s.memoryStore(ctx, true); err != nil {
+		return nil, err
+	}
+	s.mem.mu.Lock()
+	defer s.mem.mu.Unlock()
+	if s.mem.db == nil {
+		return nil, errors.New("memory: the database was closed")
+	}
+	return s.mem.db, nil
+}
+
 // openMemory opens the memory store; s.mem.mu is held.
 func (s *Server) openMemory(ctx context.Context, create bool) (*memory.Store, error) {
 	path, err := s.memoryPath()
@@ -160,10 +184,16 @@ func (s *Server) openMemory(ctx context.Context, create bool) (*memory.Store, er
 			return nil, nil
 		}
 	}
-	st, err := memory.Open(ctx, path, memory.WithOnChange(s.rulesChanged))
+	db, err := state.Open(ctx, path, state.User, state.Options{})
 	if err != nil {
 		return nil, fmt.Errorf("memory: %w", err)
 	}
+	st, err := memory.New(ctx, db, memory.WithOnChange(s.rulesChanged))
+	if err != nil {
+		db.Close()
+		return nil, fmt.Errorf("memory: %w", err)
+	}
+	s.mem.db = db
 	return st, nil
 }
 

@@ -88,11 +88,11 @@ func (s *Server) memoryDocumentStoreLocked(ctx context.Context) (*memdoc.Store, 
 	if s.rec.docs != nil {
 		return s.rec.docs, nil
 	}
-	path, err := s.memoryPath()
+	db, err := s.userDatabase(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("memory documents: %w", err)
 	}
-	docs, err := memdoc.Open(ctx, path)
+	docs, err := memdoc.New(ctx, db)
 	if err != nil {
 		return nil, err
 	}
@@ -116,10 +116,6 @@ func (s *Server) recallStore(ctx context.Context, sync bool) (*recall.Store, err
 		defer s.rec.busy.Store(false)
 	}
 	if s.rec.graph == nil {
-		path, err := s.memoryPath()
-		if err != nil {
-			return nil, fmt.Errorf("memory graph: %w", err)
-		}
 		docs, err := s.memoryDocumentStoreLocked(ctx)
 		if err != nil {
 			return nil, fmt.Errorf("memory graph: %w", err)
@@ -128,7 +124,11 @@ func (s *Server) recallStore(ctx context.Context, sync bool) (*recall.Store, err
 		for _, f := range sortedFolders(s.snapshotFolders()) {
 			roots = append(roots, f.root())
 		}
-		g, err := recall.Open(ctx, path, recall.WithSources(recall.Rules{Store: mem}, recall.Documents{Store: docs, Roots: roots}),
+		db, err := s.userDatabase(ctx)
+		if err != nil {
+			return nil, fmt.Errorf("memory graph: %w", err)
+		}
+		g, err := recall.New(ctx, db, recall.WithSources(recall.Rules{Store: mem}, recall.Documents{Store: docs, Roots: roots}),
 			recall.WithDeferredWrites(s.slotsPending))
 		if err != nil {
 			return nil, fmt.Errorf("memory graph: %w", err)
