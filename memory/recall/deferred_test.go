@@ -100,3 +100,24 @@ func hasSummary(st Status) bool {
 	}
 	return false
 }
+
+// BenchmarkFocus moves the slots as a hover does, on 300 memories:
+// written at once (the command line) or kept for Flush (the language
+// server, WithDeferredWrites).
+func BenchmarkFocus(b *testing.B) {
+	ms, _ := synthMemories(loadTopics(b), 300, 11)
+	for _, bc := range []struct {
+		name string
+		opts []Option
+	}{{"immediate", nil}, {"deferred", []Option{WithDeferredWrites(nil)}}} {
+		b.Run(bc.name, func(b *testing.B) {
+			s := openStore(b, ms, bc.opts...)
+			ctx := context.Background()
+			for i := 0; b.Loop(); i++ {
+				if _, err := s.Focus(ctx, ms[i%len(ms)].Title); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
