@@ -244,7 +244,7 @@ func newStore(ctx context.Context, db *state.DB, o storeOptions) (*Store, error)
 // options: a language server keeps one open Store and asks, say, one
 // Propose with the LLM and session a request names. WithBusyTimeout has
 // no effect on an open database. The two Stores share the connection
-// pool: closing either closes the database for both.
+// pool, which s owns: closing the Store With returns does nothing.
 func (s *Store) With(opts ...Option) (*Store, error) {
 	o := s.opts
 	for _, opt := range opts {
