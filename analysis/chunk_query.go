@@ -127,20 +127,16 @@ func (s *Store) dropCommonTerms(ctx context.Context, terms []string) ([]string, 
 	if len(terms) < 2 {
 		return terms, nil
 	}
-	var total float64
-	if err := s.db.QueryRowContext(ctx, `SELECT count(*) FROM chunks`).Scan(&total); err != nil {
-		return nil, fmt.Errorf("count chunks: %w", err)
+	docs, total, err := s.termStats(ctx, terms)
+	if err != nil {
+		return nil, err
 	}
 	if total < commonTermMinChunks {
 		return terms, nil
 	}
-	docs, err := s.TermChunks(ctx, terms)
-	if err != nil {
-		return nil, err
-	}
 	var rare []string
 	for _, t := range terms {
-		if float64(docs[t]) <= commonTerm*total {
+		if float64(docs[t]) <= commonTerm*float64(total) {
 			rare = append(rare, t)
 		}
 	}
@@ -153,29 +149,20 @@ func (s *Store) dropCommonTerms(ctx context.Context, terms []string) ([]string, 
 // TermChunks returns how many chunks hold each of terms (search terms, as
 // AppendTerms makes them); terms no chunk holds are left out.
 func (s *Store) TermChunks(ctx context.Context, terms []string) (map[string]int, error) {
-	out := map[string]int{}
+	docs, _, err := s.TermStats(ctx, terms)
+	return docs, err
+}
+
+// TermStats returns how many chunks hold each of terms (as TermChunks
+// does) and how many chunks there are. The counts are kept in memory
+// until the chunks change: a common word's count costs as much as a
+// search.
+func (s *Store) TermStats(ctx context.Context, terms []string) (map[string]int, int, error) {
 	if len(terms) == 0 {
-		return out, nil
+		n, err := s.ChunkCount(ctx)
+		return map[string]int{}, n, err
 	}
-	// One statement for all the terms: a task's hundreds of words would
-	// otherwise each pay for preparing it.
-	stmt, err := s.db.PrepareContext(ctx, `SELECT doc FROM chunk_vocab WHERE term = ?`)
-	if err != nil {
-		return nil, fmt.Errorf("count chunks of terms: %w", err)
-	}
-	defer stmt.Close()
-	for _, t := range terms {
-		var docs int
-		err := stmt.QueryRowContext(ctx, t).Scan(&docs)
-		if err == sql.ErrNoRows {
-			continue
-		}
-		if err != nil {
-			return nil, fmt.Errorf("term %q: %w", t, err)
-		}
-		out[t] = docs
-	}
-	return out, nil
+	return s.termStats(ctx, terms)
 }
 
 // Chunks returns the chunks with the given ids, in that order; ids that

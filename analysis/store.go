@@ -127,6 +127,8 @@ type Store struct {
 	bulk atomic.Bool
 	// vectors caches the chunk vectors for ChunkVectors.
 	vectors vectorCache
+	// terms caches the chunk counts of terms for TermStats.
+	terms termCache
 	// generation counts the write transactions committed through this
 	// Store, so that caches see every change it makes.
 	generation atomic.Int64

@@ -339,11 +339,7 @@ func (s *Searcher) taskTerms(ctx context.Context, text string) ([]string, error)
 	if len(order) <= taskTerms {
 		return order, nil
 	}
-	df, err := s.Index.TermChunks(ctx, order)
-	if err != nil {
-		return nil, err
-	}
-	total, err := s.Index.ChunkCount(ctx)
+	df, total, err := s.Index.TermStats(ctx, order)
 	if err != nil {
 		return nil, err
 	}
