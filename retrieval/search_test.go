@@ -12,6 +12,7 @@ import (
 	"runtime"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"unicode/utf8"
 
@@ -1341,6 +1342,50 @@ func TestWordVectorsExpand(t *testing.T) {
 	}
 	if got := w.Expand("resolve a hostname"); !slices.Contains(got, "host") {
 		t.Errorf("Expand(resolve a hostname) = %v, want host among them", got)
+	}
+}
+
+// TestWordVectorsExpandRemembers checks that the expansions Expand keeps
+// between searches are the ones an exhaustive search finds, from any
+// number of searches at once.
+func TestWordVectorsExpandRemembers(t *testing.T) {
+	queries := []string{
+		"resolve a hostname",
+		"retry failed jobs with exponential backoff",
+		"Table.read fails on a FITS file with a compressed HDU",
+		"units of a quantity are lost when converting to a dataframe",
+	}
+	fresh := func() *WordVectors {
+		w, err := NewWordVectors()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return w
+	}
+	// Each query to its own fresh WordVectors: nothing remembered.
+	want := make([][]string, len(queries))
+	for i, q := range queries {
+		want[i] = fresh().Expand(q)
+	}
+	if len(slices.Concat(want...)) == 0 {
+		t.Fatal("no query proposed a word; the test checks nothing")
+	}
+	w := fresh()
+	var wg sync.WaitGroup
+	for range 4 {
+		for i, q := range queries {
+			wg.Go(func() {
+				if got := w.Expand(q); !slices.Equal(got, want[i]) {
+					t.Errorf("Expand(%q) = %v, want %v", q, got, want[i])
+				}
+			})
+		}
+	}
+	wg.Wait()
+	for i, q := range queries {
+		if got := w.Expand(q); !slices.Equal(got, want[i]) {
+			t.Errorf("Expand(%q) remembered = %v, want %v", q, got, want[i])
+		}
 	}
 }
 

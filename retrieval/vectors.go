@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"sync"
 	"time"
 
 	"github.com/anchorage-dev/anchorage/retrieval/embedding"
@@ -16,7 +17,16 @@ import (
 // (Vectorizer), and is safe for concurrent use.
 type WordVectors struct {
 	m *wordvec.Model
+	// expanded keeps the words Expand proposed for each word it was asked
+	// about: finding them searches the whole vocabulary, milliseconds a
+	// word, and a session asks about the same words again and again.
+	expandMu sync.Mutex
+	expanded map[string][]string
 }
+
+// maxExpanded bounds the words whose expansion WordVectors keeps; past it
+// the memory starts afresh.
+const maxExpanded = 1 << 14
 
 // NewWordVectors loads the built-in word vectors.
 func NewWordVectors() (*WordVectors, error) {
@@ -83,13 +93,34 @@ func (w *WordVectors) Expand(query string) []string {
 			continue
 		}
 		seen[word] = true
-		for _, n := range w.m.Neighbors(word, expandNeighbors) {
-			if n.Cos >= expandMinCos {
-				out = append(out, n.Word)
-			}
-		}
+		out = append(out, w.expandWord(word)...)
 	}
 	return out
+}
+
+// expandWord returns the words Expand proposes for one word: its nearest
+// words in vector space, found once by an exhaustive search of the
+// vocabulary and then remembered. The result is shared: callers must not
+// modify it.
+func (w *WordVectors) expandWord(word string) []string {
+	w.expandMu.Lock()
+	near, ok := w.expanded[word]
+	w.expandMu.Unlock()
+	if ok {
+		return near
+	}
+	for _, n := range w.m.Neighbors(word, expandNeighbors) {
+		if n.Cos >= expandMinCos {
+			near = append(near, n.Word)
+		}
+	}
+	w.expandMu.Lock()
+	defer w.expandMu.Unlock()
+	if w.expanded == nil || len(w.expanded) >= maxExpanded {
+		w.expanded = map[string][]string{}
+	}
+	w.expanded[word] = near
+	return near
 }
 
 // ProviderVectors is the vector signal of an embedding server (see package
