@@ -19,37 +19,51 @@ const maxCachedTerms = 1 << 18
 // the same common words again and again.
 type termCache struct {
 	mu    sync.Mutex
-	key   [3]int64
+	key   string
 	valid bool
 	total int
 	docs  map[string]int // 0: no chunk holds the term
 }
 
-// chunkState returns a key that changes whenever the chunks do: this
-// process's writes (generation) and, roughly, another's (the chunks'
-// highest id and count).
-func (s *Store) chunkState(ctx context.Context) ([3]int64, error) {
-	var key [3]int64
-	key[2] = s.generation.Load()
-	if err := s.db.QueryRowContext(ctx, `SELECT coalesce(max(id), 0), count(*) FROM chunks`).Scan(&key[0], &key[1]); err != nil {
-		return key, fmt.Errorf("read the chunks' state: %w", err)
+// chunksState returns a key that changes whenever the chunks do: this
+// process's writes (generation) and another's, which change the text
+// index's structure record (FTS5 keeps it in row 10 of its data table,
+// with a counter every write increments). It is one row read by its key,
+// where counting the chunks reads them all.
+func (s *Store) chunksState(ctx context.Context) (string, error) {
+	var block []byte
+	err := s.db.QueryRowContext(ctx, `SELECT block FROM chunk_fts_data WHERE id = 10`).Scan(&block)
+	if err != nil && err != sql.ErrNoRows {
+		return "", fmt.Errorf("read the chunks' state: %w", err)
 	}
-	return key, nil
+	return fmt.Sprintf("%d\x00%s", s.generation.Load(), block), nil
 }
 
 // termStats returns the chunk counts of terms (those no chunk holds left
 // out) and the number of chunks, from the cache where it has them.
 func (s *Store) termStats(ctx context.Context, terms []string) (map[string]int, int, error) {
-	key, err := s.chunkState(ctx)
+	key, err := s.chunksState(ctx)
 	if err != nil {
 		return nil, 0, err
 	}
 	c := &s.terms
+	c.mu.Lock()
+	fresh := c.valid && c.key == key
+	c.mu.Unlock()
+	if !fresh {
+		total, err := s.ChunkCount(ctx)
+		if err != nil {
+			return nil, 0, err
+		}
+		c.mu.Lock()
+		c.key, c.valid, c.total, c.docs = key, true, total, map[string]int{}
+		c.mu.Unlock()
+	}
 	out := make(map[string]int, len(terms))
 	var missing []string
 	c.mu.Lock()
-	if !c.valid || c.key != key || len(c.docs) > maxCachedTerms {
-		c.key, c.valid, c.total, c.docs = key, true, int(key[1]), map[string]int{}
+	if len(c.docs) > maxCachedTerms {
+		c.docs = map[string]int{}
 	}
 	total := c.total
 	for _, t := range terms {

@@ -70,6 +70,13 @@ func TestTermStatsFollowChanges(t *testing.T) {
 	mustUpdate(t, other)
 	check("b.go and c.go, written by another Store", map[string]int{"walrus": 1, "narwhal": 1, "zebra": 1})
 
+	// A delete alone (no chunk added) by another Store.
+	if err := os.Remove(filepath.Join(root, "c.go")); err != nil {
+		t.Fatal(err)
+	}
+	mustUpdate(t, other)
+	check("b.go, c.go deleted by another Store", map[string]int{"walrus": 1, "narwhal": 1})
+
 	got, total, err := ix.TermStats(ctx, nil)
 	if err != nil || len(got) != 0 || total == 0 {
 		t.Errorf("TermStats(nil) = %v, %d, %v; want no terms and the chunk count", got, total, err)
