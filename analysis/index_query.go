@@ -193,6 +193,13 @@ func (ix *Index) TermChunks(ctx context.Context, terms []string) (map[string]int
 	return ix.store.TermChunks(ctx, terms)
 }
 
+// TermStats returns how many chunks hold each of terms (as TermChunks
+// does) and how many chunks there are, from memory until the chunks
+// change.
+func (ix *Index) TermStats(ctx context.Context, terms []string) (map[string]int, int, error) {
+	return ix.store.TermStats(ctx, terms)
+}
+
 // RelatedTerm returns the search term of the chunk index closest to stem,
 // a word's stem that no chunk holds as it is, with how many chunks hold
 // it: the commonest term that begins with stem, else the longest of
