@@ -314,7 +314,11 @@ try {
     for (;;) {
       texts = await rowTexts();
       const t = (await title.innerText().catch(() => '')).trim();
-      if (strategy.test(t) && texts.length > 0) {
+      // The palette searches while the query is typed (debounced): a
+      // half-typed query may answer "No results" before the whole one does.
+      const answered = texts.length > 0 && !texts.some((x) => /No results/.test(x));
+      const typed = (await input.inputValue().catch(() => '')) === 'where are users loaded';
+      if (strategy.test(t) && answered && typed) {
         break;
       }
       if (texts.some((x) => /cannot search|Search failed/.test(x)) || Date.now() > deadline) {
