@@ -204,92 +204,54 @@ func firstLine(text string) string {
 }
 
 // semantic ranks chunks by BM25 over their terms, fused with the vector
-// signal when there is one, and returns one result per symbol.
+// signal when there is one, and returns one result per symbol, each
+// further result of a file already listed scaled by fileDecay (past the
+// first fileFree): the list a task search reads files from, and hybrid
+// search fuses.
 func (s *Searcher) semantic(ctx context.Context, query string, topK int) ([]Result, error) {
-	words := QueryTerms(query)
-	terms := aliases().expand(words)
-	// The search for related words runs beside the main one: finding the
-	// words near the query's in vector space takes as long as a search.
-	var (
-		expanded    []analysis.ChunkHit
-		expandedErr error
-		wg          sync.WaitGroup
-	)
-	named := concepts().terms(query)
-	e, _ := s.Vectors.(Expander)
-	expand := len(named) > 0 || e != nil
-	if expand {
-		wg.Go(func() {
-			var near []string
-			if e != nil {
-				near = e.Expand(query)
-			}
-			expanded, expandedErr = s.expandedSearch(ctx, words, named, near, max(semanticCandidates, topK))
-		})
-	}
-	bm, err := s.Index.SearchChunks(ctx, terms, max(semanticCandidates, topK))
-	wg.Wait()
+	ranked, chunks, err := s.semanticRank(ctx, query, topK)
 	if err != nil {
 		return nil, err
 	}
-	if expandedErr != nil {
-		return nil, expandedErr
-	}
-	lists := [][]int64{ids(bm)}
-	weights := []float64{1}
-
-	// The candidates are what BM25 found, then what the expanded search
-	// adds: the words code uses for the query's phrases ("mkdir -p" →
-	// mkdir all) and the words near the query's in vector space
-	// ("hostname" → host, addr) find what BM25 misses for want of the
-	// exact word.
-	candidates := slices.Clip(bm)
-	chunks := map[int64]analysis.ChunkInfo{}
-	for _, h := range bm {
-		chunks[h.ID] = h.ChunkInfo
-	}
-	for _, h := range expanded {
-		if _, ok := chunks[h.ID]; !ok {
-			chunks[h.ID] = h.ChunkInfo
-			candidates = append(candidates, h)
-		}
-	}
-	if s.Vectors != nil && len(candidates) > 1 {
-		// The vectors re-rank the candidates: on their own, word vectors
-		// bring in more noise than answers (see the evaluation).
-		byVector, err := s.vectorOrder(ctx, query, candidates)
-		if err != nil {
-			return nil, err
-		}
-		lists = append(lists, byVector)
-		weights = append(weights, vectorWeight)
-	}
-	if len(expanded) > 0 {
-		lists = append(lists, ids(expanded))
-		weights = append(weights, expansionWeight)
-	}
-	if !s.noPopularity {
-		// Functions the rest of the code calls often are the likelier
-		// answer to "how do I …": a light vote for them.
-		byCalls, err := s.popularityOrder(ctx, candidates)
-		if err != nil {
-			return nil, err
-		}
-		lists = append(lists, byCalls)
-		weights = append(weights, popularityWeight)
-	}
-	ranked := fuse(lists, weights)
-	for i := range ranked {
-		c, ok := chunks[ranked[i].id]
-		if ok && (IsTestPath(c.Path) || IsFixturePath(c.Path)) {
-			ranked[i].score *= testPenalty
-		}
-		if ok && !s.IgnoreVisibility && isUnexported(c) {
-			ranked[i].score *= unexportedPenalty
-		}
-	}
-	sort.SliceStable(ranked, func(i, j int) bool { return ranked[i].score > ranked[j].score })
 	ranked = diversify(ranked, func(id int64) string { return chunks[id].Path }, fileDecay)
+	return semanticResults(ranked, chunks, topK), nil
+}
+
+// semanticLevels answers a search by meaning at two levels. The functions
+// are ranked by their own scores, with no penalty for sharing a file: the
+// best functions of a question often sit together in one file (a
+// package's parsing code in its parse.go), and scaling down the second
+// of them hides an answer. The files are ranked separately, each by its
+// best chunk, each with its best functions: a file-level answer does not
+// stop at the files of the first topK functions.
+func (s *Searcher) semanticLevels(ctx context.Context, query string, topK int) ([]Result, []FileResult, error) {
+	ranked, chunks, err := s.semanticRank(ctx, query, topK)
+	if err != nil {
+		return nil, nil, err
+	}
+	all := semanticResults(ranked, chunks, len(ranked))
+	var files []FileResult
+	at := map[string]int{}
+	for _, r := range all {
+		i, ok := at[r.File]
+		if !ok {
+			if len(files) == topK {
+				continue
+			}
+			i = len(files)
+			at[r.File] = i
+			files = append(files, FileResult{File: r.File, Score: r.Score, Why: []string{"the question's words in its code"}})
+		}
+		if len(files[i].Functions) < taskFunctions {
+			files[i].Functions = append(files[i].Functions, r)
+		}
+	}
+	return all[:min(len(all), topK)], files, nil
+}
+
+// semanticResults turns ranked chunks into up to topK results, one per
+// symbol (or per module-level chunk), stopping at semanticFloor.
+func semanticResults(ranked []fused, chunks map[int64]analysis.ChunkInfo, topK int) []Result {
 	var out []Result
 	seen := map[string]bool{}
 	for _, f := range ranked {
@@ -320,7 +282,96 @@ func (s *Searcher) semantic(ctx context.Context, query string, topK int) ([]Resu
 			break
 		}
 	}
-	return out, nil
+	return out
+}
+
+// semanticRank returns the candidate chunks of a search by meaning, best
+// first, with their fused scores, and the chunks by id.
+func (s *Searcher) semanticRank(ctx context.Context, query string, topK int) ([]fused, map[int64]analysis.ChunkInfo, error) {
+	words := QueryTerms(query)
+	terms := aliases().expand(words)
+	// The search for related words runs beside the main one: finding the
+	// words near the query's in vector space takes as long as a search.
+	var (
+		expanded    []analysis.ChunkHit
+		expandedErr error
+		wg          sync.WaitGroup
+	)
+	named := concepts().terms(query)
+	e, _ := s.Vectors.(Expander)
+	expand := len(named) > 0 || e != nil
+	if expand {
+		wg.Go(func() {
+			var near []string
+			if e != nil {
+				near = e.Expand(query)
+			}
+			expanded, expandedErr = s.expandedSearch(ctx, words, named, near, max(semanticCandidates, topK))
+		})
+	}
+	bm, err := s.Index.SearchChunks(ctx, terms, max(semanticCandidates, topK))
+	wg.Wait()
+	if err != nil {
+		return nil, nil, err
+	}
+	if expandedErr != nil {
+		return nil, nil, expandedErr
+	}
+	lists := [][]int64{ids(bm)}
+	weights := []float64{1}
+
+	// The candidates are what BM25 found, then what the expanded search
+	// adds: the words code uses for the query's phrases ("mkdir -p" →
+	// mkdir all) and the words near the query's in vector space
+	// ("hostname" → host, addr) find what BM25 misses for want of the
+	// exact word.
+	candidates := slices.Clip(bm)
+	chunks := map[int64]analysis.ChunkInfo{}
+	for _, h := range bm {
+		chunks[h.ID] = h.ChunkInfo
+	}
+	for _, h := range expanded {
+		if _, ok := chunks[h.ID]; !ok {
+			chunks[h.ID] = h.ChunkInfo
+			candidates = append(candidates, h)
+		}
+	}
+	if s.Vectors != nil && len(candidates) > 1 {
+		// The vectors re-rank the candidates: on their own, word vectors
+		// bring in more noise than answers (see the evaluation).
+		byVector, err := s.vectorOrder(ctx, query, candidates)
+		if err != nil {
+			return nil, nil, err
+		}
+		lists = append(lists, byVector)
+		weights = append(weights, vectorWeight)
+	}
+	if len(expanded) > 0 {
+		lists = append(lists, ids(expanded))
+		weights = append(weights, expansionWeight)
+	}
+	if !s.noPopularity {
+		// Functions the rest of the code calls often are the likelier
+		// answer to "how do I …": a light vote for them.
+		byCalls, err := s.popularityOrder(ctx, candidates)
+		if err != nil {
+			return nil, nil, err
+		}
+		lists = append(lists, byCalls)
+		weights = append(weights, popularityWeight)
+	}
+	ranked := fuse(lists, weights)
+	for i := range ranked {
+		c, ok := chunks[ranked[i].id]
+		if ok && (IsTestPath(c.Path) || IsFixturePath(c.Path)) {
+			ranked[i].score *= testPenalty
+		}
+		if ok && !s.IgnoreVisibility && isUnexported(c) {
+			ranked[i].score *= unexportedPenalty
+		}
+	}
+	sort.SliceStable(ranked, func(i, j int) bool { return ranked[i].score > ranked[j].score })
+	return ranked, chunks, nil
 }
 
 // Expander proposes words related to the words of a query, for a second
@@ -452,9 +503,26 @@ func isUnexported(c analysis.ChunkInfo) bool {
 	}
 	if c.Language == "go" {
 		r, _ := utf8.DecodeRuneInString(name)
-		return !unicode.IsUpper(r)
+		if !unicode.IsUpper(r) {
+			return true
+		}
+	} else if strings.HasPrefix(name, "_") && !(strings.HasPrefix(name, "__") && strings.HasSuffix(name, "__")) {
+		return true
 	}
-	return strings.HasPrefix(name, "_") && !(strings.HasPrefix(name, "__") && strings.HasSuffix(name, "__"))
+	// A method of a type other packages cannot name is reached through
+	// the exported API, not called as one.
+	if c.Kind == analysis.KindMethod {
+		recv := lastIdentifierOf(qualifierOf(c))
+		if recv == "" {
+			return false
+		}
+		if c.Language == "go" {
+			r, _ := utf8.DecodeRuneInString(recv)
+			return !unicode.IsUpper(r)
+		}
+		return strings.HasPrefix(recv, "_")
+	}
+	return false
 }
 
 // IsFixturePath reports whether a root-relative path is under a testdata
@@ -763,4 +831,10 @@ func lastIdentifierOf(name string) string {
 		return name[i+1:]
 	}
 	return name
+}
+
+// qualifierOf returns the part of a chunk's qualified name before its
+// own name: a method's class or receiver, a function's package or module.
+func qualifierOf(c analysis.ChunkInfo) string {
+	return strings.TrimRight(strings.TrimSuffix(c.Name, c.Symbol), ".:")
 }

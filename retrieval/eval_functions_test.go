@@ -82,7 +82,7 @@ func TestEvalFunctions(t *testing.T) {
 		var fn, file evalScore
 		var misses []string
 		for _, c := range cases {
-			resp, err := s.Search(context.Background(), Request{Query: c.Q, TopK: 10})
+			resp, err := s.Search(context.Background(), Request{Query: c.Q, TopK: 10, Group: GroupFiles})
 			if err != nil {
 				t.Fatalf("%s %q: %v", set.file, c.Q, err)
 			}
@@ -94,7 +94,7 @@ func TestEvalFunctions(t *testing.T) {
 				}
 			}
 			fn.add(fr)
-			file.add(firstRelevant(resp.Results, c.Rel))
+			file.add(firstRelevantFile(resp, c.Rel))
 			if fr == 0 || fr > 5 {
 				var got []string
 				for _, r := range resp.Results[:min(3, len(resp.Results))] {

@@ -295,7 +295,7 @@ func (s *Searcher) run(ctx context.Context, rt Route, topK int, resp *Response) 
 		found, err = s.structural(ctx, rt, want, resp)
 		resp.Total = len(found)
 	case rt.Strategy == Semantic:
-		found, err = s.semantic(ctx, rt.SemanticQuery, want)
+		found, files, err = s.semanticLevels(ctx, rt.SemanticQuery, want)
 		resp.Total = len(found)
 	case rt.Strategy == Hybrid:
 		found, err = s.hybrid(ctx, rt, want, resp)

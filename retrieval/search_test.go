@@ -1443,24 +1443,37 @@ func TestIsUnexported(t *testing.T) {
 	tests := []struct {
 		lang, kind, symbol string
 		want               bool
+		name               string // the qualified name, when it says more
 	}{
-		{"go", "function", "ReadFile", false},
-		{"go", "function", "readFile", true},
-		{"go", "method", "close", true},
-		{"go", "function", "Équipe", false},
-		{"go", "function", "_x", true},
-		{"go", "module", "", false},
-		{"python", "function", "_get", true},
-		{"python", "method", "__init__", false},
-		{"python", "method", "__secret", true},
-		{"python", "function", "get", false},
-		{"typescript", "function", "_helper", true},
-		{"java", "method", "helper", false},
-		{"rust", "function", "helper", false},
+		{"go", "function", "ReadFile", false, ""},
+		{"go", "function", "readFile", true, ""},
+		{"go", "method", "close", true, ""},
+		{"go", "function", "Équipe", false, ""},
+		{"go", "function", "_x", true, ""},
+		{"go", "module", "", false, ""},
+		{"python", "function", "_get", true, ""},
+		{"python", "method", "__init__", false, ""},
+		{"python", "method", "__secret", true, ""},
+		{"python", "function", "get", false, ""},
+		{"typescript", "function", "_helper", true, ""},
+		{"java", "method", "helper", false, ""},
+		{"rust", "function", "helper", false, ""},
+		// Methods of types other packages cannot name.
+		{"go", "method", "AppendObject", true, "jsonEncoder.AppendObject"},
+		{"go", "method", "With", false, "Logger.With"},
+		{"go", "function", "Open", false, "zap.Open"},
+		{"python", "method", "run", true, "_Helper.run"},
+		{"python", "method", "read", false, "RawConfigParser.read"},
+		{"python", "function", "quote", false, "_shlex.quote"},
+		{"java", "method", "helper", false, "Outer.helper"},
 	}
 	for _, tt := range tests {
-		t.Run(tt.lang+"/"+tt.symbol, func(t *testing.T) {
-			c := analysis.ChunkInfo{Language: tt.lang, Kind: analysis.Kind(tt.kind), Symbol: tt.symbol}
+		t.Run(tt.lang+"/"+tt.name+"/"+tt.symbol, func(t *testing.T) {
+			name := tt.name
+			if name == "" {
+				name = tt.symbol
+			}
+			c := analysis.ChunkInfo{Language: tt.lang, Kind: analysis.Kind(tt.kind), Symbol: tt.symbol, Name: name}
 			if got := isUnexported(c); got != tt.want {
 				t.Errorf("isUnexported(%s %s %q) = %v, want %v", tt.lang, tt.kind, tt.symbol, got, tt.want)
 			}
@@ -1487,5 +1500,58 @@ func TestSearchSemanticExportedFirst(t *testing.T) {
 	}
 	if len(resp.Results) == 0 || resp.Results[0].Symbol != "pretty.WalrusFormat" {
 		t.Errorf("first result %+v, want pretty.WalrusFormat", resp.Results[:min(1, len(resp.Results))])
+	}
+}
+
+// TestSearchSemanticLevels checks the two levels of a search by meaning:
+// the functions that answer best are listed by their own scores even when
+// they share a file, and the file ranking, computed apart, still lists
+// the other files that answer.
+func TestSearchSemanticLevels(t *testing.T) {
+	fx := newSearchFixture(t, map[string]string{
+		"ledger/parse.go": `package ledger
+
+// ParseWalrusHeader parses the header of a walrus ledger.
+func ParseWalrusHeader(s string) string { return s }
+
+// ParseWalrusEntry parses one entry of a walrus ledger.
+func ParseWalrusEntry(s string) string { return s }
+
+// ParseWalrusFooter parses the footer of a walrus ledger.
+func ParseWalrusFooter(s string) string { return s }
+`,
+		"ledger/print.go": `package ledger
+
+// PrintWalrus prints a walrus.
+func PrintWalrus(s string) string { return s }
+`,
+	})
+	resp := fx.search(t, Request{Query: "parse the walrus ledger", Strategy: Semantic, TopK: 10, Group: GroupFiles})
+	var parse []string
+	for _, r := range resp.Results[:min(3, len(resp.Results))] {
+		if r.File == "ledger/parse.go" {
+			parse = append(parse, r.Symbol)
+		}
+	}
+	if len(parse) != 3 {
+		t.Errorf("first results %+v: want the three parsers of ledger/parse.go, not scaled down for sharing a file", resp.Results[:min(4, len(resp.Results))])
+	}
+	var files []string
+	for _, f := range resp.Files {
+		files = append(files, f.File)
+	}
+	if len(resp.Files) < 2 || files[0] != "ledger/parse.go" || files[1] != "ledger/print.go" {
+		t.Fatalf("files %q: want ledger/parse.go, then ledger/print.go", files)
+	}
+	if n := len(resp.Files[0].Functions); n != 3 {
+		t.Errorf("ledger/parse.go listed with %d functions, want its 3 parsers: %+v", n, resp.Files[0].Functions)
+	}
+	if len(resp.Files[0].Why) == 0 {
+		t.Errorf("ledger/parse.go listed without a reason")
+	}
+	for i := 1; i < len(resp.Files); i++ {
+		if resp.Files[i].Score > resp.Files[i-1].Score {
+			t.Errorf("file %d (%s, %v) scores above the one before it (%v)", i, resp.Files[i].File, resp.Files[i].Score, resp.Files[i-1].Score)
+		}
 	}
 }
