@@ -645,15 +645,27 @@ func fuse(lists [][]int64, weights []float64) []fused {
 
 // hybrid fuses a semantic search with the graph around its subject: the
 // symbol the query names, or else the best semantic hit, and what depends
-// on it. Results found by both are marked multi-strategy.
-func (s *Searcher) hybrid(ctx context.Context, rt Route, topK int, resp *Response) ([]Result, error) {
+// on it. Results found by both are marked multi-strategy. For a task
+// description (rt.Task) the semantic side is the task search, by the
+// evidence the text carries, and the files are that search's, each
+// with its best functions.
+func (s *Searcher) hybrid(ctx context.Context, rt Route, topK int, resp *Response) ([]Result, []FileResult, error) {
 	query := rt.SemanticQuery
 	if query == "" {
 		query = rt.StructuralQuery
 	}
-	sem, err := s.semantic(ctx, query, max(topK, 20))
+	var (
+		sem   []Result
+		files []FileResult
+		err   error
+	)
+	if rt.Task {
+		sem, files, err = s.task(ctx, query, max(topK, 20), resp)
+	} else {
+		sem, err = s.semantic(ctx, query, max(topK, 20))
+	}
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	limit := max(topK, 20)
 	var structural []Result
@@ -664,7 +676,7 @@ func (s *Searcher) hybrid(ctx context.Context, rt Route, topK int, resp *Respons
 		}
 		var ignored Response
 		if structural, err = s.structural(ctx, st, limit, &ignored); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		// The subject itself belongs to the structural answer.
 		if defs, err := s.Index.Lookup(ctx, st.StructuralQuery); err == nil && len(defs) > 0 {
@@ -679,14 +691,14 @@ func (s *Searcher) hybrid(ctx context.Context, rt Route, topK int, resp *Respons
 			}
 			def, ok, err := s.Index.Symbol(ctx, r.node)
 			if err != nil {
-				return nil, err
+				return nil, nil, err
 			}
 			if !ok {
 				continue
 			}
 			rels, err := s.Index.BlastRadiusLimit(ctx, def, 2, limit)
 			if err != nil {
-				return nil, err
+				return nil, nil, err
 			}
 			structural = append(structural, symbolResult(def, 1, Structural))
 			for i, rel := range rels {
@@ -697,7 +709,7 @@ func (s *Searcher) hybrid(ctx context.Context, rt Route, topK int, resp *Respons
 			break
 		}
 	}
-	return fuseResults(topK, sem, structural), nil
+	return fuseResults(topK, sem, structural), files, nil
 }
 
 // fuseResults merges result lists of different strategies by reciprocal

@@ -201,8 +201,10 @@ func (s *Searcher) Search(ctx context.Context, req Request) (*Response, error) {
 	default:
 		return nil, &QueryError{Reason: fmt.Sprintf("unknown strategy %q: use semantic, structural, keyword or hybrid", req.Strategy)}
 	}
-	if rt.Strategy == Semantic && !rt.Task && req.Strategy != "" {
-		// A task pasted with a forced semantic strategy is still a task.
+	if (rt.Strategy == Semantic || rt.Strategy == Hybrid) && !rt.Task && req.Strategy != "" {
+		// A task pasted with a forced semantic or hybrid strategy is
+		// still a task: searched by its evidence, and for hybrid fused
+		// with the graph around what that finds.
 		if why := taskShape(query); why != "" {
 			rt.Task, rt.Reasoning = true, rt.Reasoning+"; "+why+": searched as a task description"
 		}
@@ -286,6 +288,9 @@ func (s *Searcher) run(ctx context.Context, rt Route, topK int, resp *Response) 
 		err   error
 	)
 	switch {
+	case rt.Task && rt.Strategy == Hybrid:
+		found, files, err = s.hybrid(ctx, rt, want, resp)
+		resp.Total = len(found)
 	case rt.Task:
 		found, files, err = s.task(ctx, rt.SemanticQuery, topK, resp)
 		resp.Total = len(found)
@@ -298,7 +303,7 @@ func (s *Searcher) run(ctx context.Context, rt Route, topK int, resp *Response) 
 		found, files, err = s.semanticLevels(ctx, rt.SemanticQuery, want)
 		resp.Total = len(found)
 	case rt.Strategy == Hybrid:
-		found, err = s.hybrid(ctx, rt, want, resp)
+		found, files, err = s.hybrid(ctx, rt, want, resp)
 		resp.Total = len(found)
 	}
 	return found, files, err

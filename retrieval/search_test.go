@@ -515,6 +515,38 @@ func testSearchTask(t *testing.T, fx *searchFixture) {
 		}
 		fx.checkResults(t, resp, false)
 	})
+	t.Run("forced hybrid", func(t *testing.T) {
+		// A task forced to hybrid search is searched by its evidence too,
+		// then fused with the graph around what that finds.
+		resp := fx.search(t, Request{Query: traceback, Strategy: Hybrid, Group: GroupFiles})
+		if resp.Strategy != Hybrid || !strings.Contains(resp.Reasoning, "task description") {
+			t.Fatalf("%s search, reasoning %q: want hybrid, searched as a task description", resp.Strategy, resp.Reasoning)
+		}
+		if resp.Evidence == nil || !slices.ContainsFunc(resp.Evidence.Names, func(m Mention) bool { return m.Text == "run_all" && m.Source == "traceback" }) {
+			t.Errorf("evidence %+v, want run_all from the traceback", resp.Evidence)
+		}
+		if len(resp.Files) < 2 {
+			t.Fatalf("%d files, want the files of the traceback", len(resp.Files))
+		}
+		top := []string{resp.Files[0].File, resp.Files[1].File}
+		slices.Sort(top)
+		if !slices.Equal(top, []string{"worker/jobs.py", "worker/runner.py"}) {
+			t.Errorf("first files %v, want the two files of the traceback", top)
+		}
+		var multi bool
+		for _, r := range resp.Results {
+			multi = multi || r.MultiStrategy
+		}
+		if len(resp.Results) == 0 || !slices.ContainsFunc(resp.Results[:min(3, len(resp.Results))], func(r Result) bool {
+			return r.File == "worker/runner.py" || r.File == "worker/jobs.py"
+		}) {
+			t.Errorf("first results %+v, want a function of the traceback's files", resp.Results[:min(3, len(resp.Results))])
+		}
+		if !multi {
+			t.Errorf("no result found by both the task search and the graph: %+v", resp.Results)
+		}
+		fx.checkResults(t, resp, false)
+	})
 	t.Run("names in prose", func(t *testing.T) {
 		q := "The `FindByID` method of `UserRepository` returns a nil user and no error when the row is missing, " +
 			"so `Service.GetUser` then panics on the nil pointer. It should return ErrNotFound like the other lookups do, " +
