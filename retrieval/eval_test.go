@@ -158,8 +158,8 @@ func runEval(t *testing.T, s *Searcher, cases []evalCase) map[Strategy]evalScore
 			}
 			if sys == "routed" && (rank == 0 || rank > 5) {
 				var got []string
-				for _, r := range resp.Results[:min(3, len(resp.Results))] {
-					got = append(got, r.File)
+				for _, f := range resp.Files[:min(3, len(resp.Files))] {
+					got = append(got, f.File)
 				}
 				misses = append(misses, fmt.Sprintf("  %-10s %-55q → %s %v", c.Kind, c.Q, resp.Strategy, got))
 			}
