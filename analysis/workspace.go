@@ -36,7 +36,10 @@ type Workspace struct {
 	docs    map[string]*openDoc
 	pending map[string]bool // open documents whose graph is not in the index yet
 	timer   *time.Timer
-	closed  bool
+	// pendingSince is when the oldest change not written was made;
+	// lastChange when the newest was.
+	pendingSince, lastChange time.Time
+	closed                   bool
 	retired []*Document // parsed documents closed or replaced, released under parseMu
 	// seq counts the changes to open documents; flushed is the count the
 	// last successful Flush wrote (guarded by flushMu).
@@ -72,6 +75,11 @@ type openDoc struct {
 // FlushDelay is how long after the last change an open document's graph
 // is written to the index when nothing asks for it sooner.
 const FlushDelay = 200 * time.Millisecond
+
+// MaxFlushDelay bounds how long changes wait to be written while typing
+// goes on without a pause of FlushDelay: a burst of edits is written once,
+// or once every MaxFlushDelay, rather than after every pause.
+const MaxFlushDelay = 2 * time.Second
 
 // Errors of document operations, for the editor to report.
 var (
@@ -363,9 +371,30 @@ func (w *Workspace) releaseRetired() {
 // markPending schedules the document's graph to be written. w.mu is held.
 func (w *Workspace) markPending(rel string) {
 	w.pending[rel] = true
+	w.lastChange = time.Now()
 	if w.timer == nil && !w.closed {
-		w.timer = time.AfterFunc(FlushDelay, func() { w.Flush(context.Background()) })
+		w.pendingSince = w.lastChange
+		w.timer = time.AfterFunc(FlushDelay, w.flushLater)
 	}
+}
+
+// flushLater writes the pending graphs once typing has paused for
+// FlushDelay, or has gone on for MaxFlushDelay since the oldest change
+// not written.
+func (w *Workspace) flushLater() {
+	w.mu.Lock()
+	if w.closed || w.timer == nil {
+		w.mu.Unlock()
+		return
+	}
+	now := time.Now()
+	if quiet := now.Sub(w.lastChange); quiet < FlushDelay && now.Sub(w.pendingSince) < MaxFlushDelay {
+		w.timer.Reset(FlushDelay - quiet)
+		w.mu.Unlock()
+		return
+	}
+	w.mu.Unlock()
+	w.Flush(context.Background())
 }
 
 // Flush writes the graphs of changed open documents to the index, in one
@@ -480,15 +509,7 @@ func (w *Workspace) Shutdown(ctx context.Context) error {
 // of this answer only.
 func (w *Workspace) FileSymbols(ctx context.Context, rel string) ([]SymbolInfo, error) {
 	if _, g, _, ok := w.parsed(ctx, rel); ok {
-		out := make([]SymbolInfo, len(g.Symbols))
-		for i, s := range g.Symbols {
-			out[i] = SymbolInfo{
-				ID: int64(i + 1), Parent: int64(s.Parent + 1), Kind: s.Kind, Name: s.Name,
-				QualifiedName: s.QualifiedName, Module: s.Module, Path: g.Path, Language: g.Language,
-				Range: s.Range, NameRange: s.NameRange, Signature: s.Signature, Doc: s.Doc,
-			}
-		}
-		return out, nil
+		return graphSymbols(g), nil
 	}
 	return w.ix.SymbolsInFile(ctx, rel)
 }

@@ -239,3 +239,93 @@ func TestWorkspaceCoalescedEdits(t *testing.T) {
 		})
 	}
 }
+
+// TestWorkspaceSymbols searches names in the index overlaid with the
+// open documents: with nothing open it answers as the index does; an open
+// document's symbols replace its file's rows at once, while the index
+// writer is busy and before anything is written.
+func TestWorkspaceSymbols(t *testing.T) {
+	root := t.TempDir()
+	writeWorkspace(t, root, map[string]string{
+		"a.go": "package a\n\nfunc FindByID() {}\n\nfunc Gone() {}\n\ntype byIDCache struct{}\n",
+		"b.go": "package a\n\nfunc FindByName() {}\n\nfunc lookupByID() {}\n",
+	})
+	ix := openTestIndex(t, root, nil)
+	mustUpdate(t, ix)
+	w := NewWorkspace(ix)
+	defer w.Shutdown(context.Background())
+	ctx := context.Background()
+
+	list := func(ms []SymbolMatch) []string {
+		var out []string
+		for _, m := range ms {
+			out = append(out, fmt.Sprintf("%s %s %s", m.Match, m.Path, m.Name))
+		}
+		return out
+	}
+	queries := []string{"FindByID", "find", "fbi", "byid", "Gone", "b", "nothing", " FindByName ", ""}
+	for _, q := range queries {
+		want, err := ix.Symbols(ctx, q, 3)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := w.Symbols(ctx, q, 3)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !slices.Equal(list(got), list(want)) {
+			t.Errorf("nothing open: Symbols(%q) = %q, the index answers %q", q, list(got), list(want))
+		}
+	}
+
+	// The index writer is held for the rest of the test: the answers
+	// must not wait for it.
+	held, release, written := make(chan struct{}), make(chan struct{}), make(chan error, 1)
+	go func() {
+		written <- ix.Store.Write(ctx, func(*Writer) error {
+			close(held)
+			<-release
+			return nil
+		})
+	}()
+	<-held
+	defer func() {
+		close(release)
+		if err := <-written; err != nil {
+			t.Error(err)
+		}
+	}()
+	if err := w.Open(ctx, "a.go", 1, []byte("package a\n\nfunc FindByIDFast() {}\n\nfunc Fresh() {}\n")); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		query string
+		want  []string
+	}{
+		{"Gone", nil},
+		{"Fresh", []string{"exact a.go Fresh"}},
+		{"find", []string{"prefix b.go FindByName", "prefix a.go FindByIDFast"}},
+		{"fbi", []string{"initials a.go FindByIDFast"}},
+		{"byid", []string{"substring b.go lookupByID", "substring a.go FindByIDFast"}}, // shorter names first
+	}
+	for _, tt := range tests {
+		got, err := w.Symbols(ctx, tt.query, 10)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !slices.Equal(list(got), tt.want) {
+			t.Errorf("a.go open: Symbols(%q) = %q, want %q", tt.query, list(got), tt.want)
+		}
+	}
+	// An edit shows in the next answer.
+	if err := w.Change(ctx, "a.go", 2, []TextEdit{{Text: "package a\n\nfunc Gone() {}\n"}}); err != nil {
+		t.Fatal(err)
+	}
+	got, err := w.Symbols(ctx, "gone", 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []string{"exact a.go Gone"}; !slices.Equal(list(got), want) {
+		t.Errorf("after the edit: Symbols(gone) = %q, want %q", list(got), want)
+	}
+}

@@ -22,8 +22,11 @@ const maxWorkspaceSymbols = 200
 // ("what calls FindByID") is answered with the symbols the graph gives, and
 // the other strategies (semantic, keyword, hybrid) with their results, each
 // named by its symbol or, for code outside any symbol, its first line.
-// Open documents are written to the index first, so the answer reflects
-// every edit.
+// Names are looked up in the index and in the open documents' newest
+// parses, which replace their files' rows: the answer reflects every edit
+// without waiting for the index to be written. Routed and structural
+// queries read the index as last written (a fraction of a second behind
+// typing).
 func (s *Server) workspaceSymbol(ctx context.Context, p *protocol.WorkspaceSymbolParams) ([]protocol.SymbolInformation, error) {
 	var route *retrieval.Route
 	if q := strings.TrimSpace(p.Query); strings.ContainsAny(q, " \t") {
@@ -32,9 +35,6 @@ func (s *Server) workspaceSymbol(ctx context.Context, p *protocol.WorkspaceSymbo
 	}
 	out := []protocol.SymbolInformation{}
 	for _, f := range sortedFolders(s.snapshotFolders()) {
-		if err := f.ws.Flush(ctx); err != nil {
-			return nil, err
-		}
 		if route != nil && route.Strategy != retrieval.Structural {
 			found, err := s.routedSymbols(ctx, f, p.Query, maxWorkspaceSymbols-len(out))
 			if err != nil {
@@ -51,7 +51,7 @@ func (s *Server) workspaceSymbol(ctx context.Context, p *protocol.WorkspaceSymbo
 			}
 			syms = found
 		} else {
-			matches, err := f.ws.Index().Symbols(ctx, p.Query, maxWorkspaceSymbols-len(out))
+			matches, err := f.ws.Symbols(ctx, p.Query, maxWorkspaceSymbols-len(out))
 			if err != nil {
 				return nil, fmt.Errorf("workspace/symbol %q: %w", p.Query, err)
 			}

@@ -1,0 +1,107 @@
+package analysis
+
+import (
+	"context"
+	"slices"
+	"strings"
+)
+
+// Symbols searches symbol names as Store.Symbols does (exact matches, then
+// prefixes, initials and substrings), in the workspace as the editor sees
+// it: the index, with each open document's symbols in place of its file's
+// rows. It never waits for the open documents to be written to the index,
+// nor for the index writer: at most for the parse of an open document's
+// newest text. IDs and parents of open documents' symbols number the
+// symbols of their file in this answer only.
+func (w *Workspace) Symbols(ctx context.Context, query string, limit int) ([]SymbolMatch, error) {
+	query = strings.TrimSpace(query)
+	q := foldName(query)
+	if q == "" || len(query) > MaxNameQuery {
+		return nil, nil
+	}
+	if limit <= 0 {
+		limit = 200
+	}
+	open := w.openGraphs(ctx)
+	// The open documents' rows in the index are dropped from the stored
+	// answer: ask for more so that the answer stays full.
+	stored, err := w.ix.Symbols(ctx, query, 2*limit)
+	if err != nil {
+		return nil, err
+	}
+	var tiers [MatchSubstring + 1][]SymbolMatch
+	for _, m := range stored {
+		if _, ok := open[m.Path]; ok {
+			continue
+		}
+		tiers[m.Match] = append(tiers[m.Match], m)
+	}
+	word := isWord(q)
+	for _, g := range open {
+		for _, sym := range graphSymbols(g) {
+			if kind, ok := matchName(q, word, sym); ok {
+				tiers[kind] = append(tiers[kind], SymbolMatch{sym, kind})
+			}
+		}
+	}
+	var out []SymbolMatch
+	for _, tier := range tiers {
+		sortTier(tier, query)
+		out = append(out, tier[:min(len(tier), limit-len(out))]...)
+	}
+	return out, nil
+}
+
+// matchName says how a symbol matches a folded query, as the queries of
+// Store.Symbols decide it. word says whether q is a word that initials may
+// match.
+func matchName(q string, word bool, sym SymbolInfo) (MatchKind, bool) {
+	if sym.Kind == KindModule {
+		return 0, false
+	}
+	lname := foldName(sym.Name)
+	switch {
+	case lname == q:
+		return MatchExact, true
+	case strings.HasPrefix(lname, q):
+		return MatchPrefix, true
+	case word && strings.HasPrefix(initials(sym.Name), q):
+		return MatchInitials, true
+	case strings.Index(lname, q) > 0:
+		return MatchSubstring, true
+	}
+	return 0, false
+}
+
+// openGraphs returns the graphs of the open documents by path, each of
+// its newest text; an empty graph for a document kept as text only.
+func (w *Workspace) openGraphs(ctx context.Context) map[string]*FileGraph {
+	w.mu.Lock()
+	rels := make([]string, 0, len(w.docs))
+	for rel := range w.docs {
+		rels = append(rels, rel)
+	}
+	w.mu.Unlock()
+	slices.Sort(rels)
+	out := make(map[string]*FileGraph, len(rels))
+	for _, rel := range rels {
+		if _, g, _, ok := w.parsed(ctx, rel); ok {
+			out[rel] = g
+		}
+	}
+	return out
+}
+
+// graphSymbols returns a file graph's symbols as the index would list
+// them, numbered from 1 in source order.
+func graphSymbols(g *FileGraph) []SymbolInfo {
+	out := make([]SymbolInfo, len(g.Symbols))
+	for i, s := range g.Symbols {
+		out[i] = SymbolInfo{
+			ID: int64(i + 1), Parent: int64(s.Parent + 1), Kind: s.Kind, Name: s.Name,
+			QualifiedName: s.QualifiedName, Module: s.Module, Path: g.Path, Language: g.Language,
+			Range: s.Range, NameRange: s.NameRange, Signature: s.Signature, Doc: s.Doc,
+		}
+	}
+	return out
+}
