@@ -40,7 +40,7 @@ type Workspace struct {
 	// lastChange when the newest was.
 	pendingSince, lastChange time.Time
 	closed                   bool
-	retired []*Document // parsed documents closed or replaced, released under parseMu
+	retired                  []*Document // parsed documents closed or replaced, released under parseMu
 	// seq counts the changes to open documents; flushed is the count the
 	// last successful Flush wrote (guarded by flushMu).
 	seq     uint64
