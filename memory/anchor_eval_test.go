@@ -106,11 +106,17 @@ func copySampleApp(t testing.TB) string {
 // vectors the command line uses.
 func openEvalIndex(t testing.TB, root, dir string) *retrieval.Searcher {
 	t.Helper()
-	ctx := context.Background()
 	vec, err := retrieval.NewWordVectors()
 	if err != nil {
 		t.Fatal(err)
 	}
+	return openIndexWith(t, root, dir, vec)
+}
+
+// openIndexWith is openEvalIndex with the given word vectors.
+func openIndexWith(t testing.TB, root, dir string, vec *retrieval.WordVectors) *retrieval.Searcher {
+	t.Helper()
+	ctx := context.Background()
 	if dir == "" {
 		dir = t.TempDir()
 	}

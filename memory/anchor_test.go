@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"math"
 	"math/rand/v2"
 	"os"
@@ -14,7 +15,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/anchorage-dev/anchorage/retrieval"
 	"github.com/anchorage-dev/anchorage/retrieval/feedback"
+	"github.com/anchorage-dev/anchorage/retrieval/wordvec"
 )
 
 // sampleAnchorer indexes a copy of the sample app and returns an Anchorer
@@ -524,13 +527,42 @@ func TestAnchorRelevanceRange(t *testing.T) {
 // FuzzRelevance checks that relevance stays within [0, 1] for any
 // features, and that anchoring any rule text on the sample app either
 // fails with a rule error or scores every candidate within [0, 1].
+//
+// The sample app is indexed once per process, with the word vectors of
+// its words and the seeds' only and one router for every search, so that
+// an input costs an anchoring of a few dozen chunks rather than searches
+// over the whole vocabulary.
 func FuzzRelevance(f *testing.F) {
-	a, _ := sampleAnchorer(f)
+	seeds := []string{"Wrap database errors with %w", "Use UserRepository.FindByID, never db.Conn", "", "run(files) `x` fmt::Display %v"}
+	f.Add(seeds[0], 0.5, 0.2, 1.0, 0.8, 1.0, 0.0, 0.0, 3.5, 2.0)
+	f.Add(seeds[1], 1.0, 1.0, 0.1, 0.0, 0.6, 1.0, 1.0, -2.0, 6.0)
+	f.Add(seeds[2], -1.0, 2.0, 0.0, 1.0, 0.0, 0.5, 0.0, 0.0, 0.0)
+	f.Add(seeds[3], 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0)
+	root := copySampleApp(f)
+	texts := seeds
+	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		b, err := os.ReadFile(p)
+		texts = append(texts, string(b))
+		return err
+	})
+	if err != nil {
+		f.Fatal(err)
+	}
+	full, err := wordvec.Load()
+	if err != nil {
+		f.Fatal(err)
+	}
+	small, err := full.Subset(texts...)
+	if err != nil {
+		f.Fatal(err)
+	}
+	s := openIndexWith(f, root, "", retrieval.WordVectorsOf(small))
+	s.Router = retrieval.NewRouter()
+	a := NewAnchorer(s)
 	ctx := context.Background()
-	f.Add("Wrap database errors with %w", 0.5, 0.2, 1.0, 0.8, 1.0, 0.0, 0.0, 3.5, 2.0)
-	f.Add("Use UserRepository.FindByID, never db.Conn", 1.0, 1.0, 0.1, 0.0, 0.6, 1.0, 1.0, -2.0, 6.0)
-	f.Add("", -1.0, 2.0, 0.0, 1.0, 0.0, 0.5, 0.0, 0.0, 0.0)
-	f.Add("run(files) `x` fmt::Display %v", 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0)
 	f.Fuzz(func(t *testing.T, rule string, focus, name, grounded, agreement, named, literal, test, margin, corpus float64) {
 		feat := anchorFeatures{Focus: focus, Name: name, Grounded: grounded, Coverage: focus * grounded, Agreement: agreement,
 			Named: named, Literal: literal, Test: test, Margin: margin, Corpus: corpus}

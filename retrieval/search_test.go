@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"path"
 	"path/filepath"
@@ -19,6 +20,7 @@ import (
 	"github.com/anchorage-dev/anchorage/analysis"
 	"github.com/anchorage-dev/anchorage/retrieval/budget"
 	"github.com/anchorage-dev/anchorage/retrieval/feedback"
+	"github.com/anchorage-dev/anchorage/retrieval/wordvec"
 )
 
 // searchFixture is a Searcher over a private copy of the sample app, with
@@ -34,7 +36,6 @@ type searchFixture struct {
 // a Searcher over it.
 func newSearchFixture(tb testing.TB, extra map[string]string) *searchFixture {
 	tb.Helper()
-	ctx := context.Background()
 	dir, err := filepath.EvalSymlinks(tb.TempDir())
 	if err != nil {
 		tb.Fatal(err)
@@ -43,7 +44,18 @@ func newSearchFixture(tb testing.TB, extra map[string]string) *searchFixture {
 	if err := os.CopyFS(root, os.DirFS(filepath.Join("..", "testdata", "sampleapp"))); err != nil {
 		tb.Fatal(err)
 	}
-	for rel, text := range extra {
+	writeFixtureFiles(tb, root, extra)
+	vec, err := NewWordVectors()
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return indexSearchFixture(tb, root, vec)
+}
+
+// writeFixtureFiles writes files (root-relative path → text) under root.
+func writeFixtureFiles(tb testing.TB, root string, files map[string]string) {
+	tb.Helper()
+	for rel, text := range files {
 		p := filepath.Join(root, filepath.FromSlash(rel))
 		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
 			tb.Fatal(err)
@@ -52,10 +64,13 @@ func newSearchFixture(tb testing.TB, extra map[string]string) *searchFixture {
 			tb.Fatal(err)
 		}
 	}
-	vec, err := NewWordVectors()
-	if err != nil {
-		tb.Fatal(err)
-	}
+}
+
+// indexSearchFixture indexes root and returns a Searcher over it with the
+// word vectors vec.
+func indexSearchFixture(tb testing.TB, root string, vec *WordVectors) *searchFixture {
+	tb.Helper()
+	ctx := context.Background()
 	state := tb.TempDir()
 	ix, err := analysis.Open(ctx, analysis.Options{
 		Root: root, DBPath: filepath.Join(state, "index.db"), Workers: runtime.NumCPU(), Embedder: vec,
@@ -1129,10 +1144,11 @@ func testSearchFeedback(t *testing.T, fx *searchFixture) {
 	})
 }
 
-// FuzzSearch searches the sample app with arbitrary queries: each is
-// refused with a *QueryError or answered with well-formed results.
+// FuzzSearch searches a small workspace (fuzzWorkspace) with arbitrary
+// queries: each is refused with a *QueryError or answered with
+// well-formed results.
 func FuzzSearch(f *testing.F) {
-	for _, seed := range []string{
+	seeds := []string{
 		"", " ", "who calls FindByID", "how are users loaded from the database", "kw: user", "re: Find(",
 		`re: Find\w+`, "/a*/", "everything about users", "hybrid: ", "sym:", "FindByID\x00", "\xff", "日本語",
 		"the user repository and what depends on it", "structural: NoSuchThing", "re: ^", `"unterminated`,
@@ -1143,14 +1159,40 @@ func FuzzSearch(f *testing.F) {
 		"diff --git a/users/repo.go b/users/repo.go\n@@ -1 +1 @@ func Open\n-a\n+b", "```\nparse(\n```",
 		strings.Repeat("Service.GetUser fails when the id is blank ", 20), strings.Repeat("!?", 3000),
 		"panic: boom\n\ngoroutine 1 [running]:\nmain.main()\n\t/x/main.go:9 +0x1d", "\tat a.b.C.d(C.java:1)\n\tat (",
-	} {
+	}
+	for _, seed := range seeds {
 		f.Add(seed, uint8(0))
 	}
 	f.Add("FindByID", uint8(1))
 	f.Add("FindByID", uint8(4))
-	fx := newSearchFixture(f, nil)
+	// A workspace of five small files, indexed once per process: each
+	// input costs a search of a few chunks, so that the fuzzer explores
+	// instead of spending its time on the sample app's baseline.
+	dir, err := filepath.EvalSymlinks(f.TempDir())
+	if err != nil {
+		f.Fatal(err)
+	}
+	root := filepath.Join(dir, "fuzzapp")
+	files := fuzzWorkspace()
+	writeFixtureFiles(f, root, files)
+	// The word vectors of the workspace's words and the seeds' only: the
+	// words near a query's are looked for among hundreds, not 62,000.
+	texts := slices.Collect(maps.Values(files))
+	for _, seed := range seeds {
+		texts = append(texts, seed)
+	}
+	full, err := wordvec.Load()
+	if err != nil {
+		f.Fatal(err)
+	}
+	small, err := full.Subset(texts...)
+	if err != nil {
+		f.Fatal(err)
+	}
+	fx := indexSearchFixture(f, root, WordVectorsOf(small))
 	s := *fx.s
-	s.Feedback = nil // keep the fuzzer's searches cheap
+	s.Router = NewRouter() // compiled once, not for every input
+	s.Feedback = nil       // keep the fuzzer's searches cheap
 	strategies := []Strategy{"", Semantic, Structural, Keyword, Hybrid}
 	f.Fuzz(func(t *testing.T, query string, strategy uint8) {
 		req := Request{Query: query, Strategy: strategies[int(strategy)%len(strategies)], TopK: 20}
@@ -1585,5 +1627,114 @@ func PrintWalrus(s string) string { return s }
 		if resp.Files[i].Score > resp.Files[i-1].Score {
 			t.Errorf("file %d (%s, %v) scores above the one before it (%v)", i, resp.Files[i].File, resp.Files[i].Score, resp.Files[i-1].Score)
 		}
+	}
+}
+
+// fuzzWorkspace is a small workspace in four languages, with calls,
+// types and doc comments for every strategy to find.
+func fuzzWorkspace() map[string]string {
+	return map[string]string{
+		"go.mod": "module example.com/fuzzapp\n\ngo 1.22\n",
+		"internal/db/db.go": `// Package db opens the database.
+package db
+
+import (
+	"database/sql"
+	"fmt"
+)
+
+// Open opens the database at path.
+func Open(path string) (*sql.DB, error) {
+	db, err := sql.Open("sqlite", path)
+	if err != nil {
+		return nil, fmt.Errorf("open database %s: %w", path, err)
+	}
+	return db, nil
+}
+`,
+		"users/repo.go": `package users
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+)
+
+// User is a person with an account.
+type User struct{ ID, Name string }
+
+// UserRepository loads users from the database.
+type UserRepository struct{ db *sql.DB }
+
+// FindByID loads one user by id.
+func (r *UserRepository) FindByID(ctx context.Context, id string) (*User, error) {
+	u := &User{ID: id}
+	if err := r.db.QueryRowContext(ctx, "SELECT name FROM users WHERE id = ?", id).Scan(&u.Name); err != nil {
+		return nil, fmt.Errorf("find user %s: %w", id, err)
+	}
+	return u, nil
+}
+
+// Service answers questions about users.
+type Service struct{ repo *UserRepository }
+
+// GetUser returns a user, or an error when the id is blank.
+func (s *Service) GetUser(ctx context.Context, id string) (*User, error) {
+	if id == "" {
+		return nil, fmt.Errorf("blank user id")
+	}
+	return s.repo.FindByID(ctx, id)
+}
+`,
+		"worker/jobs.py": `"""Jobs run by the worker, retried when they fail."""
+import logging
+import time
+
+log = logging.getLogger(__name__)
+
+
+def retry(job, attempts=3):
+    """Run a job, retrying failed jobs with a growing delay."""
+    for n in range(attempts):
+        try:
+            return job()
+        except OSError:
+            time.sleep(2 ** n)
+    raise RuntimeError("job failed")
+
+
+class Runner:
+    def _run_one(self, job):
+        start = time.time()
+        try:
+            retry(job)
+        except RuntimeError:
+            log.error("job %s failed after %.1fs", job, time.time() - start)
+`,
+		"client/src/cache.ts": `// A cache that evicts the least recently used entry.
+export class LruCache<V> {
+  private entries = new Map<string, V>();
+  constructor(private capacity: number) {}
+
+  get(key: string): V | undefined {
+    const v = this.entries.get(key);
+    if (v !== undefined) {
+      this.entries.delete(key);
+      this.entries.set(key, v);
+    }
+    return v;
+  }
+
+  set(key: string, value: V): void {
+    this.entries.set(key, value);
+    if (this.entries.size > this.capacity) this.evictOldest();
+  }
+
+  private evictOldest(): void {
+    const oldest = this.entries.keys().next().value;
+    if (oldest !== undefined) this.entries.delete(oldest);
+  }
+}
+`,
 	}
 }

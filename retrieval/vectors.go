@@ -37,6 +37,10 @@ func NewWordVectors() (*WordVectors, error) {
 	return &WordVectors{m: m}, nil
 }
 
+// WordVectorsOf returns word vectors over a model, such as a Subset of the
+// built-in one.
+func WordVectorsOf(m *wordvec.Model) *WordVectors { return &WordVectors{m: m} }
+
 // Model names the vectors, so that the index re-embeds its chunks when
 // they change.
 func (w *WordVectors) Model() string { return w.m.Stamp() }

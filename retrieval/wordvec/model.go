@@ -17,6 +17,7 @@
 package wordvec
 
 import (
+	"bytes"
 	_ "embed"
 	"fmt"
 	"math"
@@ -167,4 +168,33 @@ func Cosine(a, b []float32) float32 {
 		return 0
 	}
 	return float32(dot / math.Sqrt(na*nb))
+}
+
+// Subset returns a model of the words of texts (as SplitWords splits
+// them) that m knows, with m's vectors and ranks: the same answers for
+// those words at a fraction of the cost of a search over the whole
+// vocabulary, for fixtures and fuzz targets. It fails when m knows none
+// of the words.
+func (m *Model) Subset(texts ...string) (*Model, error) {
+	var rows []Row
+	seen := map[string]bool{}
+	for _, text := range texts {
+		for _, w := range SplitWords(text) {
+			if seen[w] {
+				continue
+			}
+			seen[w] = true
+			i := m.Row(w)
+			if i < 0 {
+				continue
+			}
+			v, _ := m.Vector(w)
+			rows = append(rows, Row{Word: w, Rank: uint32(m.Rank(i)), Vector: v})
+		}
+	}
+	var buf bytes.Buffer
+	if err := Encode(&buf, m.name+"-subset", m.zipfN, rows); err != nil {
+		return nil, fmt.Errorf("wordvec: subset of %s: %w", m.name, err)
+	}
+	return Parse(buf.Bytes())
 }
