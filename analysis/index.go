@@ -166,12 +166,22 @@ func Open(ctx context.Context, opts Options) (*Index, error) {
 
 // recreate removes the database at path and creates an empty one.
 func recreate(ctx context.Context, path string) (*Store, error) {
-	for _, suffix := range []string{"", "-wal", "-shm"} {
-		if err := os.Remove(path + suffix); err != nil && !errors.Is(err, os.ErrNotExist) {
-			return nil, fmt.Errorf("remove the unreadable index: %w", err)
-		}
+	if err := RemoveDatabase(path); err != nil {
+		return nil, err
 	}
 	return OpenStore(ctx, path)
+}
+
+// RemoveDatabase removes an unreadable index database at path, with its
+// write-ahead log, for the next Open to create it afresh. It is only for
+// index databases, which derive from the files.
+func RemoveDatabase(path string) error {
+	for _, suffix := range []string{"", "-wal", "-shm"} {
+		if err := os.Remove(path + suffix); err != nil && !errors.Is(err, os.ErrNotExist) {
+			return fmt.Errorf("remove the unreadable index: %w", err)
+		}
+	}
+	return nil
 }
 
 // Rebuild replaces an unreadable database with an empty one (the next

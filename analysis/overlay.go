@@ -105,3 +105,36 @@ func graphSymbols(g *FileGraph) []SymbolInfo {
 	}
 	return out
 }
+
+// OpenDocument is a document open in the editor: its path relative to the
+// root, version and text.
+type OpenDocument struct {
+	Path    string
+	Version int32
+	Text    []byte
+}
+
+// OpenDocuments returns the documents open in the workspace, by path, for
+// a new workspace to take over. The texts must not be modified.
+func (w *Workspace) OpenDocuments() []OpenDocument {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	out := make([]OpenDocument, 0, len(w.docs))
+	for rel, od := range w.docs {
+		out = append(out, OpenDocument{Path: rel, Version: od.version, Text: od.text})
+	}
+	slices.SortFunc(out, func(a, b OpenDocument) int { return strings.Compare(a.Path, b.Path) })
+	return out
+}
+
+// Version returns the version of an open document, and false when it is
+// not open.
+func (w *Workspace) Version(rel string) (int32, bool) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	od := w.docs[rel]
+	if od == nil {
+		return 0, false
+	}
+	return od.version, true
+}

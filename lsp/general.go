@@ -181,6 +181,9 @@ type folder struct {
 	// skipTold is set once the user was told the folder is not indexed
 	// (Server.indexable).
 	skipTold atomic.Bool
+	// checking is set while the index is checked for damage or rebuilt
+	// (checkDamage).
+	checking atomic.Bool
 }
 
 func (f *folder) root() string { return f.ws.Index().Root() }

@@ -1,11 +1,16 @@
 package lsp
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
+	"errors"
 	"math/rand/v2"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -98,5 +103,92 @@ func damagePages(t *testing.T, path string, from, count int) {
 	}
 	if _, err := f.WriteAt(buf, int64(from)*4096); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestIndexDamagedWhileServing: the index is damaged while the server
+// runs (issue 21). The next read that fails finds it; the server says so
+// once, rebuilds the index from the files in the background and answers
+// again. The rules database is left as it is.
+func TestIndexDamagedWhileServing(t *testing.T) {
+	root := sampleApp(t)
+	data := t.TempDir()
+	c := connect(t, startProcIn(t, data))
+	c.start(t, clientOptions{}, root)
+	if syms := c.symbols(t, "FindByID"); len(syms) == 0 {
+		t.Fatal("workspace/symbol FindByID: nothing before the damage")
+	}
+	dirs, err := state.Resolve(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rules := filepath.Join(data, "memory.db")
+	before, rulesErr := os.ReadFile(rules)
+
+	index := dirs.IndexPath(root)
+	info, err := os.Stat(index)
+	if err != nil {
+		t.Fatal(err)
+	}
+	damagePages(t, index, 1, int(info.Size()/4096)-1)
+	// Pages written lately are read from the write-ahead log: its frames
+	// are damaged too, all but its header.
+	if wal, err := os.Stat(index + "-wal"); err == nil && wal.Size() > 4096 {
+		damagePages(t, index+"-wal", 1, int(wal.Size()/4096)-1)
+	}
+	mark := c.mark()
+	// The server's connections hold the pages they read: queries sent at
+	// once make it open new connections, which read the damaged file.
+	queries := []string{"Save", "Open", "retry", "LruCache", "User", "evict", "handler", "Job", "main", "a", "e", "s", "who calls FindByID", "users loaded from the database", "o", "r"}
+	errs := make([]error, len(queries))
+	var wg sync.WaitGroup
+	for i, q := range queries {
+		wg.Go(func() {
+			var res []protocol.SymbolInformation
+			errs[i] = c.call(t, "workspace/symbol", &protocol.WorkspaceSymbolParams{Query: q}, &res)
+		})
+	}
+	wg.Wait()
+	failed := ""
+	for _, err := range errs {
+		if err != nil {
+			failed = err.Error()
+			break
+		}
+	}
+	if failed == "" {
+		t.Fatal("no request failed on the damaged index")
+	}
+	if !strings.Contains(failed, "malformed") && !strings.Contains(failed, "corrupt") && !strings.Contains(failed, "not a database") {
+		t.Errorf("the failing request says %q, want SQLite's word for damage", failed)
+	}
+	damaged := func(f frame) bool {
+		var p protocol.ShowMessageParams
+		return f.Method == "window/showMessage" && json.Unmarshal(f.Params, &p) == nil &&
+			p.Type == protocol.MessageTypeWarning && strings.Contains(p.Message, "is damaged")
+	}
+	c.wait(t, mark, eventTimeout, "the message that the index is damaged", damaged)
+	c.waitIndexed(t, mark, root)
+	if syms := c.symbols(t, "FindByID"); len(syms) == 0 {
+		t.Fatal("workspace/symbol FindByID: nothing after the rebuild")
+	}
+	if syms := c.symbols(t, "LruCache"); len(syms) == 0 {
+		t.Fatal("workspace/symbol LruCache: nothing after the rebuild")
+	}
+	n := 0
+	for _, f := range c.all() {
+		if damaged(f) {
+			n++
+		}
+	}
+	if n != 1 {
+		t.Errorf("the damage is reported %d times, want once", n)
+	}
+	after, err := os.ReadFile(rules)
+	switch {
+	case rulesErr != nil && !errors.Is(err, os.ErrNotExist):
+		t.Errorf("memory.db appeared or changed: %v", err)
+	case rulesErr == nil && (err != nil || !bytes.Equal(before, after)):
+		t.Errorf("memory.db changed during the rebuild (%v)", err)
 	}
 }

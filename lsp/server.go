@@ -243,6 +243,7 @@ func (s *Server) handle(ctx context.Context, reply jsonrpc2.Replier, req jsonrpc
 			cancel()
 		}()
 		result, err := s.call(ctx, method, req.Params())
+		s.checkDamage(err)
 		if ctx.Err() != nil && err != nil {
 			err = jsonrpc2.NewError(requestCancelled, "request cancelled")
 		}

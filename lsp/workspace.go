@@ -42,6 +42,7 @@ func (s *Server) indexFolder(f *folder, title string) {
 			}
 			p.end("Indexing failed")
 			s.warn("indexing %s failed: %v", f.root(), err)
+			s.checkDamage(err)
 			return
 		}
 		f.last.Store(sum)
@@ -63,6 +64,7 @@ func (s *Server) refreshFolder(f *folder) {
 		defer f.indexMu.Unlock()
 		if _, err := f.ws.Refresh(ctx, nil); err != nil && ctx.Err() == nil {
 			s.warn("re-indexing %s: %v", f.root(), err)
+			s.checkDamage(err)
 		}
 		s.scanMemoryDocuments(ctx, f)
 	})
