@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -183,35 +182,17 @@ func (c *floodClient) read(r *bufio.Reader) {
 // with the code valid, once with a syntax error left open. Then it opens a
 // one-line document of bigMB megabytes and times the next request.
 func benchFlood(ctx context.Context, root, file string, edits, bigMB int) (*floodReport, error) {
-	self, err := os.Executable()
-	if err != nil {
-		return nil, err
-	}
-	data, err := os.MkdirTemp("", "anchorage-bench-flood-")
-	if err != nil {
-		return nil, err
-	}
-	defer os.RemoveAll(data)
 	src, err := os.ReadFile(filepath.Join(root, filepath.FromSlash(file)))
 	if err != nil {
 		return nil, err
 	}
-	cmd := exec.CommandContext(ctx, self, "--data-dir", data, "serve", "--log-level", "error")
-	stdin, err := cmd.StdinPipe()
+	srv, err := startBenchServer(ctx, "anchorage-bench-flood-")
 	if err != nil {
 		return nil, err
 	}
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		return nil, err
-	}
-	if err := cmd.Start(); err != nil {
-		return nil, err
-	}
-	defer cmd.Wait()
-	defer stdin.Close()
-	pid := cmd.Process.Pid
-	c := newFloodClient(stdin, stdout)
+	defer srv.stop()
+	pid := srv.pid()
+	c := newFloodClient(srv.stdin, srv.stdout)
 	id := 0
 	call := func(method string, params any) error {
 		id++

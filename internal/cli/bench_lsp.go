@@ -29,36 +29,64 @@ type lspReport struct {
 	EditP99ms         float64 `json:"edit_p99_ms"`
 }
 
+// benchProcess is an `anchorage serve` process started by a benchmark with
+// a fresh data directory of its own, spoken to over its standard input
+// and output.
+type benchProcess struct {
+	cmd    *exec.Cmd
+	stdin  io.WriteCloser
+	stdout io.Reader
+	data   string
+}
+
+// startBenchServer starts this binary's `serve` with a new data directory
+// named after prefix. stop ends it and removes the directory.
+func startBenchServer(ctx context.Context, prefix string) (*benchProcess, error) {
+	self, err := os.Executable()
+	if err != nil {
+		return nil, fmt.Errorf("find the anchorage binary: %w", err)
+	}
+	data, err := os.MkdirTemp("", prefix)
+	if err != nil {
+		return nil, fmt.Errorf("make a data directory: %w", err)
+	}
+	cmd := exec.CommandContext(ctx, self, "--data-dir", data, "serve", "--log-level", "error")
+	p := &benchProcess{cmd: cmd, data: data}
+	if p.stdin, err = cmd.StdinPipe(); err == nil {
+		if p.stdout, err = cmd.StdoutPipe(); err == nil {
+			err = cmd.Start()
+		}
+	}
+	if err != nil {
+		os.RemoveAll(data)
+		return nil, fmt.Errorf("start anchorage serve: %w", err)
+	}
+	return p, nil
+}
+
+// pid is the server's process id.
+func (p *benchProcess) pid() int { return p.cmd.Process.Pid }
+
+// stop closes the server's input, which ends it, waits for it and removes
+// its data directory.
+func (p *benchProcess) stop() {
+	p.stdin.Close()
+	p.cmd.Wait()
+	os.RemoveAll(p.data)
+}
+
 // benchServer starts `anchorage serve` on root with a fresh data directory
 // and measures it as an editor would see it: time from start to the first
 // answered workspace/symbol (while indexing goes on), workspace/symbol
 // latency once indexed, and the server's peak RSS.
 func benchServer(ctx context.Context, root string, names []string) (*lspReport, error) {
-	self, err := os.Executable()
-	if err != nil {
-		return nil, err
-	}
-	data, err := os.MkdirTemp("", "anchorage-bench-lsp-")
-	if err != nil {
-		return nil, err
-	}
-	defer os.RemoveAll(data)
 	start := time.Now()
-	cmd := exec.CommandContext(ctx, self, "--data-dir", data, "serve", "--log-level", "error")
-	stdin, err := cmd.StdinPipe()
+	srv, err := startBenchServer(ctx, "anchorage-bench-lsp-")
 	if err != nil {
 		return nil, err
 	}
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		return nil, err
-	}
-	if err := cmd.Start(); err != nil {
-		return nil, err
-	}
-	defer cmd.Wait()
-	defer stdin.Close()
-	c := &rawClient{w: stdin, r: bufio.NewReader(stdout)}
+	defer srv.stop()
+	c := &rawClient{w: srv.stdin, r: bufio.NewReader(srv.stdout)}
 	rep := &lspReport{}
 	if _, err := c.call("initialize", map[string]any{
 		"processId": os.Getpid(), "rootUri": "file://" + filepath.ToSlash(root), "capabilities": map[string]any{},
@@ -102,7 +130,7 @@ func benchServer(ctx context.Context, root string, names []string) (*lspReport, 
 		times = append(times, time.Since(t))
 	}
 	rep.SymbolP50ms, rep.SymbolP95ms = percentiles(times)
-	rep.ServerRSSMB = procPeakRSSMB(cmd.Process.Pid)
+	rep.ServerRSSMB = procPeakRSSMB(srv.pid())
 	c.call("shutdown", nil)
 	c.notify("exit", nil)
 	return rep, nil
