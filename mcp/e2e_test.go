@@ -16,12 +16,12 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/anchorage-dev/anchorage/analysis"
+	"github.com/anchorage-dev/anchorage/internal/session"
 	"github.com/anchorage-dev/anchorage/mcp"
 	"github.com/anchorage-dev/anchorage/memory"
 	"github.com/anchorage-dev/anchorage/memory/memdoc"
 	"github.com/anchorage-dev/anchorage/memory/recall"
 	"github.com/anchorage-dev/anchorage/retrieval"
-	"github.com/anchorage-dev/anchorage/retrieval/feedback"
 	"github.com/anchorage-dev/anchorage/state"
 )
 
@@ -58,11 +58,15 @@ func serve() error {
 	if err != nil {
 		return err
 	}
-	ix, err := analysis.Open(ctx, analysis.Options{Root: root, DBPath: dirs.IndexPath(root), Embedder: vec})
+	sess, err := session.New(ctx, dirs, session.Options{
+		DocumentRoots: []string{root},
+		Index:         func(string) (analysis.Options, error) { return analysis.Options{Embedder: vec}, nil },
+	})
 	if err != nil {
 		return err
 	}
-	fb, err := feedback.Open(ctx, dirs.MemoryPath())
+	defer sess.Close()
+	ix, err := sess.Index(ctx, root)
 	if err != nil {
 		return err
 	}
@@ -71,7 +75,7 @@ func serve() error {
 		return err
 	}
 	svc, err := mcp.New(mcp.Options{
-		Index: ix, Vectors: vec, Feedback: fb, MemoryPath: dirs.MemoryPath(), Profile: p, Version: "test", Log: os.Stderr,
+		Session: sess, Index: ix, Vectors: vec, Profile: p, Version: "test", Log: os.Stderr,
 	})
 	if err != nil {
 		return err

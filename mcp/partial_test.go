@@ -7,6 +7,8 @@ import (
 	"testing"
 
 	"github.com/anchorage-dev/anchorage/analysis"
+	"github.com/anchorage-dev/anchorage/internal/session"
+	"github.com/anchorage-dev/anchorage/state"
 )
 
 // TestPartial checks that answers given while the index is being built
@@ -14,13 +16,17 @@ import (
 // reported as possibly not indexed yet.
 func TestPartial(t *testing.T) {
 	ctx := context.Background()
-	ix, err := analysis.Open(ctx, analysis.Options{
-		Root: filepath.Join("..", "testdata", "sampleapp"), DBPath: filepath.Join(t.TempDir(), "index.db"),
-	})
+	dir := t.TempDir()
+	sess, err := session.New(ctx, state.Dirs{Data: filepath.Join(dir, "data"), Cache: filepath.Join(dir, "cache")}, session.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	s, err := New(Options{Index: ix, MemoryPath: filepath.Join(t.TempDir(), "memory.db")})
+	defer sess.Close()
+	ix, err := sess.Index(ctx, filepath.Join("..", "testdata", "sampleapp"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := New(Options{Session: sess, Index: ix})
 	if err != nil {
 		t.Fatal(err)
 	}

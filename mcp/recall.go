@@ -27,44 +27,41 @@ type recallState struct {
 	lastSync time.Time
 }
 
-// close closes what was opened.
+// close writes what the memory graph keeps pending; the session owns
+// and closes the stores.
 func (r *recallState) close() error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	var errs []error
+	var err error
 	if r.graph != nil {
-		errs = append(errs, r.graph.Close())
+		err = r.graph.Flush(context.Background())
 		r.graph = nil
 	}
-	if r.docs != nil {
-		errs = append(errs, r.docs.Close())
-		r.docs = nil
-	}
-	return errors.Join(errs...)
+	r.docs = nil
+	return err
 }
 
 // recallGraph returns the memory graph, brought up to date with the rules
 // and (at most every docSyncInterval) the workspace's memory documents.
 func (s *Service) recallGraph(ctx context.Context) (*recall.Store, error) {
-	mem, err := s.memoryStore(ctx, true)
-	if err != nil {
+	// The graph reads the session's rules; opening them here creates the
+	// database as before.
+	if _, err := s.memoryStore(ctx, true); err != nil {
 		return nil, err
 	}
+	var err error
 	r := &s.recall
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.docs == nil {
-		if r.docs, err = memdoc.Open(ctx, s.opts.MemoryPath); err != nil {
+		if r.docs, err = s.opts.Session.Documents(ctx); err != nil {
 			return nil, err
 		}
 	}
 	if r.graph == nil {
-		g, err := recall.Open(ctx, s.opts.MemoryPath, recall.WithSources(
-			recall.Rules{Store: mem}, recall.Documents{Store: r.docs, Roots: []string{s.root}}))
-		if err != nil {
+		if r.graph, err = s.opts.Session.Recall(ctx); err != nil {
 			return nil, err
 		}
-		r.graph = g
 	}
 	if time.Since(r.lastSync) >= docSyncInterval {
 		sum, err := r.docs.Sync(ctx, s.root, s.opts.MemoryDocuments)

@@ -5,9 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"log"
-	"os"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -15,25 +13,25 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/anchorage-dev/anchorage/analysis"
+	"github.com/anchorage-dev/anchorage/internal/session"
 	"github.com/anchorage-dev/anchorage/memory"
 	"github.com/anchorage-dev/anchorage/retrieval"
-	"github.com/anchorage-dev/anchorage/retrieval/feedback"
 )
 
 // Options configure a Service.
 type Options struct {
-	// Index is the workspace's index, opened by the caller; the Service
-	// brings it up to date in the background and closes it.
+	// Session owns the process's state: the memory database and its
+	// stores, the routing statistics and the router. Its DocumentRoots
+	// should hold the index's root, for memory_search to see the
+	// workspace's memory documents. Its owner closes it, after the
+	// Service.
+	Session *session.Session
+	// Index is the workspace's index (Session.Index); the Service brings
+	// it up to date in the background. Its owner closes it.
 	Index *analysis.Index
 	// Vectors is the vector signal the index embeds chunks with, for
 	// semantic search; nil ranks by BM25 alone.
 	Vectors retrieval.Vectorizer
-	// Feedback, if set, records each search for routing statistics; the
-	// Service closes it.
-	Feedback *feedback.Store
-	// MemoryPath is the user's memory database (state.Dirs.MemoryPath).
-	// Reading tools do not create it; record_correction and propose do.
-	MemoryPath string
 	// Project names the workspace for project:<name> rule scopes; ""
 	// means memory.ProjectName of the index's root.
 	Project string
@@ -89,6 +87,9 @@ func New(opts Options) (*Service, error) {
 	if opts.Index == nil {
 		return nil, errors.New("mcp: no index")
 	}
+	if opts.Session == nil {
+		return nil, errors.New("mcp: no session")
+	}
 	if opts.Profile == "" {
 		opts.Profile = ProfileAll
 	}
@@ -104,15 +105,23 @@ func New(opts Options) (*Service, error) {
 		ix:      opts.Index,
 		root:    opts.Index.Root(),
 		project: opts.Project,
-		router:  retrieval.NewRouter(),
+		router:  opts.Session.Router(),
 		log:     log.New(w, "anchorage mcp: ", log.LstdFlags),
 		indexed: make(chan struct{}),
 	}
 	if s.project == "" {
 		s.project = memory.ProjectName(s.root)
 	}
+	// The memory database is not created here: reading tools do not
+	// create it; record_correction and propose do.
+	fb, err := opts.Session.Feedback(context.Background())
+	if err != nil {
+		// Searches still answer; they are not recorded.
+		s.log.Printf("searches are not recorded for routing statistics: %v", err)
+		fb = nil
+	}
 	s.searcher = &retrieval.Searcher{
-		Index: s.ix, Router: s.router, Vectors: opts.Vectors, Feedback: opts.Feedback,
+		Index: s.ix, Router: s.router, Vectors: opts.Vectors, Feedback: fb,
 		Partial: s.partial,
 	}
 	if opts.NoIndex {
@@ -186,26 +195,16 @@ func (s *Service) Run(ctx context.Context, t sdk.Transport) error {
 	return err
 }
 
-// Close stops indexing and closes the index, the memory and the routing
-// feedback.
+// Close stops indexing and writes what the memory graph keeps pending.
+// The index, the memory and the routing statistics belong to the session,
+// which closes them.
 func (s *Service) Close() error {
 	s.closeOnce.Do(func() {
 		if s.cancel != nil {
 			s.cancel()
 		}
 		s.wg.Wait()
-		errs := []error{s.recall.close()}
-		s.memMu.Lock()
-		if s.mem != nil {
-			errs = append(errs, s.mem.Close())
-			s.mem = nil
-		}
-		s.memMu.Unlock()
-		if s.opts.Feedback != nil {
-			errs = append(errs, s.opts.Feedback.Close())
-		}
-		errs = append(errs, s.ix.Close())
-		s.closeErr = errors.Join(errs...)
+		s.closeErr = s.recall.close()
 	})
 	return s.closeErr
 }
@@ -250,18 +249,17 @@ func (s *Service) memoryStore(ctx context.Context, create bool) (*memory.Store, 
 	if s.mem != nil {
 		return s.mem, nil
 	}
-	if s.opts.MemoryPath == "" {
-		return nil, errors.New("no memory database is configured")
+	if !create && !s.opts.Session.MemoryExists() {
+		return nil, nil
 	}
-	if !create {
-		if _, err := os.Stat(s.opts.MemoryPath); errors.Is(err, fs.ErrNotExist) {
-			return nil, nil
-		}
+	base, err := s.opts.Session.Memory(ctx)
+	if err != nil {
+		return nil, err
 	}
 	opts := append([]memory.Option{memory.WithProject(s.project)}, s.opts.MemoryOptions...)
-	st, err := memory.Open(ctx, s.opts.MemoryPath, opts...)
+	st, err := base.With(opts...)
 	if err != nil {
-		return nil, fmt.Errorf("open memory %s: %w", s.opts.MemoryPath, err)
+		return nil, fmt.Errorf("open memory %s: %w", base.Path(), err)
 	}
 	s.mem = st
 	return st, nil

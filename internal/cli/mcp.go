@@ -11,8 +11,6 @@ import (
 	"github.com/anchorage-dev/anchorage/mcp"
 	"github.com/anchorage-dev/anchorage/memory"
 	"github.com/anchorage-dev/anchorage/memory/memdoc"
-	"github.com/anchorage-dev/anchorage/retrieval/feedback"
-	"github.com/anchorage-dev/anchorage/state"
 )
 
 // mcpMaxLine is the largest JSON-RPC message the MCP server reads; a
@@ -60,32 +58,32 @@ Logs go to stderr.`, strings.Join(mcp.ProfileCore.Tools(), ", "), strings.Join(m
 			if llmOpt != nil {
 				memOpts = append(memOpts, llmOpt)
 			}
-			dirs, err := state.Resolve(g.dataDir)
+			root, err := memdoc.CleanRoot(g.root)
 			if err != nil {
 				return err
 			}
 			// A server runs long: damage is looked for before it starts.
-			ix, err := openIndexChecked(ctx, g, analysis.CheckRows)
+			sess, err := openSession(ctx, g, analysis.CheckRows, false)
+			if err != nil {
+				return err
+			}
+			// The MCP server writes the slots as it moves them (it has
+			// no periodic flush): only short commands defer them.
+			defer sess.Close()
+			ix, err := sess.Index(ctx, root)
 			if err != nil {
 				return err
 			}
 			if ix.Rebuilt {
 				fmt.Fprintf(cmd.ErrOrStderr(), "anchorage: the index database %s was unreadable and has been rebuilt\n", ix.Path())
 			}
-			fb, err := feedback.OpenStats(ctx, dirs.FeedbackPath(), dirs.MemoryPath())
-			if err != nil {
-				// Searches still answer; they are not recorded.
-				fmt.Fprintf(cmd.ErrOrStderr(), "anchorage: searches are not recorded for routing statistics: %v\n", err)
-				fb = nil
-			}
 			proj := strings.TrimSpace(project)
 			svc, err := mcp.New(mcp.Options{
-				Index: ix, Vectors: indexVectors(ix), Feedback: fb, MemoryPath: dirs.MemoryPath(),
+				Session: sess, Index: ix, Vectors: indexVectors(ix),
 				Project: proj, Profile: p, Version: version, Log: cmd.ErrOrStderr(), NoIndex: f.noRefresh,
 				MemoryDocuments: g.settings.Settings.MemoryDocuments, MemoryOptions: memOpts,
 			})
 			if err != nil {
-				ix.Close()
 				return err
 			}
 			defer svc.Close()

@@ -48,9 +48,10 @@ type Options struct {
 	// the request path. It must not call the memory graph.
 	SlotsPending func()
 	// Index returns the options of the index of root (absolute, links
-	// resolved); nil means the index in the cache directory
-	// (state.Dirs.IndexPath) with the defaults. DBPath "" is filled in.
-	Index func(root string) analysis.Options
+	// resolved), called when that index is first opened; nil means the
+	// index in the cache directory (state.Dirs.IndexPath) with the
+	// defaults. Root is set and DBPath "" is filled in.
+	Index func(root string) (analysis.Options, error)
 }
 
 // A Session owns a process's state. Its methods are safe for concurrent
@@ -288,11 +289,15 @@ func (s *Session) Index(ctx context.Context, root string) (*analysis.Index, erro
 
 // openIndex opens the index of root with Options.Index.
 func (s *Session) openIndex(ctx context.Context, root string) (*analysis.Index, error) {
-	opts := analysis.Options{Root: root}
+	var opts analysis.Options
 	if s.opts.Index != nil {
-		opts = s.opts.Index(root)
-		opts.Root = root
+		o, err := s.opts.Index(root)
+		if err != nil {
+			return nil, fmt.Errorf("open index of %s: %w", root, err)
+		}
+		opts = o
 	}
+	opts.Root = root
 	if opts.DBPath == "" {
 		opts.DBPath = s.dirs.IndexPath(root)
 	}
