@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/anchorage-dev/anchorage/analysis"
+	"github.com/anchorage-dev/anchorage/internal/session"
 	"github.com/anchorage-dev/anchorage/retrieval"
 )
 
@@ -72,6 +73,20 @@ func newGraphCmd(g *globalFlags) *cobra.Command {
 func (f *graphFlags) addFlags(fs *pflag.FlagSet, noRefresh string) {
 	fs.BoolVar(&f.noRefresh, "no-refresh", false, noRefresh)
 	f.register(fs, " when refreshing")
+}
+
+// openGraphIn is openGraph with the index of sess, which owns it.
+func openGraphIn(cmd *cobra.Command, sess *session.Session, g *globalFlags, f *graphFlags) (*analysis.Index, error) {
+	ix, err := sess.Index(cmd.Context(), g.root)
+	if err != nil {
+		return nil, err
+	}
+	if !f.noRefresh {
+		if _, err := updateWithProgress(cmd.Context(), cmd, ix); err != nil {
+			return nil, err
+		}
+	}
+	return ix, nil
 }
 
 // openGraph opens the index and, unless --no-refresh, brings it up to date

@@ -17,6 +17,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/anchorage-dev/anchorage/analysis"
+	"github.com/anchorage-dev/anchorage/internal/session"
 	"github.com/anchorage-dev/anchorage/memory"
 	"github.com/anchorage-dev/anchorage/memory/memdoc"
 	"github.com/anchorage-dev/anchorage/memory/recall"
@@ -87,32 +88,39 @@ func (m *memoryFlags) memoryPath() (string, error) {
 }
 
 // openMemory opens (creating if needed) the user's memory database for
-// the current project.
-func (m *memoryFlags) openMemory(ctx context.Context, opts ...memory.Option) (*memory.Store, error) {
-	path, err := m.memoryPath()
-	if err != nil {
-		return nil, err
-	}
+// the current project with opts, in the session of this command: closing
+// the session closes the store.
+func (m *memoryFlags) openMemory(ctx context.Context, opts ...memory.Option) (*memory.Store, *session.Session, error) {
 	if p := m.projectName(); p != "" {
 		opts = append([]memory.Option{memory.WithProject(p)}, opts...)
 	}
-	return memory.Open(ctx, path, opts...)
+	sess, err := openSession(ctx, m.globalFlags, analysis.CheckOpen, true, opts...)
+	if err != nil {
+		return nil, nil, err
+	}
+	s, err := sess.Memory(ctx)
+	if err != nil {
+		sess.Close()
+		return nil, nil, err
+	}
+	return s, sess, nil
 }
 
-// openExistingMemory opens the memory database if it exists: reading
-// does not create it. It returns nil and the path when there is none.
-func (m *memoryFlags) openExistingMemory(ctx context.Context) (*memory.Store, string, error) {
+// openExistingMemory opens the memory database if it exists, as
+// openMemory does: reading does not create it. It returns a nil store and
+// session, and the path, when there is none.
+func (m *memoryFlags) openExistingMemory(ctx context.Context) (*memory.Store, string, *session.Session, error) {
 	path, err := m.memoryPath()
 	if err != nil {
-		return nil, "", err
+		return nil, "", nil, err
 	}
 	if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
-		return nil, path, nil
+		return nil, path, nil, nil
 	} else if err != nil {
-		return nil, path, fmt.Errorf("memory: %w", err)
+		return nil, path, nil, fmt.Errorf("memory: %w", err)
 	}
-	s, err := m.openMemory(ctx)
-	return s, path, err
+	s, sess, err := m.openMemory(ctx)
+	return s, path, sess, err
 }
 
 // addSessionFlag adds --session to a command that records or proposes.
@@ -164,11 +172,11 @@ propose". The text may be at most %d bytes.`, memory.SessionEnv, memory.MaxCorre
 			if err != nil {
 				return err
 			}
-			s, err := m.openMemory(cmd.Context(), sessionOption(cmd, session))
+			s, sess, err := m.openMemory(cmd.Context(), sessionOption(cmd, session))
 			if err != nil {
 				return err
 			}
-			defer s.Close()
+			defer sess.Close()
 			c, err := s.RecordCorrection(cmd.Context(), memory.Correction{Text: strings.Join(args, " "), File: rel})
 			if err != nil {
 				return err
@@ -226,11 +234,11 @@ session.`,
 			case err != nil:
 				return fmt.Errorf("memory propose: %w", err)
 			}
-			s, err := m.openMemory(cmd.Context(), llm, sessionOption(cmd, session))
+			s, sess, err := m.openMemory(cmd.Context(), llm, sessionOption(cmd, session))
 			if err != nil {
 				return err
 			}
-			defer s.Close()
+			defer sess.Close()
 			ps, err := s.Propose(cmd.Context())
 			if err != nil {
 				return err
@@ -345,11 +353,11 @@ scope covers the rule's, and is kept beside it as an exception otherwise.
 					return err
 				}
 			}
-			s, err := m.openMemory(cmd.Context())
+			s, sess, err := m.openMemory(cmd.Context())
 			if err != nil {
 				return err
 			}
-			defer s.Close()
+			defer sess.Close()
 			var as []memory.Approval
 			var left []memory.Proposal // pending after approve all
 			if all {
@@ -376,7 +384,7 @@ scope covers the rule's, and is kept beside it as an exception otherwise.
 				for _, a := range as {
 					rules = append(rules, a.Rule)
 				}
-				anchored, anchorErr = anchorRules(cmd.Context(), cmd, m, s, rules, nil)
+				anchored, anchorErr = anchorRules(cmd.Context(), cmd, m, sess, s, rules, nil)
 			}
 			if anchorErr != nil {
 				defer fmt.Fprintf(cmd.ErrOrStderr(), "anchorage: approved, but anchoring failed (run anchorage memory reanchor in the workspace): %v\n", anchorErr)
@@ -434,11 +442,11 @@ func newMemoryRejectCmd(m *memoryFlags) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			s, err := m.openMemory(cmd.Context())
+			s, sess, err := m.openMemory(cmd.Context())
 			if err != nil {
 				return err
 			}
-			defer s.Close()
+			defer sess.Close()
 			if err := s.Reject(cmd.Context(), id); err != nil {
 				return err
 			}
@@ -477,13 +485,13 @@ if one was found), rationale and how many corrections they came from.
 			if scope != "" {
 				f.Scopes = []string{scope}
 			}
-			s, path, err := m.openExistingMemory(cmd.Context())
+			s, path, sess, err := m.openExistingMemory(cmd.Context())
 			if err != nil {
 				return err
 			}
 			out := showOutput{Database: path, Rules: []memory.Rule{}}
 			if s != nil {
-				defer s.Close()
+				defer sess.Close()
 				if out.Rules, err = s.Rules(cmd.Context(), f); err != nil {
 					return err
 				}
@@ -540,14 +548,14 @@ func newMemoryStatsCmd(m *memoryFlags) *cobra.Command {
 		Short: "Count rules (by scope, anchored, superseded), proposals and corrections",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			s, path, err := m.openExistingMemory(cmd.Context())
+			s, path, sess, err := m.openExistingMemory(cmd.Context())
 			if err != nil {
 				return err
 			}
 			st := memory.Stats{Database: path, RulesByScope: map[string]int{},
 				Proposals: map[string]int{memory.StatusPending: 0, memory.StatusApproved: 0, memory.StatusRejected: 0}}
 			if s != nil {
-				defer s.Close()
+				defer sess.Close()
 				if st, err = s.Stats(cmd.Context()); err != nil {
 					return err
 				}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/anchorage-dev/anchorage/analysis"
 	"github.com/anchorage-dev/anchorage/memory"
 )
 
@@ -38,16 +39,16 @@ unless --no-refresh. Nothing is stored.`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ctx := cmd.Context()
-			ix, err := openGraph(cmd, g, &f.graphFlags)
+			sess, err := openSession(ctx, g, analysis.CheckOpen, true)
 			if err != nil {
 				return err
 			}
-			defer ix.Close()
-			s, closeSearcher, err := newSearcher(ctx, g, ix, indexVectors(ix), cmd.ErrOrStderr())
+			defer sess.Close()
+			ix, err := openGraphIn(cmd, sess, g, &f.graphFlags)
 			if err != nil {
 				return err
 			}
-			defer closeSearcher()
+			s := newSearcher(ctx, sess, ix, cmd.ErrOrStderr())
 			a := &memory.Anchorer{Searcher: s, Project: projectFlag(cmd)}
 			res, err := a.FindAnchor(ctx, strings.Join(args, " "), memory.AnchorOptions{
 				Scope: f.scope, Language: f.language, Threshold: f.threshold, MaxCandidates: f.candidates,

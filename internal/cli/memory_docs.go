@@ -10,6 +10,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/anchorage-dev/anchorage/analysis"
 	"github.com/anchorage-dev/anchorage/memory/memdoc"
 )
 
@@ -68,11 +69,15 @@ stays 0.`,
 			if len(files) > 0 || !errors.Is(statErr, fs.ErrNotExist) {
 				// Reading a workspace without documents does not create
 				// the memory database.
-				st, err := memdoc.Open(ctx, path)
+				sess, err := openSession(ctx, m.globalFlags, analysis.CheckOpen, true)
 				if err != nil {
 					return err
 				}
-				defer st.Close()
+				defer sess.Close()
+				st, err := sess.Documents(ctx)
+				if err != nil {
+					return err
+				}
 				if out.Sync, err = st.Sync(ctx, root, globs); err != nil {
 					return err
 				}

@@ -47,12 +47,12 @@ never read.`, memory.MaxExampleLines, memory.InjectRulesPercent),
 			if err != nil {
 				return fmt.Errorf("memory inject: %w", err)
 			}
-			st, _, err := m.openExistingMemory(ctx)
+			st, _, sess, err := m.openExistingMemory(ctx)
 			if err != nil {
 				return err
 			}
-			if st != nil {
-				defer st.Close()
+			if sess != nil {
+				defer sess.Close()
 			}
 			ix, err := openGraph(cmd, m.globalFlags, &gf)
 			if err != nil {
@@ -63,14 +63,11 @@ never read.`, memory.MaxExampleLines, memory.InjectRulesPercent),
 			if st != nil {
 				// The rules near the working memory's slots come first, as
 				// in the editor.
-				rs, err := openRecall(ctx, m, false, true)
+				g, err := syncedRecall(ctx, sess, m, true)
 				if err != nil {
 					return err
 				}
-				if rs != nil {
-					defer rs.Close()
-					deps.Recall = rs.graph.RuleIDs
-				}
+				deps.Recall = g.RuleIDs
 			}
 			inj, err := memory.Inject(ctx, memory.InjectRequest{
 				File: file, Language: req.Language, Project: m.projectName(), Query: req.Query, Budget: req.Budget,

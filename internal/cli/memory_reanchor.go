@@ -13,7 +13,9 @@ import (
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
 
+	"github.com/anchorage-dev/anchorage/internal/session"
 	"github.com/anchorage-dev/anchorage/memory"
+	"github.com/anchorage-dev/anchorage/retrieval"
 )
 
 // anchorOutcome is what anchoring did to one rule.
@@ -39,26 +41,21 @@ type anchorSession struct {
 	close func()
 }
 
-// openAnchorSession opens the --root workspace's index, brings it up to
-// date and returns its anchor engine.
-func openAnchorSession(ctx context.Context, cmd *cobra.Command, m *memoryFlags) (*anchorSession, error) {
-	ix, err := openIndex(ctx, m.globalFlags)
+// openAnchorSession opens the --root workspace's index in sess, brings it
+// up to date and returns its anchor engine.
+func openAnchorSession(ctx context.Context, cmd *cobra.Command, m *memoryFlags, sess *session.Session) (*anchorSession, error) {
+	ix, err := sess.Index(ctx, m.root)
 	if err != nil {
 		return nil, err
 	}
 	if _, err := updateWithProgress(ctx, cmd, ix); err != nil {
-		ix.Close()
 		return nil, err
 	}
-	searcher, closeSearcher, err := newSearcher(ctx, m.globalFlags, ix, indexVectors(ix), cmd.ErrOrStderr())
-	if err != nil {
-		ix.Close()
-		return nil, err
-	}
-	searcher.Feedback = nil // anchoring is not a user's search
+	// Anchoring is not a user's search: it is not recorded.
+	searcher := &retrieval.Searcher{Index: ix, Router: sess.Router(), Vectors: indexVectors(ix)}
 	return &anchorSession{
 		a:     &memory.Anchorer{Searcher: searcher, Project: m.projectName()},
-		close: func() { closeSearcher(); ix.Close() },
+		close: func() {},
 	}, nil
 }
 
@@ -67,11 +64,11 @@ func openAnchorSession(ctx context.Context, cmd *cobra.Command, m *memoryFlags) 
 // An example the user chose is kept, followed to where it is now, unless
 // it is gone. The index is brought up to date first. progress, when set,
 // is told of each rule done.
-func anchorRules(ctx context.Context, cmd *cobra.Command, m *memoryFlags, s *memory.Store, rules []memory.Rule, progress func(done, total int)) ([]anchorOutcome, error) {
+func anchorRules(ctx context.Context, cmd *cobra.Command, m *memoryFlags, sess *session.Session, s *memory.Store, rules []memory.Rule, progress func(done, total int)) ([]anchorOutcome, error) {
 	if len(rules) == 0 {
 		return nil, nil
 	}
-	as, err := openAnchorSession(ctx, cmd, m)
+	as, err := openAnchorSession(ctx, cmd, m, sess)
 	if err != nil {
 		return nil, err
 	}
@@ -191,16 +188,16 @@ func newMemoryAnchorCmd(m *memoryFlags) *cobra.Command {
 				return fmt.Errorf("%q is not a rule id (a positive number, as \"anchorage memory show\" shows)", args[0])
 			}
 			ctx := cmd.Context()
-			s, err := m.openMemory(ctx)
+			s, sess, err := m.openMemory(ctx)
 			if err != nil {
 				return err
 			}
-			defer s.Close()
+			defer sess.Close()
 			r, err := s.Rule(ctx, id)
 			if err != nil {
 				return err
 			}
-			outs, err := anchorRules(ctx, cmd, m, s, []memory.Rule{r}, nil)
+			outs, err := anchorRules(ctx, cmd, m, sess, s, []memory.Rule{r}, nil)
 			if err != nil {
 				return err
 			}
@@ -248,13 +245,13 @@ definitions of the same name.`,
 				}
 				ids = append(ids, id)
 			}
-			s, err := m.openMemory(ctx)
+			s, sess, err := m.openMemory(ctx)
 			if err != nil {
 				return err
 			}
-			defer s.Close()
+			defer sess.Close()
 			if symbol != "" {
-				return chooseExample(ctx, cmd, m, s, ids[0], symbol, file)
+				return chooseExample(ctx, cmd, m, sess, s, ids[0], symbol, file)
 			}
 			var rules []memory.Rule
 			if len(ids) > 0 {
@@ -276,7 +273,7 @@ definitions of the same name.`,
 				defer bar.Finish()
 				progress = func(done, _ int) { bar.Set(done) }
 			}
-			outs, err := anchorRules(ctx, cmd, m, s, rules, progress)
+			outs, err := anchorRules(ctx, cmd, m, sess, s, rules, progress)
 			if err != nil {
 				return err
 			}
@@ -302,7 +299,7 @@ definitions of the same name.`,
 // chooseExample makes the definition named symbol the example of rule
 // id, as the user chose it. A name the workspace does not define leaves
 // the rule as it was and says so.
-func chooseExample(ctx context.Context, cmd *cobra.Command, m *memoryFlags, s *memory.Store, id int64, symbol, file string) error {
+func chooseExample(ctx context.Context, cmd *cobra.Command, m *memoryFlags, sess *session.Session, s *memory.Store, id int64, symbol, file string) error {
 	r, err := s.Rule(ctx, id)
 	if err != nil {
 		return err
@@ -312,7 +309,7 @@ func chooseExample(ctx context.Context, cmd *cobra.Command, m *memoryFlags, s *m
 			return fmt.Errorf("rule %d keeps its example: %w", id, err)
 		}
 	}
-	as, err := openAnchorSession(ctx, cmd, m)
+	as, err := openAnchorSession(ctx, cmd, m, sess)
 	if err != nil {
 		return err
 	}

@@ -35,8 +35,12 @@ sections, with the token savings.`,
 			}
 			resp := recall.Response{Results: []recall.Result{}, Notices: []string{"no memory yet"}}
 			if rs != nil {
-				defer rs.Close()
-				if resp, err = rs.graph.Search(cmd.Context(), q); err != nil {
+				// The search moves the slots; closing writes the move.
+				resp, err = rs.graph.Search(cmd.Context(), q)
+				if cerr := rs.Close(); err == nil {
+					err = cerr
+				}
+				if err != nil {
 					return err
 				}
 			}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/anchorage-dev/anchorage/analysis"
 	"github.com/anchorage-dev/anchorage/retrieval"
 )
 
@@ -40,16 +41,16 @@ kw: (or grep:), re: (a regular expression), sym:, sem:, hybrid:.`,
 			default:
 				return fmt.Errorf("--group %q: the only grouping is %q", f.group, retrieval.GroupFiles)
 			}
-			ix, err := openGraph(cmd, g, &f.graphFlags)
+			sess, err := openSession(ctx, g, analysis.CheckOpen, true)
 			if err != nil {
 				return err
 			}
-			defer ix.Close()
-			s, closeSearcher, err := newSearcher(ctx, g, ix, indexVectors(ix), cmd.ErrOrStderr())
+			defer sess.Close()
+			ix, err := openGraphIn(cmd, sess, g, &f.graphFlags)
 			if err != nil {
 				return err
 			}
-			defer closeSearcher()
+			s := newSearcher(ctx, sess, ix, cmd.ErrOrStderr())
 			query := strings.Join(args, " ")
 			if query == "-" {
 				// A task too long for a command line: read it from stdin.

@@ -10,31 +10,28 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/anchorage-dev/anchorage/analysis"
+	"github.com/anchorage-dev/anchorage/internal/session"
 	"github.com/anchorage-dev/anchorage/memory"
 	"github.com/anchorage-dev/anchorage/memory/memdoc"
 	"github.com/anchorage-dev/anchorage/memory/recall"
 )
 
-// recallSession is the memory graph of the command line, over the rules
-// and the memory documents of --root, with what it opened.
+// recallSession is the memory graph of a command, in the session that
+// owns it and its rules and documents.
 type recallSession struct {
+	sess  *session.Session
 	graph *recall.Store
-	rules *memory.Store
-	docs  *memdoc.Store
 }
 
-func (r *recallSession) Close() {
-	r.graph.Close()
-	r.rules.Close()
-	if r.docs != nil {
-		r.docs.Close()
-	}
-}
+// Close writes the slot moves the command made (they are deferred, as in
+// the server) and closes the session; the error says if they were lost.
+func (r *recallSession) Close() error { return r.sess.Close() }
 
 // openRecall opens the memory graph, its rules and the memory documents
 // of --root (synced first when syncDocs), and brings the graph up to
 // date. It returns nil when there is no memory database and create is
-// false.
+// false. Slot moves are written when the returned session is closed.
 func openRecall(ctx context.Context, m *memoryFlags, create, syncDocs bool) (*recallSession, error) {
 	path, err := m.memoryPath()
 	if err != nil {
@@ -48,38 +45,44 @@ func openRecall(ctx context.Context, m *memoryFlags, create, syncDocs bool) (*re
 			return nil, nil
 		}
 	}
-	rules, err := m.openMemory(ctx)
+	var mem []memory.Option
+	if p := m.projectName(); p != "" {
+		mem = append(mem, memory.WithProject(p))
+	}
+	sess, err := openSession(ctx, m.globalFlags, analysis.CheckOpen, true, mem...)
 	if err != nil {
 		return nil, err
 	}
-	rs := &recallSession{rules: rules}
-	sources := []recall.Source{recall.Rules{Store: rules}}
-	if root, err := memdoc.CleanRoot(m.root); err == nil {
-		if rs.docs, err = memdoc.Open(ctx, path); err != nil {
-			rules.Close()
-			return nil, err
-		}
-		if syncDocs {
-			if _, err := rs.docs.Sync(ctx, root, m.memoryGlobs()); err != nil {
-				rs.docs.Close()
-				rules.Close()
+	g, err := syncedRecall(ctx, sess, m, syncDocs)
+	if err != nil {
+		sess.Close()
+		return nil, err
+	}
+	return &recallSession{sess: sess, graph: g}, nil
+}
+
+// syncedRecall returns the memory graph of sess brought up to date, with
+// the memory documents of --root synced first when syncDocs.
+func syncedRecall(ctx context.Context, sess *session.Session, m *memoryFlags, syncDocs bool) (*recall.Store, error) {
+	if syncDocs {
+		if root, err := memdoc.CleanRoot(m.root); err == nil {
+			docs, err := sess.Documents(ctx)
+			if err != nil {
+				return nil, err
+			}
+			if _, err := docs.Sync(ctx, root, m.memoryGlobs()); err != nil {
 				return nil, err
 			}
 		}
-		sources = append(sources, recall.Documents{Store: rs.docs, Roots: []string{root}})
 	}
-	if rs.graph, err = recall.Open(ctx, path, recall.WithSources(sources...)); err != nil {
-		rs.rules.Close()
-		if rs.docs != nil {
-			rs.docs.Close()
-		}
+	g, err := sess.Recall(ctx)
+	if err != nil {
 		return nil, err
 	}
-	if _, err := rs.graph.Sync(ctx); err != nil {
-		rs.Close()
+	if _, err := g.Sync(ctx); err != nil {
 		return nil, err
 	}
-	return rs, nil
+	return g, nil
 }
 
 // hasMemoryDocuments reports whether --root has memory documents.
@@ -115,8 +118,10 @@ release.`,
 		if err != nil {
 			return err
 		}
-		defer rs.Close()
 		st, err := fn(cmd.Context(), rs.graph)
+		if cerr := rs.Close(); err == nil {
+			err = cerr
+		}
 		if err != nil {
 			return err
 		}
@@ -168,8 +173,10 @@ release.`,
 				if err != nil {
 					return err
 				}
-				defer rs.Close()
 				sum, err := rs.graph.Bootstrap(cmd.Context())
+				if cerr := rs.Close(); err == nil {
+					err = cerr
+				}
 				if err != nil {
 					return err
 				}
@@ -217,8 +224,10 @@ func recallMetrics(ctx context.Context, m *memoryFlags) (*recall.Metrics, error)
 	if err != nil || rs == nil {
 		return nil, err
 	}
-	defer rs.Close()
 	mt, err := rs.graph.Metrics(ctx)
+	if cerr := rs.Close(); err == nil {
+		err = cerr
+	}
 	if err != nil {
 		return nil, err
 	}
