@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io/fs"
 	"math"
 	"os"
 	"strings"
@@ -15,6 +14,7 @@ import (
 	"go.lsp.dev/protocol"
 	"go.uber.org/zap"
 
+	"github.com/anchorage-dev/anchorage/internal/session"
 	"github.com/anchorage-dev/anchorage/memory"
 	"github.com/anchorage-dev/anchorage/state"
 )
@@ -25,9 +25,6 @@ import (
 type memoryState struct {
 	mu    sync.Mutex
 	store *memory.Store
-	// db is the memory database's one pool in this server, shared by
-	// the rules (store), the memory documents and the memory graph.
-	db *state.DB
 	// shown is the last memory error shown to the user, so that a
 	// broken database is reported once, not on every request.
 	shown string
@@ -40,21 +37,57 @@ type memoryState struct {
 	published map[protocol.DocumentURI]bool
 }
 
-// closeMemory closes the memory store, if it was opened.
-func (s *Server) closeMemory() {
-	s.mem.mu.Lock()
-	defer s.mem.mu.Unlock()
-	if s.mem.store != nil {
-		if err := s.mem.store.Close(); err != nil {
-			s.log.Warn("close memory", zap.Error(err))
-		}
-		s.mem.store = nil
+// session returns the state this server owns (see package session):
+// the memory database's one pool, shared by the rules, the memory
+// documents and the memory graph; the routing statistics; the router. It
+// is made on first use, in the state directories the settings or
+// --data-dir name then.
+func (s *Server) session() (*session.Session, error) {
+	s.sessMu.Lock()
+	defer s.sessMu.Unlock()
+	if s.sess != nil {
+		return s.sess, nil
 	}
-	if s.mem.db != nil {
-		if err := s.mem.db.Close(); err != nil {
-			s.log.Warn("close memory", zap.Error(err))
-		}
-		s.mem.db = nil
+	s.mu.Lock()
+	dataDir := s.opts.DataDir
+	if s.settings.DataDir != "" {
+		dataDir = s.settings.DataDir
+	}
+	s.mu.Unlock()
+	dirs, err := state.Resolve(dataDir)
+	if err != nil {
+		return nil, err
+	}
+	sess, err := session.New(s.bg, dirs, session.Options{
+		Memory:          []memory.Option{memory.WithOnChange(s.rulesChanged)},
+		DeferSlotWrites: true,
+		SlotsPending:    s.slotsPending,
+		DocumentRoots: func() []string {
+			var roots []string
+			for _, f := range sortedFolders(s.snapshotFolders()) {
+				roots = append(roots, f.root())
+			}
+			return roots
+		},
+	})
+	if err != nil {
+		return nil, err
+	}
+	s.sess = sess
+	return sess, nil
+}
+
+// closeSession writes the slot moves kept in memory and closes what the
+// session opened, once.
+func (s *Server) closeSession() {
+	s.sessMu.Lock()
+	sess := s.sess
+	s.sessMu.Unlock()
+	if sess == nil {
+		return
+	}
+	if err := sess.Close(); err != nil {
+		s.log.Warn("close memory", zap.Error(err))
 	}
 }
 
@@ -165,35 +198,26 @@ func (s *Server) userDatabase(ctx context.Context) (*state.DB, error) {
 	if _, err := s.memoryStore(ctx, true); err != nil {
 		return nil, err
 	}
-	s.mem.mu.Lock()
-	defer s.mem.mu.Unlock()
-	if s.mem.db == nil {
-		return nil, errors.New("memory: the database was closed")
+	sess, err := s.session()
+	if err != nil {
+		return nil, fmt.Errorf("memory: %w", err)
 	}
-	return s.mem.db, nil
+	return sess.Database(ctx)
 }
 
 // openMemory opens the memory store; s.mem.mu is held.
 func (s *Server) openMemory(ctx context.Context, create bool) (*memory.Store, error) {
-	path, err := s.memoryPath()
+	sess, err := s.session()
 	if err != nil {
 		return nil, fmt.Errorf("memory: %w", err)
 	}
-	if !create {
-		if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
-			return nil, nil
-		}
+	if !create && !sess.MemoryExists() {
+		return nil, nil
 	}
-	db, err := state.Open(ctx, path, state.User, state.Options{})
+	st, err := sess.Memory(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("memory: %w", err)
 	}
-	st, err := memory.New(ctx, db, memory.WithOnChange(s.rulesChanged))
-	if err != nil {
-		db.Close()
-		return nil, fmt.Errorf("memory: %w", err)
-	}
-	s.mem.db = db
 	return st, nil
 }
 

@@ -63,14 +63,8 @@ type focusPlace struct {
 func (s *Server) closeRecall() {
 	s.rec.mu.Lock()
 	defer s.rec.mu.Unlock()
-	if s.rec.graph != nil {
-		s.rec.graph.Close()
-		s.rec.graph = nil
-	}
-	if s.rec.docs != nil {
-		s.rec.docs.Close()
-		s.rec.docs = nil
-	}
+	s.rec.graph = nil
+	s.rec.docs = nil
 }
 
 // memoryDocumentStore returns the memory documents' store in the memory
@@ -88,11 +82,14 @@ func (s *Server) memoryDocumentStoreLocked(ctx context.Context) (*memdoc.Store, 
 	if s.rec.docs != nil {
 		return s.rec.docs, nil
 	}
-	db, err := s.userDatabase(ctx)
+	if _, err := s.userDatabase(ctx); err != nil {
+		return nil, fmt.Errorf("memory documents: %w", err)
+	}
+	sess, err := s.session()
 	if err != nil {
 		return nil, fmt.Errorf("memory documents: %w", err)
 	}
-	docs, err := memdoc.New(ctx, db)
+	docs, err := sess.Documents(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -116,22 +113,16 @@ func (s *Server) recallStore(ctx context.Context, sync bool) (*recall.Store, err
 		defer s.rec.busy.Store(false)
 	}
 	if s.rec.graph == nil {
-		docs, err := s.memoryDocumentStoreLocked(ctx)
+		if _, err := s.memoryDocumentStoreLocked(ctx); err != nil {
+			return nil, fmt.Errorf("memory graph: %w", err)
+		}
+		sess, err := s.session()
 		if err != nil {
 			return nil, fmt.Errorf("memory graph: %w", err)
 		}
-		var roots []string
-		for _, f := range sortedFolders(s.snapshotFolders()) {
-			roots = append(roots, f.root())
-		}
-		db, err := s.userDatabase(ctx)
+		g, err := sess.Recall(ctx)
 		if err != nil {
-			return nil, fmt.Errorf("memory graph: %w", err)
-		}
-		g, err := recall.New(ctx, db, recall.WithSources(recall.Rules{Store: mem}, recall.Documents{Store: docs, Roots: roots}),
-			recall.WithDeferredWrites(s.slotsPending))
-		if err != nil {
-			return nil, fmt.Errorf("memory graph: %w", err)
+			return nil, err
 		}
 		s.rec.graph = g
 		sync = true

@@ -17,7 +17,6 @@ import (
 	"github.com/anchorage-dev/anchorage/retrieval"
 	"github.com/anchorage-dev/anchorage/retrieval/embedding"
 	"github.com/anchorage-dev/anchorage/retrieval/feedback"
-	"github.com/anchorage-dev/anchorage/state"
 )
 
 // searcherFor returns the search service of a folder: routed search over
@@ -256,26 +255,16 @@ func (s *Server) embedder() analysis.Embedder {
 // feedbackStore returns the user's routing feedback, opened on first use,
 // or nil when it cannot be opened (searches are then not recorded).
 func (s *Server) feedbackStore() *feedback.Store {
-	s.feedbackMu.Lock()
-	defer s.feedbackMu.Unlock()
-	if s.feedback != nil {
-		return s.feedback
-	}
-	s.mu.Lock()
-	dataDir := s.opts.DataDir
-	if s.settings.DataDir != "" {
-		dataDir = s.settings.DataDir
-	}
-	s.mu.Unlock()
-	dirs, err := state.Resolve(dataDir)
+	sess, err := s.session()
+	var fb *feedback.Store
 	if err == nil {
-		s.feedback, err = feedback.OpenStats(s.bg, dirs.FeedbackPath(), dirs.MemoryPath())
+		fb, err = sess.Feedback(s.bg)
 	}
 	if err != nil {
 		s.warn("searches are not recorded for routing statistics: %v", err)
 		return nil
 	}
-	return s.feedback
+	return fb
 }
 
 // searchUsed runs anchorage.search.used, which editors send when the user

@@ -21,8 +21,8 @@ import (
 	"go.uber.org/zap/zapcore"
 
 	"github.com/anchorage-dev/anchorage/internal/config"
+	"github.com/anchorage-dev/anchorage/internal/session"
 	"github.com/anchorage-dev/anchorage/retrieval"
-	"github.com/anchorage-dev/anchorage/retrieval/feedback"
 )
 
 // Options configure a server.
@@ -85,10 +85,10 @@ type Server struct {
 	fileEmbedding *config.Embedding
 	vectorsOnce   sync.Once
 	vectors       vectorSignal
-	// feedback records searches for routing statistics, opened on first
-	// use.
-	feedbackMu sync.Mutex
-	feedback   *feedback.Store
+	// sess owns the memory database's pool and the stores sharing it,
+	// and the routing statistics; made on first use (see session).
+	sessMu sync.Mutex
+	sess   *session.Session
 	// mem is the user's memory of coding rules, opened on first use.
 	mem memoryState
 	// docs are the open memory documents and the diagnostics published.
@@ -123,7 +123,7 @@ func New(opts Options) *Server {
 	s := &Server{
 		opts: opts, log: opts.Logger, requests: map[string]context.CancelFunc{},
 		progressCancels: map[string]context.CancelFunc{},
-		router:          retrieval.NewRouter(),
+		router:          retrieval.DefaultRouter(),
 		bg:              bg, stopBg: stop, exited: make(chan struct{}), exitCode: 1,
 	}
 	s.reqHandlers = s.requestHandlers()
@@ -173,13 +173,10 @@ func (s *Server) stop() {
 	}
 	s.outside.closeAll()
 	s.closeRecall()
-	s.closeMemory()
-	s.feedbackMu.Lock()
-	if s.feedback != nil {
-		s.feedback.Close()
-		s.feedback = nil
-	}
-	s.feedbackMu.Unlock()
+	s.mem.mu.Lock()
+	s.mem.store = nil
+	s.mem.mu.Unlock()
+	s.closeSession()
 	if s.conn != nil {
 		s.conn.Close()
 	}

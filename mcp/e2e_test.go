@@ -59,7 +59,7 @@ func serve() error {
 		return err
 	}
 	sess, err := session.New(ctx, dirs, session.Options{
-		DocumentRoots: []string{root},
+		DocumentRoots: func() []string { return []string{root} },
 		Index:         func(string) (analysis.Options, error) { return analysis.Options{Embedder: vec}, nil },
 	})
 	if err != nil {

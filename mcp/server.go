@@ -22,7 +22,7 @@ import (
 type Options struct {
 	// Session owns the process's state: the memory database and its
 	// stores, the routing statistics and the router. Its DocumentRoots
-	// should hold the index's root, for memory_search to see the
+	// should return the index's root, for memory_search to see the
 	// workspace's memory documents. Its owner closes it, after the
 	// Service.
 	Session *session.Session

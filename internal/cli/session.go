@@ -25,7 +25,7 @@ func openSession(ctx context.Context, g *globalFlags, check analysis.CheckLevel,
 	}
 	opts := session.Options{Memory: mem, DeferSlotWrites: deferSlots}
 	if root, err := memdoc.CleanRoot(g.root); err == nil {
-		opts.DocumentRoots = []string{root}
+		opts.DocumentRoots = func() []string { return []string{root} }
 	}
 	opts.Index = func(string) (analysis.Options, error) {
 		vec, err := vectorSignal(g)

@@ -36,9 +36,10 @@ type Options struct {
 	// project). A front end that needs other options for one request
 	// derives a Store with (*memory.Store).With, which shares the pool.
 	Memory []memory.Option
-	// DocumentRoots are the workspace roots whose memory documents feed
-	// the memory graph (recall.Documents).
-	DocumentRoots []string
+	// DocumentRoots returns the workspace roots whose memory documents
+	// feed the memory graph (recall.Documents); it is called when the
+	// graph is first opened. nil means none.
+	DocumentRoots func() []string
 	// DeferSlotWrites keeps the slot moves and search counters of the
 	// memory graph in memory (recall.WithDeferredWrites): reads do not
 	// write. Close writes what is pending; so does FlushSlots.
@@ -195,7 +196,11 @@ func (s *Session) Recall(ctx context.Context) (*recall.Store, error) {
 	if err != nil {
 		return nil, fmt.Errorf("memory graph: %w", err)
 	}
-	opts := []recall.Option{recall.WithSources(recall.Rules{Store: mem}, recall.Documents{Store: docs, Roots: s.opts.DocumentRoots})}
+	var roots []string
+	if s.opts.DocumentRoots != nil {
+		roots = s.opts.DocumentRoots()
+	}
+	opts := []recall.Option{recall.WithSources(recall.Rules{Store: mem}, recall.Documents{Store: docs, Roots: roots})}
 	if s.opts.DeferSlotWrites {
 		opts = append(opts, recall.WithDeferredWrites(s.opts.SlotsPending))
 	}

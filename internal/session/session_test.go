@@ -104,7 +104,7 @@ func TestCloseFlushesSlots(t *testing.T) {
 		t.Fatal(err)
 	}
 	pending := 0
-	s, dirs := newSession(t, Options{DocumentRoots: []string{root}, DeferSlotWrites: true, SlotsPending: func() { pending++ }})
+	s, dirs := newSession(t, Options{DocumentRoots: func() []string { return []string{root} }, DeferSlotWrites: true, SlotsPending: func() { pending++ }})
 	docs, err := s.Documents(ctx)
 	if err != nil {
 		t.Fatal(err)
@@ -139,7 +139,7 @@ func TestCloseFlushesSlots(t *testing.T) {
 		t.Errorf("Index after Close = %v; want ErrClosed", err)
 	}
 
-	again, err := New(ctx, dirs, Options{DocumentRoots: []string{root}})
+	again, err := New(ctx, dirs, Options{DocumentRoots: func() []string { return []string{root} }})
 	if err != nil {
 		t.Fatal(err)
 	}
