@@ -14,6 +14,7 @@ import (
 	"github.com/ncruces/go-sqlite3/driver"
 
 	"github.com/anchorage-dev/anchorage/retrieval/feedback"
+	"github.com/anchorage-dev/anchorage/state"
 )
 
 // memOpen opens a Store at path, closed when the test ends.
@@ -135,7 +136,7 @@ func TestMemoryNewerSchema(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, err := Open(t.Context(), path)
-	if err == nil || !strings.Contains(err.Error(), "schema version 99 of memory is newer") {
+	if !errors.Is(err, state.ErrNewer) || !strings.Contains(err.Error(), "version 99") {
 		t.Errorf("Open of a newer schema: %v", err)
 	}
 }
