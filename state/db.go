@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"io/fs"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -114,6 +115,9 @@ func Open(ctx context.Context, path string, profile Profile, opts Options) (*DB,
 	if err := os.MkdirAll(filepath.Dir(path), perm); err != nil {
 		return nil, fmt.Errorf("open %s database %s: %w", profile, path, err)
 	}
+	if err := create(path); err != nil {
+		return nil, fmt.Errorf("open %s database: %w", profile, err)
+	}
 	if profile == User {
 		if err := CheckUserDatabase(path); err != nil {
 			return nil, fmt.Errorf("open %s database: %w", profile, err)
@@ -166,6 +170,48 @@ func Open(ctx context.Context, path string, profile Profile, opts Options) (*DB,
 		ro.Close()
 	}
 	return nil, d.Wrap("open "+profile.String()+" database", fmt.Errorf("%w (read-only: %v)", err, rerr))
+}
+
+// create makes a new, empty database file at path in WAL mode when there
+// is none, atomically: it is made under a temporary name in the same
+// directory and linked into place, so that another process opening the
+// same path at once never sees a file half made (0 bytes, which a user
+// database refuses, or a journal mode being changed, which fails with
+// "database is locked" at once). When another process was first, its
+// file is kept. Where the file system cannot link, SQLite creates the
+// file as it opens it, as before.
+func create(path string) error {
+	if _, err := os.Lstat(path); !errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".new-*")
+	if err != nil {
+		return fmt.Errorf("create %s: %w", path, err)
+	}
+	name := tmp.Name()
+	tmp.Close()
+	defer func() {
+		for _, suffix := range []string{"", "-wal", "-shm", "-journal"} {
+			os.Remove(name + suffix)
+		}
+	}()
+	c, err := sqlite3.Open(name)
+	if err != nil {
+		return fmt.Errorf("create %s: %w", path, err)
+	}
+	// A table made and dropped writes the database's first page, with
+	// the WAL mode in its header.
+	err = c.Exec(`PRAGMA journal_mode=WAL; CREATE TABLE anchorage_new(x); DROP TABLE anchorage_new;`)
+	if cerr := c.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return fmt.Errorf("create %s: %w", path, err)
+	}
+	// When another process was first (fs.ErrExist), its file is kept;
+	// where the file system has no hard links, SQLite creates the file.
+	_ = os.Link(name, path)
+	return nil
 }
 
 // Path returns the database file's path.
