@@ -84,6 +84,8 @@ func newNameMatchers(patterns []string) []nameMatcher {
 		switch j := strings.IndexAny(p, `*?[\`); {
 		case j < 0:
 			ms[i].kind, ms[i].text = '=', p
+		case p[j] != '*':
+			// ?, [ and \ are left to path.Match.
 		case j == 0 && !strings.ContainsAny(p[1:], `*?[\`):
 			ms[i].kind, ms[i].text = '*', p[1:]
 		case j == len(p)-1:
