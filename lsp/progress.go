@@ -13,19 +13,22 @@ import (
 // progress reports long work to the editor with work done progress
 // ($/progress begin, report, end), when the editor supports it; otherwise
 // it does nothing. The token is created without holding up the work: what
-// happens before the editor accepts it is summed up in the first report.
+// happens before the editor accepts it is summed up in the first report,
+// and work that ended before then is still begun and ended, so that the
+// editor says it is done (an index already up to date takes milliseconds).
 type progress struct {
 	s     *Server
 	ctx   context.Context
 	title string
 
-	mu    sync.Mutex
-	token *protocol.ProgressToken // set once the editor accepted it
-	ended bool
-	last  time.Time
-	pct   uint32
-	done  int
-	total int
+	mu     sync.Mutex
+	token  *protocol.ProgressToken // set once the editor accepted it
+	ended  bool
+	endMsg string // end's message
+	last   time.Time
+	pct    uint32
+	done   int
+	total  int
 }
 
 // startProgress begins reporting work under a title. When cancel is not
@@ -51,6 +54,10 @@ func (s *Server) startProgress(ctx context.Context, title string, cancel context
 		p.mu.Lock()
 		defer p.mu.Unlock()
 		if p.ended {
+			p.token = token
+			p.send(&protocol.WorkDoneProgressBegin{Kind: protocol.WorkDoneProgressKindBegin, Title: title, Percentage: 0})
+			p.send(&protocol.WorkDoneProgressEnd{Kind: protocol.WorkDoneProgressKindEnd, Message: p.endMsg})
+			p.token = nil
 			return
 		}
 		p.token = token
@@ -103,7 +110,7 @@ type progressReport struct {
 func (p *progress) end(message string) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	p.ended = true
+	p.ended, p.endMsg = true, message
 	if p.token == nil {
 		return
 	}
