@@ -210,6 +210,14 @@ func IsCorrupt(err error) bool {
 	return state.IsCorrupt(err)
 }
 
+// MayBeDamaged reports whether a failed read of an open index may mean the
+// file is damaged: SQLite's words for damage, or a table of the index's
+// schema missing (damage to the schema page reads as "no such table"; the
+// schema is complete once the index is open). An integrity check decides.
+func MayBeDamaged(err error) bool {
+	return err != nil && (IsCorrupt(err) || strings.Contains(err.Error(), "no such table"))
+}
+
 // Probe reads every row of the graph's tables (files, symbols, edges and
 // chunks, not their indexes or the text index) and returns an error
 // wrapping ErrCorrupt if one cannot be read: damage to most of a database

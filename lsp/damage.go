@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strings"
 	"time"
 
 	"go.lsp.dev/protocol"
@@ -21,7 +20,7 @@ import (
 // errors are reported by the memory features and the file is kept as it
 // is.
 func (s *Server) checkDamage(err error) {
-	if err == nil || !damageSign(err) || errors.Is(err, memory.ErrCorrupt) {
+	if err == nil || !analysis.MayBeDamaged(err) || errors.Is(err, memory.ErrCorrupt) {
 		return
 	}
 	for _, f := range s.snapshotFolders() {
@@ -43,15 +42,6 @@ func (s *Server) checkDamage(err error) {
 			s.rebuildFolder(ctx, f, cerr)
 		})
 	}
-}
-
-// damageSign reports whether a failed read of an index may mean that the
-// file is damaged: SQLite's words for damage, or a table of the index's
-// schema missing (damage to the schema page reads as "no such table"; the
-// schema is complete once the index is open). The check that follows
-// decides.
-func damageSign(err error) bool {
-	return analysis.IsCorrupt(err) || strings.Contains(err.Error(), "no such table")
 }
 
 // rebuildFolder replaces the damaged index of a folder with a new one,

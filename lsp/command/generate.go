@@ -3,6 +3,7 @@ package command
 import (
 	"bytes"
 	"fmt"
+	"maps"
 	"reflect"
 	"slices"
 	"strings"
@@ -161,12 +162,7 @@ func TypeScript() []byte {
 		fmt.Fprintf(&b, "  '%s': %s;\n", c.Name, arg)
 	}
 	b.WriteString("}\n")
-	names := make([]string, 0, len(named))
-	for n := range named {
-		names = append(names, n)
-	}
-	slices.Sort(names)
-	for _, n := range names {
+	for _, n := range slices.Sorted(maps.Keys(named)) {
 		fmt.Fprintf(&b, "\nexport interface %s {\n", n)
 		for _, f := range jsonFields(named[n]) {
 			q := ""
@@ -238,12 +234,7 @@ func Lua() []byte {
 			fmt.Fprintf(&args, "-- %s: %s\n", c.Name, luaType(c.Args, named))
 		}
 	}
-	names := make([]string, 0, len(named))
-	for n := range named {
-		names = append(names, n)
-	}
-	slices.Sort(names)
-	for _, n := range names {
+	for _, n := range slices.Sorted(maps.Keys(named)) {
 		fmt.Fprintf(&b, "\n---@class %s\n", n)
 		for _, f := range jsonFields(named[n]) {
 			q := ""
