@@ -58,7 +58,7 @@ func (e *ErrNoSymbol) Error() string {
 // Ask answers a graph question (OpCallers, OpCallees, OpInheritance,
 // OpBlastRadius) about every definition of symbol. depth ≤ 0 takes the
 // operation's default.
-func (s *Store) Ask(ctx context.Context, op, symbol string, depth int) (*Answer, error) {
+func (s *indexStore) Ask(ctx context.Context, op, symbol string, depth int) (*Answer, error) {
 	var run func(SymbolInfo) (any, error)
 	switch op {
 	case OpCallers:

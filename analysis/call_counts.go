@@ -15,7 +15,7 @@ type CallName struct {
 // QualifiedCallCounts counts the call sites, in the whole workspace, of
 // each of names written with a qualifier (pkg.Name, obj.Name), by name
 // and qualifier. Bare calls are not counted.
-func (s *Store) QualifiedCallCounts(ctx context.Context, names []string) (map[CallName]int, error) {
+func (s *indexStore) QualifiedCallCounts(ctx context.Context, names []string) (map[CallName]int, error) {
 	out := map[CallName]int{}
 	if len(names) == 0 {
 		return out, nil

@@ -74,7 +74,7 @@ const (
 
 // SearchChunks ranks chunks by BM25 against terms (as AppendTerms makes
 // them; any of them may match) and returns the best limit.
-func (s *Store) SearchChunks(ctx context.Context, terms []string, limit int) ([]ChunkHit, error) {
+func (s *indexStore) SearchChunks(ctx context.Context, terms []string, limit int) ([]ChunkHit, error) {
 	terms, err := s.dropCommonTerms(ctx, terms)
 	if err != nil {
 		return nil, err
@@ -123,7 +123,7 @@ func (s *Store) SearchChunks(ctx context.Context, terms []string, limit int) ([]
 
 // dropCommonTerms leaves out of terms those held by more than commonTerm
 // of the chunks, unless nothing rarer remains.
-func (s *Store) dropCommonTerms(ctx context.Context, terms []string) ([]string, error) {
+func (s *indexStore) dropCommonTerms(ctx context.Context, terms []string) ([]string, error) {
 	if len(terms) < 2 {
 		return terms, nil
 	}
@@ -148,7 +148,7 @@ func (s *Store) dropCommonTerms(ctx context.Context, terms []string) ([]string, 
 
 // TermChunks returns how many chunks hold each of terms (search terms, as
 // AppendTerms makes them); terms no chunk holds are left out.
-func (s *Store) TermChunks(ctx context.Context, terms []string) (map[string]int, error) {
+func (s *indexStore) TermChunks(ctx context.Context, terms []string) (map[string]int, error) {
 	docs, _, err := s.TermStats(ctx, terms)
 	return docs, err
 }
@@ -157,7 +157,7 @@ func (s *Store) TermChunks(ctx context.Context, terms []string) (map[string]int,
 // does) and how many chunks there are. The counts are kept in memory
 // until the chunks change: a common word's count costs as much as a
 // search.
-func (s *Store) TermStats(ctx context.Context, terms []string) (map[string]int, int, error) {
+func (s *indexStore) TermStats(ctx context.Context, terms []string) (map[string]int, int, error) {
 	if len(terms) == 0 {
 		n, err := s.ChunkCount(ctx)
 		return map[string]int{}, n, err
@@ -167,7 +167,7 @@ func (s *Store) TermStats(ctx context.Context, terms []string) (map[string]int, 
 
 // Chunks returns the chunks with the given ids, in that order; ids that
 // no longer exist are left out.
-func (s *Store) Chunks(ctx context.Context, ids []int64) ([]ChunkInfo, error) {
+func (s *indexStore) Chunks(ctx context.Context, ids []int64) ([]ChunkInfo, error) {
 	if len(ids) == 0 {
 		return nil, nil
 	}
@@ -203,7 +203,7 @@ func (s *Store) Chunks(ctx context.Context, ids []int64) ([]ChunkInfo, error) {
 }
 
 // ChunkCount returns how many chunks are stored.
-func (s *Store) ChunkCount(ctx context.Context) (int, error) {
+func (s *indexStore) ChunkCount(ctx context.Context) (int, error) {
 	var n int
 	err := s.db.QueryRowContext(ctx, `SELECT count(*) FROM chunks`).Scan(&n)
 	if err != nil {
@@ -238,7 +238,7 @@ type vectorCache struct {
 
 // ChunkVectors returns the vectors of all chunks that have one. The
 // result is shared: callers must not modify it.
-func (s *Store) ChunkVectors(ctx context.Context) (*Vectors, error) {
+func (s *indexStore) ChunkVectors(ctx context.Context) (*Vectors, error) {
 	// The key sees this process's writes (generation) and, roughly,
 	// another's (the chunks' ids and count).
 	var key [3]int64
@@ -275,7 +275,7 @@ func (s *Store) ChunkVectors(ctx context.Context) (*Vectors, error) {
 }
 
 // FilePaths returns the root-relative paths of the indexed files, sorted.
-func (s *Store) FilePaths(ctx context.Context) ([]string, error) {
+func (s *indexStore) FilePaths(ctx context.Context) ([]string, error) {
 	rows, err := s.db.QueryContext(ctx, `SELECT path FROM files ORDER BY path`)
 	if err != nil {
 		return nil, fmt.Errorf("list files: %w", err)
@@ -294,7 +294,7 @@ func (s *Store) FilePaths(ctx context.Context) ([]string, error) {
 
 // EnclosingSymbol returns the innermost symbol of a file whose range holds
 // a 0-based line, other than the module.
-func (s *Store) EnclosingSymbol(ctx context.Context, path string, line int) (SymbolInfo, bool, error) {
+func (s *indexStore) EnclosingSymbol(ctx context.Context, path string, line int) (SymbolInfo, bool, error) {
 	syms, err := s.querySymbols(ctx, `f.path = ? AND n.kind != 'module' AND n.start_line <= ? AND n.end_line >= ?
 		ORDER BY n.start_byte DESC LIMIT 1`, path, line, line)
 	if err != nil {
@@ -307,7 +307,7 @@ func (s *Store) EnclosingSymbol(ctx context.Context, path string, line int) (Sym
 }
 
 // ChunkOf returns the first chunk of a symbol, by the symbol's id.
-func (s *Store) ChunkOf(ctx context.Context, symbolID int64) (ChunkInfo, bool, error) {
+func (s *indexStore) ChunkOf(ctx context.Context, symbolID int64) (ChunkInfo, bool, error) {
 	row := s.db.QueryRowContext(ctx, `SELECT `+chunkColumns+` FROM chunks c JOIN files f ON f.id = c.file_id
 		WHERE c.node_id = ? ORDER BY c.part LIMIT 1`, symbolID)
 	c, err := scanChunk(row)
@@ -327,7 +327,7 @@ func (s *Store) ChunkOf(ctx context.Context, symbolID int64) (ChunkInfo, bool, e
 // that is a term. The light stemmer leaves some forms apart (decorator,
 // decorat); this joins them. It returns "" when stem is shorter than five
 // bytes or nothing is close.
-func (s *Store) RelatedTerm(ctx context.Context, stem string) (string, int, error) {
+func (s *indexStore) RelatedTerm(ctx context.Context, stem string) (string, int, error) {
 	if len(stem) < 5 {
 		return "", 0, nil
 	}

@@ -74,8 +74,8 @@ func totalCalls(calls map[string]int) int {
 }
 
 // storedChunks returns the chunks stored for a file, read with
-// Store.Chunks, in id order.
-func storedChunks(t *testing.T, s *Store, path string) []ChunkInfo {
+// indexStore.Chunks, in id order.
+func storedChunks(t *testing.T, s *indexStore, path string) []ChunkInfo {
 	t.Helper()
 	ctx := context.Background()
 	rows, err := s.db.QueryContext(ctx, `SELECT c.id FROM chunks c JOIN files f ON f.id = c.file_id WHERE f.path = ? ORDER BY c.id`, path)
@@ -105,7 +105,7 @@ func storedChunks(t *testing.T, s *Store, path string) []ChunkInfo {
 }
 
 // storedChunkNamed returns the only chunk of a file named name.
-func storedChunkNamed(t *testing.T, s *Store, path, name string) ChunkInfo {
+func storedChunkNamed(t *testing.T, s *indexStore, path, name string) ChunkInfo {
 	t.Helper()
 	var found []ChunkInfo
 	for _, c := range storedChunks(t, s, path) {
@@ -120,7 +120,7 @@ func storedChunkNamed(t *testing.T, s *Store, path, name string) ChunkInfo {
 }
 
 // ftsRowids returns the rowids the chunk text index holds for a term.
-func ftsRowids(t *testing.T, s *Store, term string) []int64 {
+func ftsRowids(t *testing.T, s *indexStore, term string) []int64 {
 	t.Helper()
 	rows, err := s.db.QueryContext(context.Background(), `SELECT rowid FROM chunk_fts WHERE chunk_fts MATCH ?`, `"`+term+`"`)
 	if err != nil {
@@ -143,7 +143,7 @@ func ftsRowids(t *testing.T, s *Store, term string) []int64 {
 
 // checkFTSRowids fails the test if the text index holds, for term, a
 // rowid that is no chunk.
-func checkFTSRowids(t *testing.T, s *Store, term string) {
+func checkFTSRowids(t *testing.T, s *indexStore, term string) {
 	t.Helper()
 	ids := ftsRowids(t, s, term)
 	chunks, err := s.Chunks(context.Background(), ids)
@@ -156,7 +156,7 @@ func checkFTSRowids(t *testing.T, s *Store, term string) {
 }
 
 // search runs SearchChunks with the terms of query.
-func search(t *testing.T, s *Store, query string, limit int) []ChunkHit {
+func search(t *testing.T, s *indexStore, query string, limit int) []ChunkHit {
 	t.Helper()
 	hits, err := s.SearchChunks(context.Background(), strings.Fields(string(AppendTerms(nil, query))), limit)
 	if err != nil {
@@ -192,7 +192,7 @@ func rewrite(t *testing.T, root, rel, content string) {
 }
 
 // storedVectors returns the vector column of every chunk that has one.
-func storedVectors(t *testing.T, s *Store) map[int64][]byte {
+func storedVectors(t *testing.T, s *indexStore) map[int64][]byte {
 	t.Helper()
 	rows, err := s.db.QueryContext(context.Background(), `SELECT id, vector FROM chunks WHERE vector IS NOT NULL`)
 	if err != nil {
@@ -215,7 +215,7 @@ func storedVectors(t *testing.T, s *Store) map[int64][]byte {
 }
 
 // vectorMap returns the vectors of ChunkVectors by chunk id.
-func vectorMap(t *testing.T, s *Store) (*Vectors, map[int64][]byte) {
+func vectorMap(t *testing.T, s *indexStore) (*Vectors, map[int64][]byte) {
 	t.Helper()
 	v, err := s.ChunkVectors(context.Background())
 	if err != nil {
@@ -676,7 +676,7 @@ var embedWorkspace = map[string]string{
 }
 
 // allChunks returns every stored chunk by id.
-func allChunks(t *testing.T, s *Store) map[int64]ChunkInfo {
+func allChunks(t *testing.T, s *indexStore) map[int64]ChunkInfo {
 	t.Helper()
 	out := map[int64]ChunkInfo{}
 	for _, p := range []string{"a.go", "b.py", "c.ts", "e.go"} {

@@ -121,7 +121,7 @@ func (ix *Index) embedChunks(ctx context.Context, meanwhile func() error) error 
 		}
 	}
 	for jobs := range batches {
-		err := ix.store.Write(ctx, func(w *Writer) error {
+		err := ix.store.Write(ctx, func(w *indexWriter) error {
 			st, err := w.stmt(`UPDATE chunks SET vector = ? WHERE id = ?`)
 			if err != nil {
 				return err

@@ -10,7 +10,7 @@ import (
 
 // FileModTimes returns the modification times (Unix nanoseconds) of the
 // indexed files, in no particular order.
-func (s *Store) FileModTimes(ctx context.Context) ([]int64, error) {
+func (s *indexStore) FileModTimes(ctx context.Context) ([]int64, error) {
 	rows, err := s.db.QueryContext(ctx, `SELECT mtime FROM files`)
 	if err != nil {
 		return nil, fmt.Errorf("read file times: %w", err)
@@ -32,7 +32,7 @@ func (s *Store) FileModTimes(ctx context.Context) ([]int64, error) {
 
 // FileHash returns the content hash (xxhash64) of the indexed file at the
 // root-relative path, and false when the file is not indexed.
-func (s *Store) FileHash(ctx context.Context, path string) (uint64, bool, error) {
+func (s *indexStore) FileHash(ctx context.Context, path string) (uint64, bool, error) {
 	var h int64
 	err := s.db.QueryRowContext(ctx, `SELECT hash FROM files WHERE path = ?`, path).Scan(&h)
 	if errors.Is(err, sql.ErrNoRows) {
@@ -47,7 +47,7 @@ func (s *Store) FileHash(ctx context.Context, path string) (uint64, bool, error)
 // DefinedNames returns which of lnames (lower-case symbol names) name a
 // symbol of the workspace other than a module, each once, in no
 // particular order.
-func (s *Store) DefinedNames(ctx context.Context, lnames []string) ([]string, error) {
+func (s *indexStore) DefinedNames(ctx context.Context, lnames []string) ([]string, error) {
 	if len(lnames) == 0 {
 		return nil, nil
 	}
@@ -85,7 +85,7 @@ type SymbolName struct {
 // whose lower-case names match match, an FTS5 query over the names'
 // trigrams (such as `("wrap" OR "wrp") AND ("err")`), in no particular
 // order.
-func (s *Store) SymbolNamesMatching(ctx context.Context, match string, limit int) ([]SymbolName, error) {
+func (s *indexStore) SymbolNamesMatching(ctx context.Context, match string, limit int) ([]SymbolName, error) {
 	rows, err := s.db.QueryContext(ctx, `SELECT n.id, n.name FROM nodes n
 		WHERE n.id IN (SELECT rowid FROM name_trigrams WHERE name_trigrams MATCH ?) AND n.kind != 'module'
 		LIMIT ?`, match, limit)

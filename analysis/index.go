@@ -58,20 +58,20 @@ type CheckLevel int
 const (
 	// CheckOpen reads what opening needs: the schema and the format.
 	CheckOpen CheckLevel = iota
-	// CheckRows also reads every row of the graph's tables (Store.Probe;
+	// CheckRows also reads every row of the graph's tables (Index.Probe;
 	// half a second for the Go standard library): for servers.
 	CheckRows
-	// CheckAll reads every page (Store.Check; ten seconds for the Go
+	// CheckAll reads every page (Index.Check; ten seconds for the Go
 	// standard library): once a query met damage.
 	CheckAll
 )
 
 // Index is the code graph of one workspace: it scans and parses the
-// workspace into its Store and answers graph queries.
+// workspace into its database (indexStore) and answers graph queries.
 type Index struct {
 	// store is the index database; Index exposes the queries others
 	// need as its own methods (see index_query.go).
-	store *Store
+	store *indexStore
 	root  string
 	opts  Options
 	langs *Languages
@@ -144,7 +144,7 @@ func Open(ctx context.Context, opts Options) (*Index, error) {
 		opts.Workers = runtime.NumCPU()
 	}
 	ix := &Index{root: root, opts: opts, langs: NewLanguages()}
-	ix.store, err = OpenStore(ctx, opts.DBPath)
+	ix.store, err = openStore(ctx, opts.DBPath)
 	if err == nil && opts.Check != CheckOpen {
 		check := ix.store.Probe
 		if opts.Check == CheckAll {
@@ -165,11 +165,27 @@ func Open(ctx context.Context, opts Options) (*Index, error) {
 }
 
 // recreate removes the database at path and creates an empty one.
-func recreate(ctx context.Context, path string) (*Store, error) {
+func recreate(ctx context.Context, path string) (*indexStore, error) {
 	if err := RemoveDatabase(path); err != nil {
 		return nil, err
 	}
-	return OpenStore(ctx, path)
+	return openStore(ctx, path)
+}
+
+// CheckDatabase reads the whole index database at path through a
+// connection of its own, so that pages another connection read before
+// the file was damaged are read afresh (see Index.Check), and closes it.
+// It returns an error wrapping ErrCorrupt if any of it cannot be read.
+func CheckDatabase(ctx context.Context, path string) error {
+	st, err := openStore(ctx, path)
+	if err != nil {
+		return err
+	}
+	err = st.Check(ctx)
+	if cerr := st.Close(); err == nil && cerr != nil {
+		err = fmt.Errorf("check index %s: %w", path, cerr)
+	}
+	return err
 }
 
 // RemoveDatabase removes an unreadable index database at path, with its
@@ -331,7 +347,7 @@ func (ix *Index) UpdateExcept(ctx context.Context, keep func(rel string) bool, p
 	}
 	sort.Strings(gone)
 	if len(gone) > 0 {
-		err := ix.store.Write(ctx, func(wr *Writer) error {
+		err := ix.store.Write(ctx, func(wr *indexWriter) error {
 			for _, p := range gone {
 				if keep(p) {
 					continue
@@ -476,7 +492,7 @@ func (ix *Index) parseAll(ctx context.Context, todo []candidate, known map[strin
 		}
 		start := time.Now()
 		defer func() { sum.Timings.Store += time.Since(start).Seconds() }()
-		err := ix.store.Write(ctx, func(w *Writer) error {
+		err := ix.store.Write(ctx, func(w *indexWriter) error {
 			for _, r := range batch {
 				var err error
 				switch {

@@ -1,8 +1,8 @@
 package analysis
 
 // The queries of the index database that other packages use, as methods
-// of Index: the Store itself (its writer, its bulk mode, its SQL) stays
-// inside this package.
+// of Index: the database itself (indexStore: its writer, its bulk mode,
+// its SQL) stays inside this package.
 
 import "context"
 

@@ -71,7 +71,7 @@ func mustUpdate(t *testing.T, ix *Index) *Summary {
 }
 
 // isIndexed reports whether the index holds the file rel.
-func isIndexed(t *testing.T, s *Store, rel string) bool {
+func isIndexed(t *testing.T, s *indexStore, rel string) bool {
 	t.Helper()
 	files, _, _, err := s.Imports(context.Background(), rel)
 	if err != nil {
@@ -81,7 +81,7 @@ func isIndexed(t *testing.T, s *Store, rel string) bool {
 }
 
 // lookupPaths returns the files defining the symbols Lookup finds for name.
-func lookupPaths(t *testing.T, s *Store, name string) []string {
+func lookupPaths(t *testing.T, s *indexStore, name string) []string {
 	t.Helper()
 	syms, err := s.Lookup(context.Background(), name)
 	if err != nil {
@@ -96,7 +96,7 @@ func lookupPaths(t *testing.T, s *Store, name string) []string {
 }
 
 // lookupOne returns the only symbol Lookup finds for name.
-func lookupOne(t *testing.T, s *Store, name string) SymbolInfo {
+func lookupOne(t *testing.T, s *indexStore, name string) SymbolInfo {
 	t.Helper()
 	syms, err := s.Lookup(context.Background(), name)
 	if err != nil {
@@ -1065,20 +1065,20 @@ func TestOpenRebuildsCorruptDatabase(t *testing.T) {
 	}
 }
 
-// OpenStore reports a corrupt database with ErrCorrupt, so that callers
+// openStore reports a corrupt database with ErrCorrupt, so that callers
 // can tell it from other failures.
-func TestOpenStoreReportsCorruption(t *testing.T) {
+func TestOpenIndexStoreReportsCorruption(t *testing.T) {
 	dbPath := filepath.Join(t.TempDir(), "index.db")
 	if err := os.WriteFile(dbPath, []byte(strings.Repeat("garbage!", 1024)), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	s, err := OpenStore(context.Background(), dbPath)
+	s, err := openStore(context.Background(), dbPath)
 	if err == nil {
 		s.Close()
-		t.Fatal("OpenStore accepted a garbage file")
+		t.Fatal("openStore accepted a garbage file")
 	}
 	if !errors.Is(err, ErrCorrupt) {
-		t.Errorf("OpenStore error %v is not ErrCorrupt", err)
+		t.Errorf("openStore error %v is not ErrCorrupt", err)
 	}
 }
 
@@ -1105,7 +1105,7 @@ func (t *T%03d) M%03d() int { return F%03d() }
 	writeWorkspace(t, root, files)
 	ix := openTestIndex(t, root, func(o *Options) { o.Workers = 4 })
 
-	reader, err := OpenStore(ctx, ix.Path())
+	reader, err := openStore(ctx, ix.Path())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -6,7 +6,7 @@ import (
 	"strings"
 )
 
-// Symbols searches symbol names as Store.Symbols does (exact matches, then
+// Symbols searches symbol names as indexStore.Symbols does (exact matches, then
 // prefixes, initials and substrings), in the workspace as the editor sees
 // it: the index, with each open document's symbols in place of its file's
 // rows. It never waits for the open documents to be written to the index,
@@ -53,7 +53,7 @@ func (w *Workspace) Symbols(ctx context.Context, query string, limit int) ([]Sym
 }
 
 // matchName says how a symbol matches a folded query, as the queries of
-// Store.Symbols decide it. word says whether q is a word that initials may
+// indexStore.Symbols decide it. word says whether q is a word that initials may
 // match.
 func matchName(q string, word bool, sym SymbolInfo) (MatchKind, bool) {
 	if sym.Kind == KindModule {

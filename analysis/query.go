@@ -70,7 +70,7 @@ func scanSymbol(rows interface{ Scan(...any) error }) (SymbolInfo, error) {
 	return s, err
 }
 
-func (s *Store) querySymbols(ctx context.Context, where string, args ...any) ([]SymbolInfo, error) {
+func (s *indexStore) querySymbols(ctx context.Context, where string, args ...any) ([]SymbolInfo, error) {
 	rows, err := s.db.QueryContext(ctx, `SELECT `+symbolColumns+` FROM nodes n JOIN files f ON f.id = n.file_id WHERE `+where, args...)
 	if err != nil {
 		return nil, err
@@ -88,7 +88,7 @@ func (s *Store) querySymbols(ctx context.Context, where string, args ...any) ([]
 }
 
 // Symbol returns the symbol with the given id.
-func (s *Store) Symbol(ctx context.Context, id int64) (SymbolInfo, bool, error) {
+func (s *indexStore) Symbol(ctx context.Context, id int64) (SymbolInfo, bool, error) {
 	syms, err := s.querySymbols(ctx, `n.id = ?`, id)
 	if err != nil || len(syms) == 0 {
 		return SymbolInfo{}, false, err
@@ -100,7 +100,7 @@ func (s *Store) Symbol(ctx context.Context, id int64) (SymbolInfo, bool, error) 
 // (FindByID), a qualified name (UserRepository.FindByID, users.NewService)
 // or a module-qualified member (users.UserRepository.FindByID). Names match
 // exactly, ignoring case only when nothing matches with case.
-func (s *Store) Lookup(ctx context.Context, symbol string) ([]SymbolInfo, error) {
+func (s *indexStore) Lookup(ctx context.Context, symbol string) ([]SymbolInfo, error) {
 	symbol = strings.TrimSpace(symbol)
 	if symbol == "" || len(symbol) > MaxNameQuery {
 		return nil, nil
@@ -179,7 +179,7 @@ const MaxNameQuery = 4096
 // camel-case or snake-case initials (FBI finds FindByID), then substrings;
 // all ignoring case, capped at limit (≤ 0 means 200). A query longer than
 // MaxNameQuery finds nothing.
-func (s *Store) Symbols(ctx context.Context, query string, limit int) ([]SymbolMatch, error) {
+func (s *indexStore) Symbols(ctx context.Context, query string, limit int) ([]SymbolMatch, error) {
 	query = strings.TrimSpace(query)
 	if len(query) > MaxNameQuery {
 		return nil, nil
@@ -300,7 +300,7 @@ type edgeRow struct {
 	line, col int
 }
 
-func (s *Store) queryEdges(ctx context.Context, where string, args ...any) ([]edgeRow, error) {
+func (s *indexStore) queryEdges(ctx context.Context, where string, args ...any) ([]edgeRow, error) {
 	// The source's signature and doc are left out: edge queries can return
 	// thousands of rows and their callers do not show them. The rows are
 	// read through SQLite's own statement rather than database/sql, whose
@@ -360,7 +360,7 @@ func (s *Store) queryEdges(ctx context.Context, where string, args ...any) ([]ed
 }
 
 // definitionsNamed returns the definitions with exactly the given name.
-func (s *Store) definitionsNamed(ctx context.Context, name string) ([]SymbolInfo, error) {
+func (s *indexStore) definitionsNamed(ctx context.Context, name string) ([]SymbolInfo, error) {
 	syms, err := s.querySymbols(ctx, `n.lname = ? AND n.kind != 'module'`, foldName(name))
 	if err != nil {
 		return nil, err
@@ -369,7 +369,7 @@ func (s *Store) definitionsNamed(ctx context.Context, name string) ([]SymbolInfo
 }
 
 // Callers returns the calls that reach def.
-func (s *Store) Callers(ctx context.Context, def SymbolInfo) ([]CallSite, error) {
+func (s *indexStore) Callers(ctx context.Context, def SymbolInfo) ([]CallSite, error) {
 	// What resolution would drop anyway is not fetched: calls from other
 	// language families, and bare calls where a method needs a receiver
 	// (Go's append(…) never calls some type's append method).
@@ -442,7 +442,7 @@ func CapAmbiguous(sites []CallSite, max int) ([]CallSite, int) {
 // Callees returns the calls made by def, each resolved to the definitions
 // it may reach (one call site per definition; unresolved calls once, with no
 // callee).
-func (s *Store) Callees(ctx context.Context, def SymbolInfo) ([]CallSite, error) {
+func (s *indexStore) Callees(ctx context.Context, def SymbolInfo) ([]CallSite, error) {
 	edges, err := s.queryEdges(ctx, `e.src = ? AND e.kind = 'calls' ORDER BY e.line, e.col`, def.ID)
 	if err != nil {
 		return nil, fmt.Errorf("callees of %s: %w", def.QualifiedName, err)
@@ -493,7 +493,7 @@ type Relation struct {
 // Inheritance returns what def extends, implements or embeds (bases) and
 // what extends, implements or embeds def (derived), each walked up to depth
 // levels (≤ 0 means 1).
-func (s *Store) Inheritance(ctx context.Context, def SymbolInfo, depth int) (bases, derived []Relation, err error) {
+func (s *indexStore) Inheritance(ctx context.Context, def SymbolInfo, depth int) (bases, derived []Relation, err error) {
 	if depth <= 0 {
 		depth = 1
 	}
@@ -511,14 +511,14 @@ func (s *Store) Inheritance(ctx context.Context, def SymbolInfo, depth int) (bas
 // BlastRadius returns everything that may be affected by a change to def: a
 // breadth-first walk over reverse calls (callers) and reverse inheritance
 // (derived types), with the depth at which each symbol is first reached.
-func (s *Store) BlastRadius(ctx context.Context, def SymbolInfo, depth int) ([]Relation, error) {
+func (s *indexStore) BlastRadius(ctx context.Context, def SymbolInfo, depth int) ([]Relation, error) {
 	return s.BlastRadiusLimit(ctx, def, depth, 0)
 }
 
 // BlastRadiusLimit is BlastRadius stopping once it has found limit symbols
 // (all of them when limit ≤ 0): the nearest, since the walk is breadth
 // first. A search that shows ten results need not walk ten thousand.
-func (s *Store) BlastRadiusLimit(ctx context.Context, def SymbolInfo, depth, limit int) ([]Relation, error) {
+func (s *indexStore) BlastRadiusLimit(ctx context.Context, def SymbolInfo, depth, limit int) ([]Relation, error) {
 	if depth <= 0 {
 		depth = 3
 	}
@@ -546,7 +546,7 @@ func (s *Store) BlastRadiusLimit(ctx context.Context, def SymbolInfo, depth, lim
 // returns, up to depth levels, and returns each symbol once with the depth
 // it was first reached at; with limit > 0, it stops after limit symbols.
 // Unresolved relations are kept but not followed.
-func (s *Store) walk(ctx context.Context, def SymbolInfo, depth, limit int, next func(context.Context, SymbolInfo) ([]Relation, error)) ([]Relation, error) {
+func (s *indexStore) walk(ctx context.Context, def SymbolInfo, depth, limit int, next func(context.Context, SymbolInfo) ([]Relation, error)) ([]Relation, error) {
 	seen := map[int64]bool{def.ID: true}
 	seenName := map[string]bool{}
 	frontier := []SymbolInfo{def}
@@ -589,7 +589,7 @@ func (s *Store) walk(ctx context.Context, def SymbolInfo, depth, limit int, next
 const inheritanceKinds = `('inherits', 'implements', 'embeds')`
 
 // baseTypes returns the types sym directly extends, implements or embeds.
-func (s *Store) baseTypes(ctx context.Context, sym SymbolInfo) ([]Relation, error) {
+func (s *indexStore) baseTypes(ctx context.Context, sym SymbolInfo) ([]Relation, error) {
 	edges, err := s.queryEdges(ctx, `e.src = ? AND e.kind IN `+inheritanceKinds+` ORDER BY e.line`, sym.ID)
 	if err != nil {
 		return nil, err
@@ -622,7 +622,7 @@ func (s *Store) baseTypes(ctx context.Context, sym SymbolInfo) ([]Relation, erro
 
 // derivedTypes returns the types that directly extend, implement or embed
 // sym.
-func (s *Store) derivedTypes(ctx context.Context, sym SymbolInfo) ([]Relation, error) {
+func (s *indexStore) derivedTypes(ctx context.Context, sym SymbolInfo) ([]Relation, error) {
 	if !sym.Kind.IsType() {
 		return nil, nil
 	}
@@ -677,7 +677,7 @@ func (s *Store) derivedTypes(ctx context.Context, sym SymbolInfo) ([]Relation, e
 // of the interface iface, by name: Go types implement interfaces without
 // saying so. Methods are matched by name only (no signatures), and an
 // interface that only embeds others has no methods of its own to match.
-func (s *Store) goImplementers(ctx context.Context, iface SymbolInfo) ([]SymbolInfo, error) {
+func (s *indexStore) goImplementers(ctx context.Context, iface SymbolInfo) ([]SymbolInfo, error) {
 	rows, err := s.db.QueryContext(ctx, `SELECT DISTINCT name FROM nodes WHERE parent = ? AND kind = 'method'`, iface.ID)
 	if err != nil {
 		return nil, fmt.Errorf("methods of %s: %w", iface.QualifiedName, err)
@@ -774,7 +774,7 @@ type Import struct {
 // Imports returns what the files matching target import, and which files
 // import them. target is a path relative to the root (a file or a
 // directory, which stands for a Go or Java package) or a module name.
-func (s *Store) Imports(ctx context.Context, target string) (files []string, imports, importedBy []Import, err error) {
+func (s *indexStore) Imports(ctx context.Context, target string) (files []string, imports, importedBy []Import, err error) {
 	files, err = s.filesFor(ctx, target)
 	if err != nil {
 		return nil, nil, nil, fmt.Errorf("imports of %s: %w", target, err)
@@ -806,7 +806,7 @@ func (s *Store) Imports(ctx context.Context, target string) (files []string, imp
 
 // filesFor returns the indexed files a target names: the file itself, the
 // files of a directory, or the files whose module has the target's name.
-func (s *Store) filesFor(ctx context.Context, target string) ([]string, error) {
+func (s *indexStore) filesFor(ctx context.Context, target string) ([]string, error) {
 	target = strings.Trim(path.Clean(strings.ReplaceAll(target, "\\", "/")), "/")
 	rows, err := s.db.QueryContext(ctx, `SELECT DISTINCT f.path FROM files f LEFT JOIN nodes n ON n.file_id = f.id AND n.kind = 'module'
 		WHERE f.path = ?1 OR f.path LIKE ?2 ESCAPE '\' AND f.path NOT LIKE ?3 ESCAPE '\' OR n.name = ?1 OR n.qualified_name = ?1 ORDER BY f.path`,
@@ -910,7 +910,7 @@ type Stats struct {
 
 // Stats counts files by language, symbols, edges (references plus
 // containment) and calls whose name is defined nowhere.
-func (s *Store) Stats(ctx context.Context) (Stats, error) {
+func (s *indexStore) Stats(ctx context.Context) (Stats, error) {
 	st := Stats{ByLanguage: map[string]int{}}
 	rows, err := s.db.QueryContext(ctx, `SELECT language, count(*), sum(parse_errors > 0) FROM files GROUP BY language`)
 	if err != nil {
@@ -942,7 +942,7 @@ func (s *Store) Stats(ctx context.Context) (Stats, error) {
 
 // LastStats returns the counts saved by the last update (cheap; they may
 // lag behind an update in progress), or computes them when there are none.
-func (s *Store) LastStats(ctx context.Context) (Stats, error) {
+func (s *indexStore) LastStats(ctx context.Context) (Stats, error) {
 	return s.cachedStats(ctx, false)
 }
 
@@ -951,7 +951,7 @@ const statsKey = "stats"
 
 // cachedStats returns the Stats saved by the last update that changed the
 // index, computing and saving them when there are none.
-func (s *Store) cachedStats(ctx context.Context, changed bool) (Stats, error) {
+func (s *indexStore) cachedStats(ctx context.Context, changed bool) (Stats, error) {
 	var st Stats
 	if !changed {
 		var raw string
@@ -976,7 +976,7 @@ func (s *Store) cachedStats(ctx context.Context, changed bool) (Stats, error) {
 
 // SampleSymbols returns up to n callable symbols picked at random by r, for
 // benchmarks.
-func (s *Store) SampleSymbols(ctx context.Context, n int, r interface{ IntN(int) int }) ([]SymbolInfo, error) {
+func (s *indexStore) SampleSymbols(ctx context.Context, n int, r interface{ IntN(int) int }) ([]SymbolInfo, error) {
 	var maxID int64
 	if err := s.db.QueryRowContext(ctx, `SELECT coalesce(max(id), 0) FROM nodes`).Scan(&maxID); err != nil {
 		return nil, fmt.Errorf("sample symbols: %w", err)
@@ -994,7 +994,7 @@ func (s *Store) SampleSymbols(ctx context.Context, n int, r interface{ IntN(int)
 
 // SymbolsInFile returns the symbols of an indexed file in source order,
 // the module first.
-func (s *Store) SymbolsInFile(ctx context.Context, path string) ([]SymbolInfo, error) {
+func (s *indexStore) SymbolsInFile(ctx context.Context, path string) ([]SymbolInfo, error) {
 	syms, err := s.querySymbols(ctx, `f.path = ? ORDER BY n.start_byte, n.end_byte DESC`, path)
 	if err != nil {
 		return nil, fmt.Errorf("symbols of %s: %w", path, err)
@@ -1004,7 +1004,7 @@ func (s *Store) SymbolsInFile(ctx context.Context, path string) ([]SymbolInfo, e
 
 // FindSymbol returns the symbol of a file with a qualified name, the one
 // starting nearest to line (0-based) when there are several, or false.
-func (s *Store) FindSymbol(ctx context.Context, path, qualifiedName string, line int) (SymbolInfo, bool, error) {
+func (s *indexStore) FindSymbol(ctx context.Context, path, qualifiedName string, line int) (SymbolInfo, bool, error) {
 	syms, err := s.querySymbols(ctx, `f.path = ? AND n.qualified_name = ?`, path, qualifiedName)
 	if err != nil {
 		return SymbolInfo{}, false, fmt.Errorf("find %s in %s: %w", qualifiedName, path, err)
@@ -1038,7 +1038,7 @@ func abs(x int) int {
 }
 
 // LargestFile returns the largest indexed file of a language, or "".
-func (s *Store) LargestFile(ctx context.Context, language string) (string, error) {
+func (s *indexStore) LargestFile(ctx context.Context, language string) (string, error) {
 	var p string
 	err := s.db.QueryRowContext(ctx, `SELECT path FROM files WHERE language = ? ORDER BY size DESC LIMIT 1`, language).Scan(&p)
 	if err == sql.ErrNoRows {

@@ -54,7 +54,7 @@ func samplePos(t *testing.T, rel, context, mark string) (line, col int) {
 }
 
 // lookupIn returns the only symbol Lookup finds for name in the file rel.
-func lookupIn(t *testing.T, s *Store, name, rel string) SymbolInfo {
+func lookupIn(t *testing.T, s *indexStore, name, rel string) SymbolInfo {
 	t.Helper()
 	syms, err := s.Lookup(context.Background(), name)
 	if err != nil {
@@ -713,7 +713,7 @@ func TestSampleGraph(t *testing.T) {
 	})
 }
 
-func mustSymbols(t *testing.T, s *Store, q string) []SymbolMatch {
+func mustSymbols(t *testing.T, s *indexStore, q string) []SymbolMatch {
 	t.Helper()
 	matches, err := s.Symbols(context.Background(), q, 0)
 	if err != nil {

@@ -115,10 +115,10 @@ const dropSecondaryIndexes = `
 	DROP INDEX IF EXISTS nodes_lname; DROP INDEX IF EXISTS nodes_initials;
 	DROP INDEX IF EXISTS edges_dst; DROP INDEX IF EXISTS edges_subject;`
 
-// Store is the SQLite database of one workspace's code graph. Many readers
+// indexStore is the SQLite database of one workspace's code graph. Many readers
 // may query it while one writer indexes (WAL mode), from this process or
 // others.
-type Store struct {
+type indexStore struct {
 	db   *state.DB
 	path string
 	// bulk is set between DropIndexes and CreateIndexes: name trigrams,
@@ -137,16 +137,16 @@ type Store struct {
 	callers   *callerTable
 }
 
-// OpenStore opens (creating if needed) the index database at path and
+// openStore opens (creating if needed) the index database at path and
 // brings its schema up to date. A database that cannot be read as an index
 // is reported; the caller may remove it and build the index again, since
 // everything in it derives from the workspace.
-func OpenStore(ctx context.Context, path string) (*Store, error) {
+func openStore(ctx context.Context, path string) (*indexStore, error) {
 	db, err := state.Open(ctx, path, state.Index, state.Options{})
 	if err != nil {
 		return nil, fmt.Errorf("open index: %w", err)
 	}
-	s := &Store{db: db, path: path}
+	s := &indexStore{db: db, path: path}
 	if err := db.Migrate(ctx, "index", migrations); err != nil {
 		db.Close()
 		return nil, fmt.Errorf("open index: %w", err)
@@ -165,7 +165,7 @@ func OpenStore(ctx context.Context, path string) (*Store, error) {
 // again.
 const indexFormat = "6"
 
-func (s *Store) checkFormat(ctx context.Context) error {
+func (s *indexStore) checkFormat(ctx context.Context) error {
 	var format string
 	err := s.db.QueryRowContext(ctx, `SELECT coalesce((SELECT value FROM meta WHERE key = 'format'), '')`).Scan(&format)
 	if isCorrupt(err) {
@@ -223,7 +223,7 @@ func MayBeDamaged(err error) bool {
 // wrapping ErrCorrupt if one cannot be read: damage to most of a database
 // is found in a fraction of Check's time (0.5 s for the Go standard
 // library's index, against 10 s).
-func (s *Store) Probe(ctx context.Context) error {
+func (s *indexStore) Probe(ctx context.Context) error {
 	for _, table := range []string{"files", "nodes", "edges", "chunks", "chunk_callers", "meta"} {
 		var n int64
 		err := s.db.QueryRowContext(ctx, `SELECT count(*) FROM `+table+` NOT INDEXED`).Scan(&n)
@@ -243,7 +243,7 @@ func (s *Store) Probe(ctx context.Context) error {
 // Check reads the whole database (PRAGMA quick_check: every page, table
 // and index, in time proportional to its size) and returns an error
 // wrapping ErrCorrupt if any of it cannot be read.
-func (s *Store) Check(ctx context.Context) error {
+func (s *indexStore) Check(ctx context.Context) error {
 	rows, err := s.db.QueryContext(ctx, `PRAGMA quick_check(5)`)
 	if err != nil {
 		if isCorrupt(err) {
@@ -275,10 +275,10 @@ func (s *Store) Check(ctx context.Context) error {
 }
 
 // Path returns the database file's path.
-func (s *Store) Path() string { return s.path }
+func (s *indexStore) Path() string { return s.path }
 
 // Close closes the database.
-func (s *Store) Close() error { return s.db.Close() }
+func (s *indexStore) Close() error { return s.db.Close() }
 
 // FileState is what the index knows of a file, to tell whether it changed.
 type FileState struct {
@@ -288,7 +288,7 @@ type FileState struct {
 }
 
 // FileStates returns the state of every indexed file by path.
-func (s *Store) FileStates(ctx context.Context) (map[string]FileState, error) {
+func (s *indexStore) FileStates(ctx context.Context) (map[string]FileState, error) {
 	rows, err := s.db.QueryContext(ctx, `SELECT path, size, mtime, hash FROM files`)
 	if err != nil {
 		return nil, fmt.Errorf("read file states: %w", err)
@@ -310,7 +310,7 @@ func (s *Store) FileStates(ctx context.Context) (map[string]FileState, error) {
 
 // DropIndexes removes the secondary indexes before a bulk load;
 // CreateIndexes puts them back.
-func (s *Store) DropIndexes(ctx context.Context) error {
+func (s *indexStore) DropIndexes(ctx context.Context) error {
 	// Each batch of chunks is then flushed as one segment of the text
 	// index, rather than one per MiB of terms, which FTS5 would merge
 	// again and again.
@@ -333,7 +333,7 @@ func (s *Store) DropIndexes(ctx context.Context) error {
 
 // CreateIndexes creates the secondary indexes that are missing, and the
 // name trigrams and chunk callers deferred since DropIndexes.
-func (s *Store) CreateIndexes(ctx context.Context) error {
+func (s *indexStore) CreateIndexes(ctx context.Context) error {
 	if err := s.nameBulkCallers(ctx); err != nil {
 		return err
 	}
@@ -341,7 +341,7 @@ func (s *Store) CreateIndexes(ctx context.Context) error {
 }
 
 // nameBulkCallers names the callers of every chunk after DropIndexes.
-func (s *Store) nameBulkCallers(ctx context.Context) error {
+func (s *indexStore) nameBulkCallers(ctx context.Context) error {
 	if !s.bulk.Load() {
 		return nil
 	}
@@ -361,7 +361,7 @@ func (s *Store) nameBulkCallers(ctx context.Context) error {
 }
 
 // createIndexes is CreateIndexes once chunk callers are named.
-func (s *Store) createIndexes(ctx context.Context) error {
+func (s *indexStore) createIndexes(ctx context.Context) error {
 	if _, err := s.db.ExecContext(ctx, secondaryIndexes+`
 		INSERT INTO chunk_fts(chunk_fts, rank) VALUES('hashsize', `+defaultHashSize+`);`); err != nil {
 		return fmt.Errorf("create indexes: %w", err)
@@ -387,7 +387,7 @@ func (s *Store) createIndexes(ctx context.Context) error {
 // nameChunkCallers completes the context of every chunk with the callers
 // of its symbol, after a first build: from the callers gathered while the
 // files were stored, or from the edges when those no longer tell.
-func (s *Store) nameChunkCallers(ctx context.Context, callers *callerTable) error {
+func (s *indexStore) nameChunkCallers(ctx context.Context, callers *callerTable) error {
 	var chunks bool
 	if err := s.db.QueryRowContext(ctx, `SELECT EXISTS(SELECT 1 FROM chunks WHERE node_id IS NOT NULL)`).Scan(&chunks); err != nil {
 		return fmt.Errorf("index chunks: %w", err)
@@ -401,7 +401,7 @@ func (s *Store) nameChunkCallers(ctx context.Context, callers *callerTable) erro
 		}
 		return nil
 	}
-	err := s.Write(ctx, func(w *Writer) error {
+	err := s.Write(ctx, func(w *indexWriter) error {
 		if err := w.conn.Exec(`DELETE FROM chunk_callers`); err != nil {
 			return err
 		}
@@ -446,7 +446,7 @@ const bulkChunkIndex = `
 	INSERT INTO chunk_callers SELECT name, 'Called by ' || group_concat(q, ', ') || '.' FROM r WHERE k <= 3 GROUP BY name;`
 
 // Write runs fn in one write transaction, committed when fn returns nil.
-func (s *Store) Write(ctx context.Context, fn func(w *Writer) error) error {
+func (s *indexStore) Write(ctx context.Context, fn func(w *indexWriter) error) error {
 	conn, err := s.db.Conn(ctx)
 	if err != nil {
 		return fmt.Errorf("write index: %w", err)
@@ -458,7 +458,7 @@ func (s *Store) Write(ctx context.Context, fn func(w *Writer) error) error {
 		if err != nil {
 			return fmt.Errorf("write index: %w", err)
 		}
-		w := &Writer{conn: raw, deferTrigrams: s.bulk.Load()}
+		w := &indexWriter{conn: raw, deferTrigrams: s.bulk.Load()}
 		if w.deferTrigrams {
 			w.callers = &callerTable{}
 		} else {
@@ -488,8 +488,8 @@ func (s *Store) Write(ctx context.Context, fn func(w *Writer) error) error {
 	})
 }
 
-// Writer changes the index inside one transaction (see Store.Write).
-type Writer struct {
+// indexWriter changes the index inside one transaction (see indexStore.Write).
+type indexWriter struct {
 	conn          *sqlite3.Conn
 	stmts         map[string]*sqlite3.Stmt
 	deferTrigrams bool
@@ -502,7 +502,7 @@ type Writer struct {
 	touched map[string]bool
 }
 
-func (w *Writer) stmt(query string) (*sqlite3.Stmt, error) {
+func (w *indexWriter) stmt(query string) (*sqlite3.Stmt, error) {
 	if st, ok := w.stmts[query]; ok {
 		return st, nil
 	}
@@ -517,7 +517,7 @@ func (w *Writer) stmt(query string) (*sqlite3.Stmt, error) {
 	return st, nil
 }
 
-func (w *Writer) close() {
+func (w *indexWriter) close() {
 	for _, st := range w.stmts {
 		st.Close()
 	}
@@ -525,7 +525,7 @@ func (w *Writer) close() {
 
 // exec runs a prepared statement with arguments of type string, int,
 // int64 or nil.
-func (w *Writer) exec(query string, args ...any) error {
+func (w *indexWriter) exec(query string, args ...any) error {
 	st, err := w.stmt(query)
 	if err != nil {
 		return err
@@ -564,7 +564,7 @@ func bindArgs(st *sqlite3.Stmt, args []any) error {
 }
 
 // DeleteFile removes a file with its symbols and edges.
-func (w *Writer) DeleteFile(path string) error {
+func (w *indexWriter) DeleteFile(path string) error {
 	id, ok, err := w.fileID(path)
 	if err != nil || !ok {
 		return err
@@ -583,14 +583,14 @@ func (w *Writer) DeleteFile(path string) error {
 
 // Touch records a new size and modification time for a file whose content
 // did not change.
-func (w *Writer) Touch(path string, st FileState) error {
+func (w *indexWriter) Touch(path string, st FileState) error {
 	if err := w.exec(`UPDATE files SET size = ?, mtime = ? WHERE path = ?`, st.Size, st.Mtime, path); err != nil {
 		return fmt.Errorf("touch %s: %w", path, err)
 	}
 	return nil
 }
 
-func (w *Writer) fileID(path string) (int64, bool, error) {
+func (w *indexWriter) fileID(path string) (int64, bool, error) {
 	st, err := w.stmt(`SELECT id FROM files WHERE path = ?`)
 	if err != nil {
 		return 0, false, err
@@ -605,7 +605,7 @@ func (w *Writer) fileID(path string) (int64, bool, error) {
 	return st.ColumnInt64(0), true, nil
 }
 
-func (w *Writer) clearFile(id int64) error {
+func (w *indexWriter) clearFile(id int64) error {
 	if w.touched != nil {
 		// The names this file called lose callers.
 		st, err := w.stmt(`SELECT DISTINCT dst_name FROM edges
@@ -640,7 +640,7 @@ func (w *Writer) clearFile(id int64) error {
 
 // ReplaceFile stores the graph of a file in place of what the index had for
 // it.
-func (w *Writer) ReplaceFile(st FileState, g *FileGraph) error {
+func (w *indexWriter) ReplaceFile(st FileState, g *FileGraph) error {
 	id, ok, err := w.fileID(g.Path)
 	if err != nil {
 		return fmt.Errorf("replace %s: %w", g.Path, err)
@@ -733,7 +733,7 @@ func (w *Writer) ReplaceFile(st FileState, g *FileGraph) error {
 // call is known. Callers
 // are shown and embedded but not indexed as text: a caller's name says
 // little about what the chunk does.
-func (w *Writer) insertChunk(fileID int64, ids []int64, g *FileGraph, c *Chunk) error {
+func (w *indexWriter) insertChunk(fileID int64, ids []int64, g *FileGraph, c *Chunk) error {
 	var node any
 	symName := ""
 	if c.Symbol > 0 {
@@ -781,7 +781,7 @@ func (w *Writer) insertChunk(fileID int64, ids []int64, g *FileGraph, c *Chunk) 
 
 // nameTouchedCallers names again the callers of the names the
 // transaction touched (see Writer.touched).
-func (w *Writer) nameTouchedCallers() error {
+func (w *indexWriter) nameTouchedCallers() error {
 	names := slices.Sorted(maps.Keys(w.touched))
 	for _, name := range names {
 		if err := w.nameCallers(name); err != nil {
@@ -794,7 +794,7 @@ func (w *Writer) nameTouchedCallers() error {
 
 // nameCallers records in chunk_callers the callers of the symbols called
 // name, as the index knows them now, for every chunk of such a symbol.
-func (w *Writer) nameCallers(name string) error {
+func (w *indexWriter) nameCallers(name string) error {
 	list, err := w.callersOf(name)
 	if err != nil {
 		return err
@@ -808,7 +808,7 @@ func (w *Writer) nameCallers(name string) error {
 
 // callersOf names up to three callers of the symbols called name, as the
 // contextual prefix of their chunks says.
-func (w *Writer) callersOf(name string) (string, error) {
+func (w *indexWriter) callersOf(name string) (string, error) {
 	st, err := w.stmt(`SELECT DISTINCT n.qualified_name FROM edges e JOIN nodes n ON n.id = e.src
 		WHERE e.dst_name = ? AND e.kind = 'calls' LIMIT 3`)
 	if err != nil {

@@ -30,7 +30,7 @@ type termCache struct {
 // index's structure record (FTS5 keeps it in row 10 of its data table,
 // with a counter every write increments). It is one row read by its key,
 // where counting the chunks reads them all.
-func (s *Store) chunksState(ctx context.Context) (string, error) {
+func (s *indexStore) chunksState(ctx context.Context) (string, error) {
 	var block []byte
 	err := s.db.QueryRowContext(ctx, `SELECT block FROM chunk_fts_data WHERE id = 10`).Scan(&block)
 	if err != nil && err != sql.ErrNoRows {
@@ -41,7 +41,7 @@ func (s *Store) chunksState(ctx context.Context) (string, error) {
 
 // termStats returns the chunk counts of terms (those no chunk holds left
 // out) and the number of chunks, from the cache where it has them.
-func (s *Store) termStats(ctx context.Context, terms []string) (map[string]int, int, error) {
+func (s *indexStore) termStats(ctx context.Context, terms []string) (map[string]int, int, error) {
 	key, err := s.chunksState(ctx)
 	if err != nil {
 		return nil, 0, err
@@ -98,7 +98,7 @@ func (s *Store) termStats(ctx context.Context, terms []string) (map[string]int, 
 }
 
 // termChunks counts the chunks of each term in the database.
-func (s *Store) termChunks(ctx context.Context, terms []string) (map[string]int, error) {
+func (s *indexStore) termChunks(ctx context.Context, terms []string) (map[string]int, error) {
 	out := map[string]int{}
 	// One statement for all the terms: a task's hundreds of words would
 	// otherwise each pay for preparing it.

@@ -443,7 +443,7 @@ func (w *Workspace) Flush(ctx context.Context) error {
 		// content hashes the same).
 		items = append(items, item{g, FileState{Size: int64(len(text)), Mtime: -1, Hash: xxhash.Sum64(text)}, over})
 	}
-	err := w.ix.store.Write(ctx, func(wr *Writer) error {
+	err := w.ix.store.Write(ctx, func(wr *indexWriter) error {
 		for _, it := range items {
 			if !w.IsOpen(it.g.Path) {
 				continue // closed meanwhile: the disk's version wins

@@ -282,7 +282,7 @@ func TestWorkspaceSymbols(t *testing.T) {
 	// must not wait for it.
 	held, release, written := make(chan struct{}), make(chan struct{}), make(chan error, 1)
 	go func() {
-		written <- ix.store.Write(ctx, func(*Writer) error {
+		written <- ix.store.Write(ctx, func(*indexWriter) error {
 			close(held)
 			<-release
 			return nil

@@ -31,11 +31,7 @@ func (s *Server) checkDamage(err error) {
 			defer f.checking.Store(false)
 			// A connection of its own: the server's hold pages they read
 			// before the damage.
-			st, cerr := analysis.OpenStore(ctx, f.ws.Index().Path())
-			if cerr == nil {
-				cerr = st.Check(ctx)
-				st.Close()
-			}
+			cerr := analysis.CheckDatabase(ctx, f.ws.Index().Path())
 			if cerr == nil || !analysis.IsCorrupt(cerr) {
 				return
 			}
