@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"runtime"
 	"strings"
 	"testing"
 )
@@ -22,7 +23,8 @@ type functionCase struct {
 }
 
 // functionSets are the function-level sets with the roots they are
-// written against (see testdata/eval/README.md).
+// written against (see testdata/eval/README.md). $GOMODCACHE and
+// $GOROOT stand for the module cache and the Go tree of the toolchain.
 var functionSets = []struct{ file, root string }{
 	{"zap-blind.jsonl", "$GOMODCACHE/go.uber.org/zap@v1.21.0"},
 	{"zap-tasks-blind.jsonl", "$GOMODCACHE/go.uber.org/zap@v1.21.0"},
@@ -33,6 +35,9 @@ var functionSets = []struct{ file, root string }{
 	{"gosdk-blind2.jsonl", "$GOMODCACHE/github.com/modelcontextprotocol/go-sdk@v1.8.0"},
 	{"python311-blind2.jsonl", "/usr/lib/python3.11"},
 	{"semver-blind2.jsonl", "/usr/lib/node_modules/npm/node_modules/semver"},
+	{"yaml-blind3.jsonl", "$GOMODCACHE/gopkg.in/yaml.v3@v3.0.1"},
+	{"gostdlib-blind3.jsonl", "$GOROOT/src"},
+	{"python311-blind3.jsonl", "/usr/lib/python3.11"},
 }
 
 // matchesFunction reports whether a result is one of the case's
@@ -69,6 +74,7 @@ func TestEvalFunctions(t *testing.T) {
 	var report []string
 	for _, set := range functionSets {
 		root := strings.ReplaceAll(set.root, "$GOMODCACHE", modcache)
+		root = strings.ReplaceAll(root, "$GOROOT", runtime.GOROOT())
 		if _, err := os.Stat(root); err != nil {
 			t.Logf("skipped %s: no %s", set.file, root)
 			continue
