@@ -1,0 +1,79 @@
+package pgtest
+
+import (
+	"context"
+	"os"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+)
+
+func TestMain(m *testing.M) { os.Exit(Main(m)) }
+
+// TestStartLoginStopStart checks the harness: a fresh database, a login
+// role with a password (and a wrong password refused), and a stop and
+// start of the cluster with the data kept.
+func TestStartLoginStopStart(t *testing.T) {
+	d := Start(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	admin, err := pgx.Connect(ctx, d.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var db string
+	if err := admin.QueryRow(ctx, "SELECT current_database()").Scan(&db); err != nil || db != d.Name {
+		t.Fatalf("admin URL connects to %q (%v); want %q", db, err, d.Name)
+	}
+	if _, err := admin.Exec(ctx, "CREATE ROLE pgtest_group NOLOGIN; CREATE TABLE kept (x int); INSERT INTO kept VALUES (7); GRANT SELECT ON kept TO pgtest_group"); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		c, err := pgx.Connect(context.Background(), d.URL)
+		if err == nil {
+			c.Exec(context.Background(), "DROP OWNED BY pgtest_group; DROP ROLE pgtest_group")
+			c.Close(context.Background())
+		}
+	})
+	admin.Close(ctx)
+
+	u, role := d.Login(t, "alice", "pgtest_group")
+	conn, err := pgx.Connect(ctx, u)
+	if err != nil {
+		t.Fatalf("connecting as %s: %v", role, err)
+	}
+	var who string
+	var x int
+	if err := conn.QueryRow(ctx, "SELECT session_user, x FROM kept").Scan(&who, &x); err != nil || who != role || x != 7 {
+		t.Fatalf("as the login role: session_user %q, x %d, %v; want %q, 7", who, x, err, role)
+	}
+	conn.Close(ctx)
+	if c, err := pgx.Connect(ctx, d.URLAs(role, "wrong")); err == nil {
+		c.Close(ctx)
+		t.Fatal("a wrong password was accepted")
+	}
+
+	c := d.Cluster()
+	if !c.Own() {
+		t.Skip("the cluster is not ours to stop")
+	}
+	if err := c.Stop(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if c, err := pgx.Connect(ctx, u); err == nil {
+		c.Close(ctx)
+		t.Fatal("connected to a stopped cluster")
+	}
+	if err := c.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	conn, err = pgx.Connect(ctx, u)
+	if err != nil {
+		t.Fatalf("after a restart: %v", err)
+	}
+	defer conn.Close(ctx)
+	if err := conn.QueryRow(ctx, "SELECT x FROM kept").Scan(&x); err != nil || x != 7 {
+		t.Fatalf("after a restart: x %d, %v; want 7", x, err)
+	}
+}
