@@ -51,12 +51,7 @@ func (s *Server) rebuildFolder(ctx context.Context, f *folder, damage error) {
 
 	f.indexMu.Lock() // let a running update end first
 	defer f.indexMu.Unlock()
-	path := f.ws.Index().Path()
-	if err := analysis.RemoveDatabase(path); err != nil {
-		s.warn("rebuilding the index of %s: %v", f.root(), err)
-		return
-	}
-	nf, err := s.openFolder(ctx, f.name, f.uri)
+	nf, err := s.openFolder(ctx, f.name, f.uri, f.ws.Index())
 	if err != nil {
 		s.warn("rebuilding the index of %s: %v", f.root(), err)
 		return
@@ -71,12 +66,12 @@ func (s *Server) rebuildFolder(ctx context.Context, f *folder, damage error) {
 	}
 	s.mu.Unlock()
 	if !replaced {
-		nf.close(ctx) // the folder was removed meanwhile
+		s.closeFolder(ctx, nf) // the folder was removed meanwhile
 		return
 	}
 	// Edits made while the documents moved went to the old workspace.
 	moveDocuments(ctx, f, nf)
-	f.close(ctx)
+	s.closeFolder(ctx, f)
 	s.indexFolder(nf, "Rebuilding the index of "+nf.name)
 }
 

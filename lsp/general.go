@@ -20,7 +20,6 @@ import (
 	"github.com/anchorage-dev/anchorage/analysis"
 	"github.com/anchorage-dev/anchorage/internal/config"
 	"github.com/anchorage-dev/anchorage/lsp/command"
-	"github.com/anchorage-dev/anchorage/state"
 )
 
 // Settings are what the editor can configure, through initializationOptions,
@@ -188,28 +187,38 @@ type folder struct {
 
 func (f *folder) root() string { return f.ws.Index().Root() }
 
-func (f *folder) close(ctx context.Context) {
+// closeFolder writes what the folder's open documents hold and releases
+// its index through the session, which closes it unless another folder
+// of the same directory holds it.
+func (s *Server) closeFolder(ctx context.Context, f *folder) {
 	f.ws.Shutdown(ctx)
-	f.ws.Index().Close()
+	s.sessMu.Lock()
+	sess := s.sess
+	s.sessMu.Unlock()
+	if sess == nil {
+		return
+	}
+	if err := sess.ReleaseIndex(f.ws.Index()); err != nil {
+		s.log.Warn("close index", zap.String("folder", f.root()), zap.Error(err))
+	}
 }
 
-// openFolder opens the index of a workspace folder.
-func (s *Server) openFolder(ctx context.Context, name string, u protocol.DocumentURI) (*folder, error) {
+// openFolder opens the index of a workspace folder through the session
+// (which opens one index per directory). With damaged set, the folder's
+// index was found damaged: the session replaces it with one built afresh
+// (see session.RebuildIndex).
+func (s *Server) openFolder(ctx context.Context, name string, u protocol.DocumentURI, damaged *analysis.Index) (*folder, error) {
 	root, err := filePath(u)
+	if err != nil {
+		return nil, err
+	}
+	sess, err := s.session()
 	if err != nil {
 		return nil, err
 	}
 	s.mu.Lock()
 	settings := s.settings
-	dataDir := s.opts.DataDir
 	s.mu.Unlock()
-	if settings.DataDir != "" {
-		dataDir = settings.DataDir
-	}
-	dirs, err := state.Resolve(dataDir)
-	if err != nil {
-		return nil, err
-	}
 	dir, err := filepath.Abs(root)
 	if err != nil {
 		return nil, err
@@ -227,12 +236,17 @@ func (s *Server) openFolder(ctx context.Context, name string, u protocol.Documen
 		s.fileEmbedding = &e
 	}
 	s.mu.Unlock()
-	opts := analysis.Options{Root: abs, DBPath: dirs.IndexPath(abs), Embedder: s.embedder(),
+	opts := analysis.Options{Root: abs, Embedder: s.embedder(),
 		// A server runs long: damage is looked for before it starts.
 		Check: analysis.CheckRows,
 	}
 	opts.Exclude, opts.Ignore, opts.MaxFileSize, opts.Languages = indexSettings(settings, file)
-	ix, err := analysis.Open(ctx, opts)
+	var ix *analysis.Index
+	if damaged != nil {
+		ix, err = sess.RebuildIndex(ctx, damaged, opts)
+	} else {
+		ix, err = sess.OpenIndex(ctx, opts)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("open workspace folder %s: %w", root, err)
 	}
@@ -334,10 +348,10 @@ func (s *Server) initialize(ctx context.Context, p *protocol.InitializeParams) (
 		if path, err := filePath(protocol.DocumentURI(r.URI)); err == nil && slices.ContainsFunc(folders, func(f *folder) bool { return f.dir == filepath.Clean(path) }) {
 			continue // listed twice
 		}
-		f, err := s.openFolder(ctx, r.Name, protocol.DocumentURI(r.URI))
+		f, err := s.openFolder(ctx, r.Name, protocol.DocumentURI(r.URI), nil)
 		if err != nil {
 			for _, f := range folders {
-				f.close(ctx)
+				s.closeFolder(ctx, f)
 			}
 			var rpcErr *jsonrpc2.Error
 			if errors.As(err, &rpcErr) {

@@ -169,7 +169,7 @@ func (s *Server) stop() {
 	s.folders = nil
 	s.mu.Unlock()
 	for _, f := range folders {
-		f.close(context.Background())
+		s.closeFolder(context.Background(), f)
 	}
 	s.outside.closeAll()
 	s.closeRecall()

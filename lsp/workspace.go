@@ -187,7 +187,7 @@ func (s *Server) didChangeWorkspaceFolders(ctx context.Context, p *protocol.DidC
 				s.goBackground(func(ctx context.Context) {
 					f.indexMu.Lock() // let a running index finish
 					defer f.indexMu.Unlock()
-					f.close(ctx)
+					s.closeFolder(ctx, f)
 				})
 				break
 			}
@@ -203,7 +203,7 @@ func (s *Server) didChangeWorkspaceFolders(ctx context.Context, p *protocol.DidC
 		if s.hasFolder(path) {
 			continue
 		}
-		f, err := s.openFolder(ctx, a.Name, protocol.DocumentURI(a.URI))
+		f, err := s.openFolder(ctx, a.Name, protocol.DocumentURI(a.URI), nil)
 		if err != nil {
 			s.warn("%v", err)
 			continue

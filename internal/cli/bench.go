@@ -14,7 +14,9 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/anchorage-dev/anchorage/analysis"
+	"github.com/anchorage-dev/anchorage/internal/session"
 	"github.com/anchorage-dev/anchorage/retrieval"
+	"github.com/anchorage-dev/anchorage/state"
 )
 
 // benchReport holds the figures of anchorage bench.
@@ -119,6 +121,12 @@ from this command.`,
 			// whole index into new databases; the best of each counts.
 			var ix *analysis.Index
 			var graphSum, cold *analysis.Summary
+			var best *session.Session // ix's
+			defer func() {
+				if best != nil {
+					best.Close()
+				}
+			}()
 			for run := range runs {
 				_, _, base, err := analysis.ParseBaseline(ctx, root, workers)
 				if err != nil {
@@ -128,37 +136,47 @@ from this command.`,
 					rep.BaselineSecs = base.Seconds()
 				}
 				dir := filepath.Join(tmp, fmt.Sprint(run))
-				graphOnly, err := analysis.Open(ctx, analysis.Options{Root: root, DBPath: filepath.Join(dir, "graph.db"), Workers: workers, NoChunks: true})
+				// Each run's indexes are new databases under dir, owned by
+				// a session of the run; the best run's stays open.
+				sess, err := session.New(ctx, state.Dirs{Data: dir, Cache: dir}, session.Options{})
 				if err != nil {
 					return err
 				}
-				g, err := updateWithProgress(ctx, cmd, graphOnly)
-				graphOnly.Close()
+				graphOnly, err := sess.OpenIndex(ctx, analysis.Options{Root: root, DBPath: filepath.Join(dir, "graph.db"), Workers: workers, NoChunks: true})
 				if err != nil {
+					sess.Close()
+					return err
+				}
+				g, err := updateWithProgress(ctx, cmd, graphOnly)
+				if rerr := sess.ReleaseIndex(graphOnly); err == nil {
+					err = rerr
+				}
+				if err != nil {
+					sess.Close()
 					return err
 				}
 				if graphSum == nil || g.Seconds < graphSum.Seconds {
 					graphSum = g
 				}
-				full, err := analysis.Open(ctx, analysis.Options{Root: root, DBPath: filepath.Join(dir, "index.db"), Workers: workers, Embedder: vec})
+				full, err := sess.OpenIndex(ctx, analysis.Options{Root: root, DBPath: filepath.Join(dir, "index.db"), Workers: workers, Embedder: vec})
 				if err != nil {
+					sess.Close()
 					return err
 				}
 				c, err := updateWithProgress(ctx, cmd, full)
 				if err != nil {
-					full.Close()
+					sess.Close()
 					return err
 				}
 				if cold == nil || c.Seconds < cold.Seconds {
-					if ix != nil {
-						ix.Close()
+					if best != nil {
+						best.Close()
 					}
-					ix, cold = full, c
+					ix, cold, best = full, c, sess
 				} else {
-					full.Close()
+					sess.Close()
 				}
 			}
-			defer ix.Close()
 			rep.LoadAverage[1] = loadAverage()
 			rep.ColdSeconds = cold.Seconds
 			rep.ColdTimings, rep.GraphTimings = cold.Timings, graphSum.Timings

@@ -34,11 +34,11 @@ func newGraphCmd(g *globalFlags) *cobra.Command {
 			Short: short,
 			Args:  cobra.ExactArgs(1),
 			RunE: func(cmd *cobra.Command, args []string) error {
-				ix, err := openGraph(cmd, g, f)
+				sess, ix, err := openGraph(cmd, g, f)
 				if err != nil {
 					return err
 				}
-				defer ix.Close()
+				defer sess.Close()
 				a, err := ix.Ask(cmd.Context(), op, args[0], f.depth)
 				if err != nil {
 					return fmt.Errorf("%w in %s", err, ix.Root())
@@ -75,7 +75,9 @@ func (f *graphFlags) addFlags(fs *pflag.FlagSet, noRefresh string) {
 	f.register(fs, " when refreshing")
 }
 
-// openGraphIn is openGraph with the index of sess, which owns it.
+// openGraphIn returns the index of the --root workspace, which sess
+// owns, brought up to date first unless --no-refresh (incrementally:
+// unchanged files are not read).
 func openGraphIn(cmd *cobra.Command, sess *session.Session, g *globalFlags, f *graphFlags) (*analysis.Index, error) {
 	ix, err := sess.Index(cmd.Context(), g.root)
 	if err != nil {
@@ -89,20 +91,20 @@ func openGraphIn(cmd *cobra.Command, sess *session.Session, g *globalFlags, f *g
 	return ix, nil
 }
 
-// openGraph opens the index and, unless --no-refresh, brings it up to date
-// first (incrementally: unchanged files are not read).
-func openGraph(cmd *cobra.Command, g *globalFlags, f *graphFlags) (*analysis.Index, error) {
-	ix, err := openIndex(cmd.Context(), g)
+// openGraph opens the session of this run (see openSession) and its
+// index of the --root workspace as openGraphIn does. The caller closes
+// the session, which closes the index.
+func openGraph(cmd *cobra.Command, g *globalFlags, f *graphFlags) (*session.Session, *analysis.Index, error) {
+	sess, err := openSession(cmd.Context(), g, analysis.CheckOpen, false)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	if !f.noRefresh {
-		if _, err := updateWithProgress(cmd.Context(), cmd, ix); err != nil {
-			ix.Close()
-			return nil, err
-		}
+	ix, err := openGraphIn(cmd, sess, g, f)
+	if err != nil {
+		sess.Close()
+		return nil, nil, err
 	}
-	return ix, nil
+	return sess, ix, nil
 }
 
 func newImportsCmd(g *globalFlags, f *graphFlags) *cobra.Command {
@@ -111,11 +113,11 @@ func newImportsCmd(g *globalFlags, f *graphFlags) *cobra.Command {
 		Short: "List what a file, package or module imports, and what imports it",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			ix, err := openGraph(cmd, g, f)
+			sess, ix, err := openGraph(cmd, g, f)
 			if err != nil {
 				return err
 			}
-			defer ix.Close()
+			defer sess.Close()
 			files, imports, importedBy, err := ix.Imports(cmd.Context(), args[0])
 			if err != nil {
 				return err
@@ -149,11 +151,11 @@ func newSymbolsCmd(g *globalFlags, f *graphFlags) *cobra.Command {
 		Short: "Search symbols by name: exact, prefix, camel-case initials (FBI finds FindByID), substring",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			ix, err := openGraph(cmd, g, f)
+			sess, ix, err := openGraph(cmd, g, f)
 			if err != nil {
 				return err
 			}
-			defer ix.Close()
+			defer sess.Close()
 			matches, err := ix.Symbols(cmd.Context(), args[0], f.limit)
 			if err != nil {
 				return err

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"sort"
 	"strings"
 
@@ -16,7 +15,6 @@ import (
 
 	"github.com/anchorage-dev/anchorage/analysis"
 	"github.com/anchorage-dev/anchorage/retrieval"
-	"github.com/anchorage-dev/anchorage/state"
 )
 
 // indexFlags configure what is indexed, for one run: they override the
@@ -35,36 +33,6 @@ func (f *indexFlags) register(fs *pflag.FlagSet, when string) {
 	fs.StringSliceVar(&f.languages, "languages", nil, languagesFlagHelp(analysis.Names()))
 }
 
-// openIndex opens the index of the --root workspace in the state
-// directories, with the workspace's settings (the settings file, and the
-// flags over it).
-func openIndex(ctx context.Context, g *globalFlags) (*analysis.Index, error) {
-	return openIndexChecked(ctx, g, analysis.CheckOpen)
-}
-
-// openIndexChecked is openIndex reading as much of the index as check
-// says to find damage (and rebuild the index) first.
-func openIndexChecked(ctx context.Context, g *globalFlags, check analysis.CheckLevel) (*analysis.Index, error) {
-	dirs, err := state.Resolve(g.dataDir)
-	if err != nil {
-		return nil, err
-	}
-	root, err := filepath.Abs(g.root)
-	if err != nil {
-		return nil, err
-	}
-	vec, err := vectorSignal(g)
-	if err != nil {
-		return nil, err
-	}
-	opts := analysis.Options{Root: root, DBPath: dirs.IndexPath(root), Embedder: vec, Check: check}
-	if g.settings != nil {
-		s := g.settings.Settings
-		opts.Ignore, opts.MaxFileSize, opts.Languages = s.Exclude, s.MaxFileSize, s.Languages
-	}
-	return analysis.Open(ctx, opts)
-}
-
 // vectors is a vector signal for semantic search: it embeds the index's
 // chunks and the queries.
 type vectors interface {
@@ -81,7 +49,8 @@ func vectorSignal(g *globalFlags) (vectors, error) {
 	return retrieval.NewWordVectors()
 }
 
-// indexVectors returns the vector signal an index opened by openIndex
+// indexVectors returns the vector signal an index opened by a session
+// of openSession
 // embeds its chunks with.
 func indexVectors(ix *analysis.Index) retrieval.Vectorizer {
 	v, _ := ix.Embedder().(retrieval.Vectorizer)
@@ -126,11 +95,15 @@ func newIndexCmd(g *globalFlags) *cobra.Command {
 		Short: "Index the workspace into its code graph (incremental)",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			ix, err := openIndex(cmd.Context(), g)
+			sess, err := openSession(cmd.Context(), g, analysis.CheckOpen, false)
 			if err != nil {
 				return err
 			}
-			defer ix.Close()
+			defer sess.Close()
+			ix, err := sess.Index(cmd.Context(), g.root)
+			if err != nil {
+				return err
+			}
 			sum, err := updateWithProgress(cmd.Context(), cmd, ix)
 			if err != nil {
 				return err

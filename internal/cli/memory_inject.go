@@ -51,14 +51,16 @@ never read.`, memory.MaxExampleLines, memory.InjectRulesPercent),
 			if err != nil {
 				return err
 			}
-			if sess != nil {
-				defer sess.Close()
+			if sess == nil { // no memory yet: a session for the index alone
+				if sess, err = openSession(ctx, m.globalFlags, analysis.CheckOpen, false); err != nil {
+					return err
+				}
 			}
-			ix, err := openGraph(cmd, m.globalFlags, &gf)
+			defer sess.Close()
+			ix, err := openGraphIn(cmd, sess, m.globalFlags, &gf)
 			if err != nil {
 				return err
 			}
-			defer ix.Close()
 			deps := memory.InjectDeps{Store: st, Index: ix}
 			if st != nil {
 				// The rules near the working memory's slots come first, as

@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/anchorage-dev/anchorage/analysis"
+	"github.com/anchorage-dev/anchorage/internal/session"
 	"github.com/anchorage-dev/anchorage/state"
 )
 
@@ -110,10 +111,16 @@ func rebuildDamagedIndex(ctx context.Context, g *globalFlags) (string, bool, err
 		return "", false, err
 	}
 	path := dirs.IndexPath(root)
-	ix, err := analysis.Open(ctx, analysis.Options{Root: root, DBPath: path, Check: analysis.CheckAll})
+	sess, err := session.New(ctx, dirs, session.Options{Index: func(string) (analysis.Options, error) {
+		return analysis.Options{Check: analysis.CheckAll}, nil
+	}})
 	if err != nil {
 		return path, false, err
 	}
-	defer ix.Close()
+	defer sess.Close()
+	ix, err := sess.Index(ctx, root)
+	if err != nil {
+		return path, false, err
+	}
 	return path, ix.Rebuilt, nil
 }

@@ -14,8 +14,10 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"sync"
 
 	"github.com/anchorage-dev/anchorage/analysis"
@@ -69,16 +71,21 @@ type Session struct {
 	graph  *recall.Store
 	fb     *feedback.Store
 
-	idxMu   sync.Mutex
+	idxMu   sync.Mutex // guards the fields below
 	indexes map[string]*indexEntry
+	// retired are indexes replaced by RebuildIndex that some callers
+	// still hold.
+	retired []*indexEntry
 }
 
 // indexEntry is the index of one root; ready is closed once ix or err is
-// set.
+// set. refs counts the references callers took (guarded by
+// Session.idxMu).
 type indexEntry struct {
 	ready chan struct{}
 	ix    *analysis.Index
 	err   error
+	refs  int
 }
 
 // New returns a Session over the state directories dirs. It opens
@@ -248,14 +255,35 @@ func (s *Session) Feedback(ctx context.Context) (*feedback.Store, error) {
 }
 
 // Index returns the index of the workspace at root, opened once per root
-// (its absolute path with links resolved) however many callers ask at
-// once. The session owns it: callers do not close it. A failed open is
-// not kept: the next call tries again.
+// (its absolute path with links resolved) with Options.Index however
+// many callers ask at once. The session owns it: callers do not close it.
+// Each call takes a reference, which ReleaseIndex gives back; a caller
+// that keeps the index until the session closes need not release it. A
+// failed open is not kept: the next call tries again.
 func (s *Session) Index(ctx context.Context, root string) (*analysis.Index, error) {
 	key, err := canonicalRoot(root)
 	if err != nil {
 		return nil, fmt.Errorf("open index: %w", err)
 	}
+	return s.index(ctx, key, s.opts.Index)
+}
+
+// OpenIndex is Index with the options of the first opening given by the
+// caller instead of Options.Index (opts.Root names the workspace; an
+// empty opts.DBPath means the index in the cache directory). When the
+// root's index is open already it is returned as it is: the caller
+// applies its settings with the Index's Configure methods.
+func (s *Session) OpenIndex(ctx context.Context, opts analysis.Options) (*analysis.Index, error) {
+	key, err := canonicalRoot(opts.Root)
+	if err != nil {
+		return nil, fmt.Errorf("open index: %w", err)
+	}
+	return s.index(ctx, key, func(string) (analysis.Options, error) { return opts, nil })
+}
+
+// index returns the index of key, opening it with the options options
+// gives (nil: the defaults) if no caller has, and takes a reference.
+func (s *Session) index(ctx context.Context, key string, options func(string) (analysis.Options, error)) (*analysis.Index, error) {
 	for {
 		s.idxMu.Lock()
 		if s.indexes == nil {
@@ -264,10 +292,10 @@ func (s *Session) Index(ctx context.Context, root string) (*analysis.Index, erro
 		}
 		e, ok := s.indexes[key]
 		if !ok {
-			e = &indexEntry{ready: make(chan struct{})}
+			e = &indexEntry{ready: make(chan struct{}), refs: 1}
 			s.indexes[key] = e
 			s.idxMu.Unlock()
-			e.ix, e.err = s.openIndex(ctx, key)
+			e.ix, e.err = s.openIndex(ctx, key, options)
 			if e.err != nil {
 				s.idxMu.Lock()
 				if s.indexes != nil && s.indexes[key] == e {
@@ -285,18 +313,27 @@ func (s *Session) Index(ctx context.Context, root string) (*analysis.Index, erro
 			return nil, fmt.Errorf("open index of %s: %w", key, ctx.Err())
 		}
 		if e.err == nil {
-			return e.ix, nil
+			s.idxMu.Lock()
+			current := s.indexes != nil && s.indexes[key] == e
+			if current {
+				e.refs++
+			}
+			s.idxMu.Unlock()
+			if current {
+				return e.ix, nil
+			}
+			continue // released or rebuilt meanwhile: look again
 		}
 		// The other caller's open failed (perhaps its context ended):
 		// try again with this one.
 	}
 }
 
-// openIndex opens the index of root with Options.Index.
-func (s *Session) openIndex(ctx context.Context, root string) (*analysis.Index, error) {
+// openIndex opens the index of root with the options options gives.
+func (s *Session) openIndex(ctx context.Context, root string, options func(string) (analysis.Options, error)) (*analysis.Index, error) {
 	var opts analysis.Options
-	if s.opts.Index != nil {
-		o, err := s.opts.Index(root)
+	if options != nil {
+		o, err := options(root)
 		if err != nil {
 			return nil, fmt.Errorf("open index of %s: %w", root, err)
 		}
@@ -307,6 +344,87 @@ func (s *Session) openIndex(ctx context.Context, root string) (*analysis.Index, 
 		opts.DBPath = s.dirs.IndexPath(root)
 	}
 	return analysis.Open(ctx, opts)
+}
+
+// ReleaseIndex gives back a reference to ix that Index, OpenIndex or
+// RebuildIndex took, and closes ix when it was the last: a language
+// server releases the index of a folder the editor removed. Releasing an
+// index the session does not hold, or after Close, does nothing.
+func (s *Session) ReleaseIndex(ix *analysis.Index) error {
+	if ix == nil {
+		return nil
+	}
+	s.idxMu.Lock()
+	if s.indexes == nil {
+		s.idxMu.Unlock()
+		return nil
+	}
+	var e *indexEntry
+	for key, x := range s.indexes {
+		if x.ix == ix {
+			e = x
+			if x.refs--; x.refs <= 0 {
+				delete(s.indexes, key)
+			}
+			break
+		}
+	}
+	if e == nil {
+		for i, x := range s.retired {
+			if x.ix == ix {
+				e = x
+				if x.refs--; x.refs <= 0 {
+					s.retired = slices.Delete(s.retired, i, i+1)
+				}
+				break
+			}
+		}
+	}
+	last := e != nil && e.refs <= 0
+	s.idxMu.Unlock()
+	if !last {
+		return nil
+	}
+	if err := ix.Close(); err != nil {
+		return fmt.Errorf("close the index of %s: %w", ix.Root(), err)
+	}
+	return nil
+}
+
+// RebuildIndex replaces damaged, an index of the session found damaged,
+// with one built afresh: its database is removed and a new index of the
+// same root is opened with opts (as OpenIndex's), which later callers of
+// Index get. damaged stays open for those holding it until they release
+// it (or the session closes), so that its open documents can move to the
+// new index. When the root's index was rebuilt already (another holder
+// found the same damage), the current one is returned and nothing is
+// removed. The caller holds a reference to the index returned.
+func (s *Session) RebuildIndex(ctx context.Context, damaged *analysis.Index, opts analysis.Options) (*analysis.Index, error) {
+	key, err := canonicalRoot(damaged.Root())
+	if err != nil {
+		return nil, fmt.Errorf("rebuild index: %w", err)
+	}
+	s.idxMu.Lock()
+	if s.indexes == nil {
+		s.idxMu.Unlock()
+		return nil, ErrClosed
+	}
+	e, ok := s.indexes[key]
+	if ok && e.ix == damaged {
+		delete(s.indexes, key)
+		s.retired = append(s.retired, e)
+	}
+	s.idxMu.Unlock()
+	if ok && e.ix == damaged {
+		if err := analysis.RemoveDatabase(damaged.Path()); err != nil {
+			return nil, fmt.Errorf("rebuild the index of %s: %w", key, err)
+		}
+	}
+	opts.Root = key
+	if opts.DBPath == "" {
+		opts.DBPath = damaged.Path()
+	}
+	return s.OpenIndex(ctx, opts)
 }
 
 // canonicalRoot returns root absolute, cleaned, with links resolved.
@@ -326,8 +444,9 @@ func canonicalRoot(root string) (string, error) {
 // second Close does nothing and returns nil.
 func (s *Session) Close() error {
 	s.idxMu.Lock()
-	indexes := s.indexes
-	s.indexes = nil
+	indexes := slices.Collect(maps.Values(s.indexes))
+	indexes = append(indexes, s.retired...)
+	s.indexes, s.retired = nil, nil
 	s.idxMu.Unlock()
 	var errs []error
 	for _, e := range indexes {

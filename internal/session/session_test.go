@@ -7,6 +7,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/anchorage-dev/anchorage/analysis"
 	"github.com/anchorage-dev/anchorage/memory/recall"
 	"github.com/anchorage-dev/anchorage/state"
 )
@@ -214,5 +215,124 @@ func TestIndexOnePerRoot(t *testing.T) {
 func TestNewRefusesMissingDirs(t *testing.T) {
 	if _, err := New(context.Background(), state.Dirs{}, Options{}); err == nil {
 		t.Error("New with no directories: no error")
+	}
+}
+
+// TestReleaseIndex checks that an index is closed when the last of its
+// holders releases it, not before, and that the root's next Index opens
+// it afresh.
+func TestReleaseIndex(t *testing.T) {
+	ctx := context.Background()
+	s, _ := newSession(t, Options{})
+	root, err := filepath.Abs("testdata/workspace")
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, err := s.OpenIndex(ctx, analysis.Options{Root: root})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := s.Index(ctx, root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a != b {
+		t.Fatal("OpenIndex and Index of one root returned two indexes")
+	}
+	if _, err := a.Update(ctx, nil); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.ReleaseIndex(a); err != nil {
+		t.Fatal(err)
+	}
+	paths, err := b.FilePaths(ctx)
+	if err != nil || len(paths) == 0 {
+		t.Fatalf("after one of two holders released it, FilePaths = %v, %v; want the indexed files", paths, err)
+	}
+	if err := s.ReleaseIndex(b); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := b.FilePaths(ctx); err == nil {
+		t.Error("the index is open after its last holder released it")
+	}
+	if err := s.ReleaseIndex(b); err != nil {
+		t.Errorf("a second release: %v", err)
+	}
+	c, err := s.Index(ctx, root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c == b {
+		t.Fatal("Index after the last release returned the closed index")
+	}
+	if paths, err := c.FilePaths(ctx); err != nil || len(paths) == 0 {
+		t.Errorf("reopened index: FilePaths = %v, %v; want the files indexed before", paths, err)
+	}
+}
+
+// TestRebuildIndex replaces an index with one built afresh: the old one
+// stays readable for its holders until they release it, later callers get
+// the new one, and a second rebuild of the same damage removes nothing.
+func TestRebuildIndex(t *testing.T) {
+	ctx := context.Background()
+	s, _ := newSession(t, Options{})
+	root, err := filepath.Abs("testdata/workspace")
+	if err != nil {
+		t.Fatal(err)
+	}
+	old, err := s.Index(ctx, root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := old.Update(ctx, nil); err != nil {
+		t.Fatal(err)
+	}
+	holder, err := s.Index(ctx, root) // a second folder of the same root
+	if err != nil {
+		t.Fatal(err)
+	}
+	fresh, err := s.RebuildIndex(ctx, old, analysis.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fresh == old {
+		t.Fatal("RebuildIndex returned the damaged index")
+	}
+	if paths, err := fresh.FilePaths(ctx); err != nil || len(paths) != 0 {
+		t.Fatalf("rebuilt index holds %v, %v; want nothing before its update", paths, err)
+	}
+	if got, err := s.Index(ctx, root); err != nil || got != fresh {
+		t.Fatalf("Index after the rebuild = %p, %v; want the rebuilt %p", got, err, fresh)
+	}
+	if _, err := fresh.Update(ctx, nil); err != nil {
+		t.Fatal(err)
+	}
+	again, err := s.RebuildIndex(ctx, holder, analysis.Options{})
+	if err != nil || again != fresh {
+		t.Fatalf("second RebuildIndex of the same damage = %p, %v; want the current %p", again, err, fresh)
+	}
+	if paths, err := fresh.FilePaths(ctx); err != nil || len(paths) == 0 {
+		t.Fatalf("the second rebuild emptied the current index: %v, %v", paths, err)
+	}
+	if _, err := old.FilePaths(ctx); err != nil {
+		t.Errorf("the replaced index closed while held: %v", err)
+	}
+	if err := s.ReleaseIndex(old); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := old.FilePaths(ctx); err != nil {
+		t.Errorf("the replaced index closed while a second holder has it: %v", err)
+	}
+	if err := s.ReleaseIndex(holder); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := old.FilePaths(ctx); err == nil {
+		t.Error("the replaced index is open after its holders released it")
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := fresh.FilePaths(ctx); err == nil {
+		t.Error("Close left the current index open")
 	}
 }
