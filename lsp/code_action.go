@@ -3,11 +3,11 @@ package lsp
 import (
 	"context"
 	"errors"
-	"fmt"
 	"strings"
 
 	"go.lsp.dev/protocol"
 
+	"github.com/anchorage-dev/anchorage/internal/feature"
 	"github.com/anchorage-dev/anchorage/lsp/command"
 	"github.com/anchorage-dev/anchorage/memory"
 )
@@ -56,7 +56,9 @@ func (s *Server) codeAction(ctx context.Context, p *protocol.CodeActionParams) (
 	return cmds, nil
 }
 
-// codeActions are the code actions of codeAction.
+// codeActions are the code actions of codeAction: those of package
+// feature for the proposals shown in the range, the pending proposals and
+// the document's lost examples, as the protocol has them.
 func (s *Server) codeActions(ctx context.Context, p *protocol.CodeActionParams) ([]protocol.CodeAction, error) {
 	out := []protocol.CodeAction{}
 	u := p.TextDocument.URI
@@ -70,29 +72,6 @@ func (s *Server) codeActions(ctx context.Context, p *protocol.CodeActionParams) 
 	v, err := s.pendingProposals(ctx, st)
 	if err != nil {
 		return nil, s.memoryError("textDocument/codeAction", err)
-	}
-
-	approvable := 0
-	for _, prop := range v.proposals {
-		if prop.ContradictsProposal == 0 {
-			approvable++
-		}
-	}
-	approveAll := func(kind protocol.CodeActionKind) protocol.CodeAction {
-		title := fmt.Sprintf("Approve all %d pending rules", approvable)
-		if approvable == 1 {
-			title = "Approve the pending rule"
-		}
-		if left := len(v.proposals) - approvable; left > 0 {
-			title += fmt.Sprintf(" (%d that contradict each other are left to choose)", left)
-		}
-		return protocol.CodeAction{
-			Title: title,
-			Kind:  kind,
-			Command: &protocol.Command{
-				Title: title, Command: string(command.MemoryApproveAll.Name()), Arguments: []any{map[string]any{}},
-			},
-		}
 	}
 
 	quickFixAll := false
@@ -111,71 +90,47 @@ func (s *Server) codeActions(ctx context.Context, p *protocol.CodeActionParams) 
 			}
 		}
 		for _, prop := range shown {
-			diag := proposalDiagnostic(prop, v.locs[prop.ID].Range)
-			actions, err := s.proposalActions(ctx, st, prop, diag)
+			rel, err := proposalRelated(ctx, st, prop)
 			if err != nil {
 				return nil, s.memoryError("textDocument/codeAction", err)
 			}
-			out = append(out, actions...)
+			diag := proposalDiagnostic(prop, v.locs[prop.ID].Range)
+			for _, a := range feature.ProposalActions(prop, rel, st.Project()) {
+				out = append(out, codeAction(a, &diag))
+			}
 		}
 		// Ctrl+. lists quick fixes, not source actions: where a proposal
 		// is, approving them all is one too, when there are several.
-		if len(shown) > 0 && approvable > 1 {
-			out = append(out, approveAll(protocol.QuickFix))
+		if a, ok := feature.ApproveAll(v.proposals, feature.QuickFix); ok && len(shown) > 0 && feature.Approvable(v.proposals) > 1 {
+			out = append(out, codeAction(a, nil))
 			quickFixAll = true
 		}
 	}
-	if approvable > 0 && !quickFixAll && kindWanted(p.Context.Only, protocol.Source) {
-		out = append(out, approveAll(protocol.Source))
+	if a, ok := feature.ApproveAll(v.proposals, feature.Source); ok && !quickFixAll && kindWanted(p.Context.Only, protocol.Source) {
+		out = append(out, codeAction(a, nil))
 	}
 
 	_, rules, err := s.documentRules(ctx, u)
 	if err != nil {
 		return nil, s.memoryError("textDocument/codeAction", err)
 	}
-	for _, dr := range rules {
-		if dr.Status != memory.AnchorLost {
-			continue
+	for _, er := range rules {
+		if a, ok := feature.Reanchor(er, int(p.Range.Start.Line)); ok && kindWanted(p.Context.Only, protocol.CodeActionKind(a.Kind)) {
+			out = append(out, codeAction(a, nil))
 		}
-		// A quick fix where the lost lens is: where the definition was,
-		// or the top of the file.
-		kind := protocol.Source
-		if l := memory.ReadAnchorMeta(dr.Rule).Line - 1; p.Range.Start.Line == 0 || l > 0 && int(p.Range.Start.Line) == l {
-			kind = protocol.QuickFix
-		}
-		if !kindWanted(p.Context.Only, kind) {
-			continue
-		}
-		out = append(out, protocol.CodeAction{
-			Title: fmt.Sprintf("Re-anchor rule “%s” (its example %s is gone)", shorten(dr.Rule.Content, 60), lostWhat(dr.Rule.Anchor)),
-			Kind:  kind,
-			Command: &protocol.Command{
-				Title: "Re-anchor rule", Command: string(command.MemoryReanchor.Name()), Arguments: []any{command.IDArgs{ID: dr.Rule.ID}},
-			},
-		})
 	}
 	return append(out, s.exampleActions(ctx, p)...), nil
 }
 
-// lostWhat names a lost anchor's symbol, or its file.
-func lostWhat(a *memory.RuleAnchor) string {
-	if a.Symbol != "" {
-		return a.Symbol
-	}
-	return a.File
-}
-
-// proposalActions are the quick fixes of one proposal: approve as
-// proposed, approve with each other scope that applies, reject. When the
-// proposal repeats or contradicts a rule, or contradicts another pending
-// proposal, the titles say what approving does to it. Every title names
-// the rule ("Approve rule: Wrap errors with context …").
-func (s *Server) proposalActions(ctx context.Context, st *memory.Store, p memory.Proposal, diag protocol.Diagnostic) ([]protocol.CodeAction, error) {
-	var contradicted, repeated *memory.Rule
+// proposalRelated reads what approving a proposal does to what is there
+// (feature.Related): the rules it contradicts or repeats, unless deleted
+// or replaced, and the pending proposal it contradicts.
+func proposalRelated(ctx context.Context, st *memory.Store, p memory.Proposal) (feature.Related, error) {
+	var rel feature.Related
 	for _, ref := range []struct {
 		id  int64
 		dst **memory.Rule
-	}{{p.Contradicts, &contradicted}, {p.DuplicateOf, &repeated}} {
+	}{{p.Contradicts, &rel.Contradicted}, {p.DuplicateOf, &rel.Repeated}} {
 		if ref.id == 0 {
 			continue
 		}
@@ -184,87 +139,45 @@ func (s *Server) proposalActions(ctx context.Context, st *memory.Store, p memory
 			if errors.Is(err, memory.ErrUnknownRule) {
 				continue // deleted meanwhile
 			}
-			return nil, err
+			return rel, err
 		}
 		if r.SupersededBy == 0 {
 			*ref.dst = &r
 		}
 	}
-	var rival *memory.Proposal // a pending proposal this one contradicts
 	if p.ContradictsProposal != 0 {
 		q, err := st.Proposal(ctx, p.ContradictsProposal)
 		switch {
 		case err == nil && q.Status == memory.StatusPending:
-			rival = &q
+			rel.Rival = &q
 		case err != nil && !errors.Is(err, memory.ErrUnknownProposal):
-			return nil, err
+			return rel, err
 		}
 	}
-	suffix := func(scope string) string {
-		var parts []string
-		if q := rival; q != nil {
-			parts = append(parts, fmt.Sprintf("contradicts pending proposal %d “%s”", q.ID, shorten(q.Content, 50)))
-		}
-		if r := repeated; r != nil {
-			parts = append(parts, fmt.Sprintf("merges into rule %d", r.ID))
-		}
-		if r := contradicted; r != nil {
-			if scopeCovers(scope, r.Scope) {
-				parts = append(parts, fmt.Sprintf("replaces rule %d “%s”", r.ID, shorten(r.Content, 50)))
-			} else {
-				parts = append(parts, fmt.Sprintf("conflicts with rule %d “%s” (%s), which stays", r.ID, shorten(r.Content, 50), r.Scope))
-			}
-		}
-		if len(parts) == 0 {
-			return ""
-		}
-		return " — " + strings.Join(parts, "; ")
-	}
-	name := ": " + shorten(p.Content, actionTextLen)
-	action := func(title string, cmd string, args command.IDArgs, preferred bool) protocol.CodeAction {
-		return protocol.CodeAction{
-			Title: title, Kind: protocol.QuickFix, Diagnostics: []protocol.Diagnostic{diag}, IsPreferred: preferred,
-			Command: &protocol.Command{Title: title, Command: cmd, Arguments: []any{args}},
-		}
-	}
-
-	out := []protocol.CodeAction{action("Approve rule"+name+suffix(p.Scope), string(command.MemoryApprove.Name()), command.IDArgs{ID: p.ID}, true)}
-	scopes := []string{memory.ScopeUniversal}
-	if p.Language != "" {
-		scopes = append(scopes, memory.LanguageScope(p.Language))
-	}
-	project := p.Project
-	if project == "" {
-		project = st.Project()
-	}
-	if project != "" {
-		scopes = append(scopes, memory.ProjectScope(project))
-	}
-	for _, scope := range scopes {
-		if scope == p.Scope {
-			continue // that is "Approve rule"
-		}
-		out = append(out, action("Approve as "+scope+" rule"+name+suffix(scope), string(command.MemoryApprove.Name()), command.IDArgs{ID: p.ID, Scope: scope}, false))
-	}
-	reject := "Reject rule" + name
-	switch {
-	case contradicted != nil:
-		reject += fmt.Sprintf(" — keeps rule %d “%s”", contradicted.ID, shorten(contradicted.Content, 50))
-	case rival != nil:
-		reject += fmt.Sprintf(" — leaves proposal %d “%s”", rival.ID, shorten(rival.Content, 50))
-	}
-	out = append(out, action(reject, string(command.MemoryReject.Name()), command.IDArgs{ID: p.ID}, false))
-	return out, nil
+	return rel, nil
 }
 
-// actionTextLen is how much of a rule's text a code action's title shows.
-const actionTextLen = 80
-
-// scopeCovers reports whether rules of scope a apply wherever those of
-// scope b do: a is b, or universal (as package memory decides which
-// contradicted rules an approval supersedes).
-func scopeCovers(a, b string) bool {
-	return a == b || a == memory.ScopeUniversal
+// codeAction is a feature.Action as the protocol has it, for the
+// diagnostic diag when it is a proposal's quick fix.
+func codeAction(a feature.Action, diag *protocol.Diagnostic) protocol.CodeAction {
+	ca := protocol.CodeAction{Title: a.Title, Kind: protocol.CodeActionKind(a.Kind), IsPreferred: a.Preferred}
+	if diag != nil {
+		ca.Diagnostics = []protocol.Diagnostic{*diag}
+	}
+	cmd := protocol.Command{Title: a.Title}
+	switch a.Op {
+	case feature.OpApprove:
+		cmd.Command, cmd.Arguments = string(command.MemoryApprove.Name()), []any{command.IDArgs{ID: a.ID, Scope: a.Scope}}
+	case feature.OpReject:
+		cmd.Command, cmd.Arguments = string(command.MemoryReject.Name()), []any{command.IDArgs{ID: a.ID}}
+	case feature.OpApproveAll:
+		cmd.Command, cmd.Arguments = string(command.MemoryApproveAll.Name()), []any{map[string]any{}}
+	case feature.OpReanchor:
+		cmd.Title = "Re-anchor rule"
+		cmd.Command, cmd.Arguments = string(command.MemoryReanchor.Name()), []any{command.IDArgs{ID: a.ID}}
+	}
+	ca.Command = &cmd
+	return ca
 }
 
 // kindWanted reports whether a code action of kind k is among those the
