@@ -762,6 +762,10 @@ func (s *Store) Audit(ctx context.Context, limit int) ([]AuditEntry, error) {
 	return out, nil
 }
 
+// ListenApplicationName is the application_name of Listen's connection
+// (pg_stat_activity shows it).
+const ListenApplicationName = "anchorage listen"
+
 // Listen listens on the channel anchorage_team on a connection of its
 // own and calls fn with the latest Seq announced: once as soon as it
 // listens (with the latest Seq then, so that a caller running Changes in
@@ -769,7 +773,8 @@ func (s *Store) Audit(ctx context.Context, limit int) ([]AuditEntry, error) {
 // are coalesced: notifications that arrive while fn runs make one more
 // call, with the latest Seq, so a flood of notifications does not make a
 // flood of calls. fn runs on one goroutine, never concurrently with
-// itself.
+// itself. The Seq is a hint (anyone may NOTIFY the channel): use it to
+// skip a Changes that would find nothing new, never as the next since.
 //
 // Listen blocks until ctx ends (it returns ctx's error) or the
 // connection is lost (it returns an error wrapping ErrUnreachable), so
@@ -777,6 +782,7 @@ func (s *Store) Audit(ctx context.Context, limit int) ([]AuditEntry, error) {
 // listens: a caller also runs Changes periodically.
 func (s *Store) Listen(ctx context.Context, fn func(seq int64)) error {
 	cfg := s.pool.Config().ConnConfig.Copy()
+	cfg.RuntimeParams["application_name"] = ListenApplicationName
 	conn, err := pgx.ConnectConfig(ctx, cfg)
 	if err != nil {
 		return s.wrap("listening for team changes", err)
@@ -799,9 +805,14 @@ func (s *Store) Listen(ctx context.Context, fn func(seq int64)) error {
 		seq  atomic.Int64 // the highest Seq announced; written by the reader only
 	)
 	seq.Store(latest)
+	// The reader waits without a context (a context makes each wait
+	// arm and disarm a watcher, which a flood of notifications pays for
+	// each one); the end of ctx closes the connection under it instead.
+	stop := context.AfterFunc(ctx, func() { conn.PgConn().Conn().Close() })
+	defer stop()
 	go func() {
 		for {
-			n, err := conn.WaitForNotification(ctx)
+			n, err := conn.WaitForNotification(context.Background())
 			if err != nil {
 				done <- err
 				return
