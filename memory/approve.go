@@ -169,8 +169,13 @@ func (s *Store) approveTx(ctx context.Context, tx *sql.Tx, id int64, override st
 	if err != nil {
 		return Approval{}, err
 	}
+	if IsTeamScope(scope) {
+		return Approval{}, fmt.Errorf("%w: %s is a team scope: propose the rule to the team (anchorage memory team propose)", ErrInvalidScope, scope)
+	}
 	now := s.opts.now()
-	rules, err := queryRules(ctx, tx, `SELECT `+ruleColumns+` FROM memory_store WHERE superseded_by IS NULL ORDER BY id`)
+	// Team rules change only through the team database: a personal
+	// approval neither merges into nor supersedes one.
+	rules, err := queryRules(ctx, tx, `SELECT `+ruleColumns+` FROM memory_store WHERE superseded_by IS NULL AND team_id IS NULL ORDER BY id`)
 	if err != nil {
 		return Approval{}, err
 	}

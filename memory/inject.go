@@ -252,7 +252,7 @@ func Inject(ctx context.Context, req InjectRequest, deps InjectDeps) (*Injection
 	in.project = project
 	rulesBudget := req.Budget * InjectRulesPercent / 100
 	out := &Injection{
-		Rules: []InjectedRule{}, File: req.File, Language: lang, Project: project, Scopes: ScopesFor(lang, project),
+		Rules: []InjectedRule{}, File: req.File, Language: lang, Project: project, Scopes: injectScopes(deps.Store, lang, project),
 		Tokens: InjectTokens{Budget: req.Budget, RulesBudget: rulesBudget, ExamplesBudget: req.Budget - rulesBudget},
 	}
 	var rules []Rule
@@ -1058,4 +1058,13 @@ func injectDistance(a, b int) int {
 		return b - a
 	}
 	return a - b
+}
+
+// injectScopes are the scopes an injection for a file considers: those
+// of st (with the team's for a member), or ScopesFor without a store.
+func injectScopes(st *Store, lang, project string) []string {
+	if st == nil {
+		return ScopesFor(lang, project)
+	}
+	return st.ScopesFor(lang, project)
 }

@@ -354,6 +354,8 @@ func parseLLMAnswer(text string) (llmAnswer, error) {
 		a.Scope = KindProject
 	} else if a.Scope, err = NormalizeScope(scope); err != nil {
 		return bad("scope: %v", err)
+	} else if IsTeamScope(a.Scope) {
+		return bad("scope %q: a proposal from corrections is personal", scope)
 	}
 	if a.Content, err = cleanAnswerText(fields[2], maxAnswerContentWords); err != nil {
 		return bad("content: %v", err)

@@ -1,12 +1,14 @@
 package memory
 
 import (
+	"cmp"
 	"context"
 	"database/sql"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 	"time"
 )
@@ -64,6 +66,10 @@ type Rule struct {
 	// changed (a merge, an edit, a new anchor).
 	CreatedAt time.Time `json:"created_at"`
 	UpdatedAt time.Time `json:"updated_at"`
+	// Team is the team id of a cached team rule (see TeamRule), "" for
+	// a personal rule. A team rule changes only through the team
+	// database: local edits and deletions are ErrTeamRule.
+	Team string `json:"team,omitempty"`
 }
 
 // RuleAnchor is the code example of a rule: the anchor columns of
@@ -84,7 +90,7 @@ type RuleAnchor struct {
 
 // ruleColumns are the columns scanRule reads, in order.
 const ruleColumns = `id, category, scope, content, rationale, source_variants, confidence, priority, corrections,
-	superseded_by, anchor_file, anchor_symbol, anchor_score, anchor_metadata, created_at, updated_at`
+	superseded_by, anchor_file, anchor_symbol, anchor_score, anchor_metadata, created_at, updated_at, team_id`
 
 // sqlRowScanner is a *sql.Row or *sql.Rows.
 type sqlRowScanner interface{ Scan(...any) error }
@@ -96,11 +102,12 @@ func scanRule(row sqlRowScanner) (Rule, error) {
 		variants         string
 		superseded       sql.NullInt64
 		file, sym, meta  sql.NullString
+		team             sql.NullString
 		score            sql.NullFloat64
 		created, updated int64
 	)
 	if err := row.Scan(&r.ID, &r.Category, &r.Scope, &r.Content, &r.Rationale, &variants, &r.Confidence, &r.Priority,
-		&r.Corrections, &superseded, &file, &sym, &score, &meta, &created, &updated); err != nil {
+		&r.Corrections, &superseded, &file, &sym, &score, &meta, &created, &updated, &team); err != nil {
 		return Rule{}, err
 	}
 	if err := json.Unmarshal([]byte(variants), &r.Variants); err != nil {
@@ -110,6 +117,7 @@ func scanRule(row sqlRowScanner) (Rule, error) {
 		r.Variants = []string{}
 	}
 	r.SupersededBy = superseded.Int64
+	r.Team = team.String
 	if file.Valid {
 		r.Anchor = &RuleAnchor{File: file.String, Symbol: sym.String, Score: score.Float64}
 		if meta.Valid {
@@ -151,6 +159,16 @@ func checkRule(r Rule) (Rule, error) {
 	return r, nil
 }
 
+// checkPersonalRule is checkRule for a rule of the user's own: a team
+// scope is refused (team rules are proposed to the team database).
+func checkPersonalRule(r Rule) (Rule, error) {
+	r, err := checkRule(r)
+	if err == nil && IsTeamScope(r.Scope) {
+		return r, fmt.Errorf("%w: %s is a team scope: propose the rule to the team (anchorage memory team propose)", ErrInvalidScope, r.Scope)
+	}
+	return r, err
+}
+
 // cleanStored makes text fit for storing: valid UTF-8, trimmed.
 func cleanStored(s string) string {
 	return strings.TrimSpace(strings.ToValidUTF8(s, "\uFFFD"))
@@ -186,7 +204,7 @@ func jsonList[T string | int64](v []T) string {
 // anchor and SupersededBy of r are ignored: use SetAnchor. A zero
 // Priority means DefaultPriority.
 func (s *Store) AddRule(ctx context.Context, r Rule) (Rule, error) {
-	r, err := checkRule(r)
+	r, err := checkPersonalRule(r)
 	if err != nil {
 		return Rule{}, fmt.Errorf("add rule: %w", err)
 	}
@@ -247,6 +265,12 @@ func (s *Store) UpdateRule(ctx context.Context, r Rule) (Rule, error) {
 	}
 	var out Rule
 	err = s.withTx(ctx, fmt.Sprintf("update rule %d", r.ID), func(tx *sql.Tx) error {
+		if err := checkNotTeam(ctx, tx, r.ID); err != nil {
+			return err
+		}
+		if _, err := checkPersonalRule(r); err != nil {
+			return err
+		}
 		res, err := tx.ExecContext(ctx, `UPDATE memory_store SET category = ?, scope = ?, content = ?, rationale = ?,
 				source_variants = ?, confidence = ?, priority = ?, corrections = ?, updated_at = ?
 			WHERE id = ?`,
@@ -285,6 +309,9 @@ func oneRuleRow(res sql.Result, err error) error {
 func (s *Store) DeleteRule(ctx context.Context, id int64) error {
 	changed := []int64{id}
 	err := s.withTx(ctx, fmt.Sprintf("delete rule %d", id), func(tx *sql.Tx) error {
+		if err := checkNotTeam(ctx, tx, id); err != nil {
+			return err
+		}
 		revived, err := queryIDs(ctx, tx, `SELECT id FROM memory_store WHERE superseded_by = ?`, id)
 		if err != nil {
 			return err
@@ -396,6 +423,8 @@ func (s *Store) Rules(ctx context.Context, f RuleFilter) ([]Rule, error) {
 			case KindLanguage, KindProject:
 				or = append(or, "scope LIKE ? ESCAPE '\\'")
 				args = append(args, k+":%")
+			case ScopeTeam:
+				or = append(or, "team_id IS NOT NULL")
 			default:
 				n, err := NormalizeScope(sc)
 				if err != nil {
@@ -428,9 +457,32 @@ func (s *Store) Rules(ctx context.Context, f RuleFilter) ([]Rule, error) {
 
 // RulesFor returns the active rules that apply to a file in language lang
 // of project project: universal rules and those of the language and the
-// project (either may be "").
+// project (either may be ""), and for a member of a team (WithTeam) the
+// team rules of the same scopes.
 func (s *Store) RulesFor(ctx context.Context, lang, project string) ([]Rule, error) {
-	return s.Rules(ctx, RuleFilter{Scopes: ScopesFor(lang, project)})
+	scopes := s.ScopesFor(lang, project)
+	if !s.opts.team {
+		return s.Rules(ctx, RuleFilter{Scopes: scopes})
+	}
+	// "team" as a filter is every team rule: ask for the scopes one by
+	// one through their personal form and the team ones.
+	rules, err := s.Rules(ctx, RuleFilter{Scopes: ScopesFor(lang, project)})
+	if err != nil {
+		return nil, err
+	}
+	team, err := s.Rules(ctx, RuleFilter{Scopes: []string{ScopeTeam}})
+	if err != nil {
+		return nil, err
+	}
+	for _, r := range team {
+		if slices.Contains(scopes, r.Scope) {
+			rules = append(rules, r)
+		}
+	}
+	slices.SortStableFunc(rules, func(a, b Rule) int {
+		return cmp.Or(cmp.Compare(a.Priority, b.Priority), cmp.Compare(b.Confidence, a.Confidence), cmp.Compare(a.ID, b.ID))
+	})
+	return rules, nil
 }
 
 // sqlQueryer is a *sql.DB or a *sql.Tx.

@@ -3,16 +3,23 @@ package memory
 import (
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strings"
 	"unicode"
 	"unicode/utf8"
 )
 
-// Scopes and scope kinds. A scope is "universal", "language:<lang>" or
-// "project:<name>".
+// Scopes and scope kinds. A personal scope is "universal",
+// "language:<lang>" or "project:<name>"; a team scope is "team" (every
+// member's code), "team language:<lang>" or "team project:<name>". Team
+// rules live in the team's database; a member's memory holds a cache of
+// them (see TeamCache).
 const (
 	// ScopeUniversal applies everywhere.
 	ScopeUniversal = "universal"
+	// ScopeTeam applies to every member of the team, everywhere; it is
+	// also the kind of every team scope ("team language:go").
+	ScopeTeam = "team"
 	// KindLanguage is the kind of language:<lang> scopes.
 	KindLanguage = "language"
 	// KindProject is the kind of project:<name> scopes.
@@ -112,10 +119,25 @@ func ProjectScope(name string) string { return KindProject + ":" + strings.TrimS
 
 // NormalizeScope checks a scope and returns it in canonical form:
 // "universal", "language:<lang>" with the language normalised as
-// NormalizeLanguage does, or "project:<name>" with the name trimmed.
-// Anything else is ErrInvalidScope.
+// NormalizeLanguage does, or "project:<name>" with the name trimmed; or
+// one of those three after "team" ("team", "team language:go", "team
+// project:P"; "team universal" is "team"). Anything else is
+// ErrInvalidScope.
 func NormalizeScope(scope string) (string, error) {
 	scope = strings.TrimSpace(scope)
+	if inner, ok := cutTeam(scope); ok {
+		if inner == "" {
+			return ScopeTeam, nil
+		}
+		if _, ok := cutTeam(inner); ok {
+			return "", fmt.Errorf("%w: %q: \"team\" is given twice", ErrInvalidScope, scope)
+		}
+		n, err := NormalizeScope(inner)
+		if err != nil {
+			return "", err
+		}
+		return TeamScope(n), nil
+	}
 	kind, name, found := strings.Cut(scope, ":")
 	kind = strings.ToLower(strings.TrimSpace(kind))
 	switch {
@@ -134,19 +156,65 @@ func NormalizeScope(scope string) (string, error) {
 		}
 		return KindProject + ":" + p, nil
 	}
-	return "", fmt.Errorf("%w: %q (want universal, language:<lang> or project:<name>)", ErrInvalidScope, scope)
+	return "", fmt.Errorf("%w: %q (want universal, language:<lang> or project:<name>, each optionally after \"team \")", ErrInvalidScope, scope)
+}
+
+// cutTeam reports whether scope starts with the word "team" (in any
+// case) and returns the rest, trimmed.
+func cutTeam(scope string) (rest string, ok bool) {
+	if len(scope) < len(ScopeTeam) || !strings.EqualFold(scope[:len(ScopeTeam)], ScopeTeam) {
+		return scope, false
+	}
+	rest = scope[len(ScopeTeam):]
+	if rest != "" && rest[0] != ' ' && rest[0] != '\t' {
+		return scope, false // "teams:x" is not a team scope
+	}
+	return strings.TrimSpace(rest), true
+}
+
+// IsTeamScope reports whether a normalised scope is a team scope.
+func IsTeamScope(scope string) bool {
+	_, ok := cutTeam(scope)
+	return ok
+}
+
+// TeamScope returns the team scope of a normalised personal scope:
+// "universal" → "team", "language:go" → "team language:go". A team scope
+// is returned as it is.
+func TeamScope(scope string) string {
+	if IsTeamScope(scope) {
+		return scope
+	}
+	if scope == "" || scope == ScopeUniversal {
+		return ScopeTeam
+	}
+	return ScopeTeam + " " + scope
+}
+
+// PersonalScope returns the personal scope a normalised scope applies
+// like: "team" → "universal", "team language:go" → "language:go"; a
+// personal scope is returned as it is.
+func PersonalScope(scope string) string {
+	inner, ok := cutTeam(scope)
+	if !ok {
+		return scope
+	}
+	if inner == "" {
+		return ScopeUniversal
+	}
+	return inner
 }
 
 // scopeKind returns "universal", "language" or "project" for a
-// normalised scope.
+// normalised scope; a team scope has the kind of its personal part.
 func scopeKind(scope string) string {
-	kind, _, _ := strings.Cut(scope, ":")
+	kind, _, _ := strings.Cut(PersonalScope(scope), ":")
 	return kind
 }
 
 // scopeName returns the language or project a scope names, or "".
 func scopeName(scope string) string {
-	_, name, _ := strings.Cut(scope, ":")
+	_, name, _ := strings.Cut(PersonalScope(scope), ":")
 	return name
 }
 
@@ -164,10 +232,22 @@ func ScopesFor(lang, project string) []string {
 	return out
 }
 
+// TeamScopesFor returns ScopesFor(lang, project) followed by their team
+// scopes ("team", "team language:<lang>", "team project:<project>"): the
+// scopes whose rules apply to the file for a member of a team.
+func TeamScopesFor(lang, project string) []string {
+	out := ScopesFor(lang, project)
+	for _, sc := range slices.Clone(out) {
+		out = append(out, TeamScope(sc))
+	}
+	return out
+}
+
 // scopesOverlap reports whether rules in scopes a and b can apply to the
 // same code: always, unless both are languages or both are projects and
-// they name different ones.
+// they name different ones. A team scope applies like its personal part.
 func scopesOverlap(a, b string) bool {
+	a, b = PersonalScope(a), PersonalScope(b)
 	if a == b || a == ScopeUniversal || b == ScopeUniversal {
 		return true
 	}
@@ -175,7 +255,8 @@ func scopesOverlap(a, b string) bool {
 }
 
 // scopeCovers reports whether scope a includes scope b: a is b, or
-// universal.
+// universal (a team scope applies like its personal part).
 func scopeCovers(a, b string) bool {
+	a, b = PersonalScope(a), PersonalScope(b)
 	return a == b || a == ScopeUniversal
 }

@@ -111,6 +111,7 @@ type storeOptions struct {
 	maxProposals int
 	busyTimeout  time.Duration
 	onChange     func(ctx context.Context, ruleIDs []int64)
+	team         bool
 	now          func() time.Time
 }
 
@@ -164,6 +165,24 @@ func WithMaxProposals(n int) Option { return func(o *storeOptions) { o.maxPropos
 // not call it.
 func WithOnChange(fn func(ctx context.Context, ruleIDs []int64)) Option {
 	return func(o *storeOptions) { o.onChange = fn }
+}
+
+// WithTeam says the user is a member of a team (a team database is
+// configured): RulesFor and injection include the team scopes
+// (TeamScopesFor), whose rules the cache of team rules holds.
+func WithTeam(member bool) Option { return func(o *storeOptions) { o.team = member } }
+
+// Team reports whether WithTeam(true) was given.
+func (s *Store) Team() bool { return s.opts.team }
+
+// ScopesFor returns the scopes whose rules apply to a file in language
+// lang of project project: ScopesFor, or TeamScopesFor for a member of a
+// team (WithTeam).
+func (s *Store) ScopesFor(lang, project string) []string {
+	if s.opts.team {
+		return TeamScopesFor(lang, project)
+	}
+	return ScopesFor(lang, project)
 }
 
 // WithBusyTimeout sets how long operations wait for other connections'
@@ -275,7 +294,7 @@ func (s *Store) fail(what string, err error) error {
 // migrations returns this component's schema versions, applied in order;
 // schema_versions records how many have run.
 func migrations() []string {
-	return []string{schemaV1, schemaV2, schemaV3}
+	return []string{schemaV1, schemaV2, schemaV3, schemaV4}
 }
 
 // schemaV3 lets a pending proposal name another pending proposal it
