@@ -470,8 +470,8 @@ type TeamOutboxItem struct {
 	// Rule is the rule proposed, for TeamActionPropose.
 	Rule *TeamRule `json:"rule,omitempty"`
 	// Content and Rationale are the new text of TeamActionEdit.
-	Content   string `json:"content,omitempty"`
-	Rationale string `json:"rationale,omitempty"`
+	Content   string    `json:"content,omitempty"`
+	Rationale string    `json:"rationale,omitempty"`
 	CreatedAt time.Time `json:"created_at"`
 	// Attempts counts failed sends; LastError is the last failure.
 	Attempts  int    `json:"attempts"`
