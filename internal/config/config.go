@@ -19,6 +19,9 @@
 //	  model: nomic-embed-text
 //	  url: http://localhost:11434
 //	  api_key_env: OPENAI_API_KEY
+//	memory:
+//	  team:                    # the team's rules (default: none)
+//	    url: postgres://db.example.com/anchorage?sslmode=verify-full
 //
 // A file that cannot be read or parsed, an unknown key or a bad value is
 // not an error: it gives a Warning naming the line, and the default is
@@ -61,12 +64,17 @@ const (
 	KeyEmbeddingURL      = "embedding.url"
 	KeyEmbeddingModel    = "embedding.model"
 	KeyEmbeddingKeyEnv   = "embedding.api_key_env"
+	KeyTeamURL           = "memory.team.url"
 )
+
+// TeamURLEnv is the environment variable naming the team database when
+// neither a flag nor the editor does; it overrides the settings file.
+const TeamURLEnv = "ANCHORAGE_TEAM_URL"
 
 // Keys lists every setting in the order they are printed.
 func Keys() []string {
 	return []string{KeyExclude, KeyMaxFileSize, KeyLanguages, KeyMemoryDocuments,
-		KeyEmbeddingProvider, KeyEmbeddingURL, KeyEmbeddingModel, KeyEmbeddingKeyEnv}
+		KeyEmbeddingProvider, KeyEmbeddingURL, KeyEmbeddingModel, KeyEmbeddingKeyEnv, KeyTeamURL}
 }
 
 // SourceDefault is the source of a setting nobody set.
@@ -100,6 +108,10 @@ type Settings struct {
 	// Embedding names an embedding server; its zero value means the
 	// built-in word vectors.
 	Embedding Embedding `json:"embedding"`
+	// TeamURL is the PostgreSQL connection string (a URL or key=value
+	// DSN) of the team's rules (package memory/team); "" means no team.
+	// It is printed only through RedactURL.
+	TeamURL string `json:"team_url,omitempty"`
 }
 
 // Defaults returns the settings that apply when nothing sets them.
@@ -204,6 +216,7 @@ func Parse(path string, data []byte) *File {
 		"languages":        f.languages,
 		"memory_documents": f.memoryDocuments,
 		"embedding":        f.embedding,
+		"memory":           f.memory,
 	})
 	return f
 }
@@ -511,4 +524,39 @@ func distance(a, b string) int {
 		prev, cur = cur, prev
 	}
 	return prev[len(b)]
+}
+
+func (f *File) memory(k, v *yaml.Node, key string) {
+	if v.Kind != yaml.MappingNode {
+		f.warn(v.Line, "%s: want team.url under it, got %s (ignored)", key, describe(v))
+		return
+	}
+	f.mapping(v, key+".", map[string]func(k, v *yaml.Node, key string){
+		"team": func(k, v *yaml.Node, key string) {
+			if v.Kind != yaml.MappingNode {
+				f.warn(v.Line, "%s: want url under it, got %s (ignored)", key, describe(v))
+				return
+			}
+			f.mapping(v, key+".", map[string]func(k, v *yaml.Node, key string){
+				"url": f.teamURL,
+			})
+		},
+	})
+}
+
+func (f *File) teamURL(k, v *yaml.Node, key string) {
+	if v.Kind != yaml.ScalarNode || v.Tag == "!!null" {
+		f.warn(v.Line, "%s: want a PostgreSQL connection string, got %s (ignored)", key, describe(v))
+		return
+	}
+	u := strings.TrimSpace(v.Value)
+	if err := CheckTeamURL(u); err != nil {
+		f.warn(v.Line, "%s: %v (ignored)", key, err)
+		return
+	}
+	if HasPassword(u) {
+		f.warn(v.Line, "%s: a password does not belong in a file that gets shared; put it in ~/.pgpass or $PGPASSWORD (the URL is used, and never printed with it)", key)
+	}
+	f.Settings.TeamURL = u
+	f.Lines[KeyTeamURL] = k.Line
 }

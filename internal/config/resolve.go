@@ -67,6 +67,10 @@ func merge(s, o Settings, set func(key string)) Settings {
 		s.MemoryDocuments = o.MemoryDocuments
 		set(KeyMemoryDocuments)
 	}
+	if o.TeamURL != "" {
+		s.TeamURL = o.TeamURL
+		set(KeyTeamURL)
+	}
 	e := o.Embedding
 	if e.Provider != "" && e.Provider != s.Embedding.Provider {
 		// Another server: none of the old one's fields apply.
@@ -125,6 +129,18 @@ func (r *Resolved) Value(key string) string {
 		return orNone(s.Embedding.Model, "(none)")
 	case KeyEmbeddingKeyEnv:
 		return orNone(s.Embedding.APIKeyEnv, "(none)")
+	case KeyTeamURL:
+		return orNone(RedactURL(s.TeamURL), "(none: rules are personal)")
 	}
 	return ""
+}
+
+// ApplyEnv puts the environment's settings over the settings file's:
+// $ANCHORAGE_TEAM_URL (TeamURLEnv), recorded as its source. Flags and the
+// editor's settings, applied after it with Override, take precedence.
+// getenv is os.Getenv or a test's.
+func (r *Resolved) ApplyEnv(getenv func(string) string) {
+	if u := strings.TrimSpace(getenv(TeamURLEnv)); u != "" {
+		r.Override(Settings{TeamURL: u}, "$"+TeamURLEnv)
+	}
 }
