@@ -55,6 +55,9 @@ type Options struct {
 	// index in the cache directory (state.Dirs.IndexPath) with the
 	// defaults. Root is set and DBPath "" is filled in.
 	Index func(root string) (analysis.Options, error)
+	// Team configures the team's rules; its zero value means no team,
+	// and then nothing of the team's runs (see Team).
+	Team TeamOptions
 }
 
 // A Session owns a process's state. Its methods are safe for concurrent
@@ -70,6 +73,7 @@ type Session struct {
 	docs   *memdoc.Store
 	graph  *recall.Store
 	fb     *feedback.Store
+	team   *Team
 
 	idxMu   sync.Mutex // guards the fields below
 	indexes map[string]*indexEntry
@@ -153,7 +157,11 @@ func (s *Session) memoryLocked(ctx context.Context) (*memory.Store, error) {
 	if err != nil {
 		return nil, err
 	}
-	st, err := memory.New(ctx, db, s.opts.Memory...)
+	opts := s.opts.Memory
+	if s.opts.Team.URL != "" {
+		opts = append(slices.Clone(opts), memory.WithTeam(true))
+	}
+	st, err := memory.New(ctx, db, opts...)
 	if err != nil {
 		return nil, fmt.Errorf("open memory: %w", err)
 	}
@@ -439,10 +447,16 @@ func canonicalRoot(root string) (string, error) {
 	return abs, nil
 }
 
-// Close writes the pending slot moves, closes every index, the routing
+// Close stops the team's sync, writes the pending slot moves, closes every index, the routing
 // statistics and the memory pool, each once, and reports every error. A
 // second Close does nothing and returns nil.
 func (s *Session) Close() error {
+	s.mu.Lock()
+	tm := s.team
+	s.mu.Unlock()
+	if tm != nil {
+		tm.close() // its goroutine uses the memory: first
+	}
 	s.idxMu.Lock()
 	indexes := slices.Collect(maps.Values(s.indexes))
 	indexes = append(indexes, s.retired...)
