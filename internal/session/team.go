@@ -310,6 +310,11 @@ func (t *Team) Pull(ctx context.Context) (memory.TeamApplied, error) {
 		return memory.TeamApplied{}, err
 	}
 	applied, err := t.pullLocked(ctx, st)
+	if err != nil && isUnreachable(err) && ctx.Err() == nil {
+		// A pooled connection that the server closed (a restart) fails
+		// once; the pool then dials afresh.
+		applied, err = t.pullLocked(ctx, st)
+	}
 	if ctx.Err() != nil {
 		return applied, err
 	}
@@ -605,6 +610,9 @@ func (t *Team) sendNow(ctx context.Context, st *memory.Store, it memory.TeamOutb
 		return memory.TeamRule{}, false, err
 	}
 	got, err := send(ctx, r, it)
+	if err != nil && isUnreachable(err) && ctx.Err() == nil {
+		got, err = send(ctx, r, it) // a stale pooled connection fails once
+	}
 	switch {
 	case err == nil:
 	case isUnreachable(err):
