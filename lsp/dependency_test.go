@@ -47,19 +47,3 @@ func TestDependencyDir(t *testing.T) {
 		}
 	}
 }
-
-func TestFirstDocLine(t *testing.T) {
-	t.Parallel()
-	for _, tt := range []struct{ doc, want string }{
-		{"FindByID loads one user by its id.", "FindByID loads one user by its id."},
-		{"\n\nLoads users.\nMore.", "Loads users."},
-		{"/**\n * Loads and stores {@link User} records.\n */", "Loads and stores User records."},
-		{`"""Fetch one user."""`, "Fetch one user."},
-		{"{@code x} is {@link Y}", "x is Y"},
-		{"", ""},
-	} {
-		if got := firstDocLine(tt.doc); got != tt.want {
-			t.Errorf("firstDocLine(%q) = %q, want %q", tt.doc, got, tt.want)
-		}
-	}
-}

@@ -4,15 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"regexp"
-	"sort"
-	"strings"
 
-	"go.uber.org/zap"
 
 	"go.lsp.dev/jsonrpc2"
 
 	"github.com/anchorage-dev/anchorage/analysis"
+	"github.com/anchorage-dev/anchorage/internal/feature"
 	"github.com/anchorage-dev/anchorage/lsp/command"
 	"github.com/anchorage-dev/anchorage/retrieval"
 	"github.com/anchorage-dev/anchorage/retrieval/embedding"
@@ -41,92 +38,6 @@ func (s *Server) searcherFor(f *folder) *retrieval.Searcher {
 	}
 }
 
-// searchResponse is anchorage.search's answer: the search's, with the
-// results of every folder merged. Root names each result's folder when
-// there are several.
-type searchResponse struct {
-	*retrieval.Response
-	Results []folderResult `json:"results"`
-}
-
-// folderResult is a result with the folder it is relative to, and, for
-// a symbol, where its name is, for editors to put the cursor on.
-type folderResult struct {
-	retrieval.Result
-	Root string `json:"root,omitempty"`
-	// NameLine and NameColumn are 1-based (columns in UTF-16 units).
-	NameLine   int `json:"name_line,omitempty"`
-	NameColumn int `json:"name_column,omitempty"`
-}
-
-// describe adds to a symbol's result where its name is, and its doc
-// comment's first line when the search did not give it (Javadoc's inline
-// tags read as their text), from the folder's symbols of the file.
-func (s *Server) describe(ctx context.Context, f *folder, fr *folderResult, syms map[string][]analysis.SymbolInfo) {
-	fr.Doc = inlineTags.ReplaceAllString(fr.Doc, "$1")
-	if fr.Symbol == "" {
-		return
-	}
-	list, ok := syms[fr.File]
-	if !ok {
-		var err error
-		if list, err = f.ws.FileSymbols(ctx, fr.File); err != nil {
-			s.log.Debug("search result's symbol", zap.String("file", fr.File), zap.Error(err))
-		}
-		syms[fr.File] = list
-	}
-	// The result's line is where its text starts: the symbol's first line,
-	// or the doc comment above it.
-	best, dist := -1, 0
-	for i, sym := range list {
-		if sym.Name != fr.Symbol && sym.QualifiedName != fr.Symbol && !strings.HasSuffix(fr.Symbol, "."+sym.Name) {
-			continue
-		}
-		start, end := sym.Range.Start.Line+1, sym.Range.End.Line+1
-		if fr.Line > end || fr.Line < start-maxDocLines {
-			continue
-		}
-		d := start - fr.Line
-		if d < 0 {
-			d = -d
-		}
-		if best < 0 || d < dist {
-			best, dist = i, d
-		}
-	}
-	if best < 0 {
-		return
-	}
-	sym := list[best]
-	name := selectionRange(sym).Start
-	fr.NameLine, fr.NameColumn = int(name.Line)+1, int(name.Character)+1
-	if fr.Doc == "" {
-		fr.Doc = firstDocLine(sym.Doc)
-	}
-}
-
-// maxDocLines is how far above a symbol a search result's text may start
-// (its doc comment) and still be that symbol's.
-const maxDocLines = 40
-
-// firstDocLine is the first line of a doc comment with words, without
-// comment markers, and with Javadoc's inline tags as their text ("{@link
-// User}" reads "User").
-func firstDocLine(doc string) string {
-	for _, l := range strings.Split(doc, "\n") {
-		l = strings.TrimSpace(l)
-		l = strings.TrimLeft(l, "/#*!")
-		l = strings.TrimSpace(strings.Trim(strings.TrimSpace(l), `"'`))
-		if l != "" {
-			return inlineTags.ReplaceAllString(l, "$1")
-		}
-	}
-	return ""
-}
-
-// inlineTags are Javadoc's and JSDoc's inline tags: {@link X}, {@code X}.
-var inlineTags = regexp.MustCompile(`\{@(?:link|linkplain|code|literal)\s+([^}]*)\}`)
-
 // search runs anchorage.search: {"query", "top_k"?, "strategy"?,
 // "budget"?, "group"?} or ["query"].
 func (s *Server) search(ctx context.Context, a command.SearchArgs) (any, error) {
@@ -135,46 +46,19 @@ func (s *Server) search(ctx context.Context, a command.SearchArgs) (any, error) 
 	if len(folders) == 0 {
 		return nil, jsonrpc2.Errorf(jsonrpc2.InvalidRequest, "%s: no workspace folder is open", string(command.Search.Name()))
 	}
-	var out *searchResponse
+	var in []feature.SearchFolder
 	for _, f := range folders {
 		if err := f.ws.Flush(ctx); err != nil {
 			return nil, err
 		}
-		resp, err := s.searcherFor(f).Search(ctx, req)
-		if err != nil {
-			return nil, searchError(err)
-		}
-		if out == nil {
-			out = &searchResponse{Response: resp, Results: []folderResult{}}
-		} else {
-			out.Total += resp.Total
-			out.Partial = out.Partial || resp.Partial
-			out.Files = append(out.Files, resp.Files...)
-		}
-		syms := map[string][]analysis.SymbolInfo{}
-		for _, r := range resp.Results {
-			if !s.owns(f, r.File) {
-				continue // a nested folder answers for it
-			}
-			fr := folderResult{Result: r}
-			s.describe(ctx, f, &fr, syms)
-			if len(folders) > 1 {
-				fr.Root = f.dir
-			}
-			out.Results = append(out.Results, fr)
-		}
+		in = append(in, feature.SearchFolder{
+			Searcher: s.searcherFor(f), Root: f.dir, FileSymbols: f.ws.FileSymbols,
+			Owns: func(rel string) bool { return s.owns(f, rel) },
+		})
 	}
-	if len(folders) > 1 {
-		sort.SliceStable(out.Results, func(i, j int) bool { return out.Results[i].Score > out.Results[j].Score })
-		top := req.TopK
-		if top <= 0 {
-			top = retrieval.DefaultTopK
-		}
-		if len(out.Results) > top {
-			out.Results = out.Results[:top]
-		}
-		sort.SliceStable(out.Files, func(i, j int) bool { return out.Files[i].Score > out.Files[j].Score })
-		out.Files = out.Files[:min(len(out.Files), top)]
+	out, err := feature.Search(ctx, req, in)
+	if err != nil {
+		return nil, searchError(err)
 	}
 	out.FeedbackID = 0
 	if fb := s.feedbackStore(); fb != nil {

@@ -9,6 +9,7 @@ import (
 	"github.com/google/jsonschema-go/jsonschema"
 
 	"github.com/anchorage-dev/anchorage/analysis"
+	"github.com/anchorage-dev/anchorage/internal/feature"
 	"github.com/anchorage-dev/anchorage/retrieval"
 )
 
@@ -40,28 +41,23 @@ func (s *Service) searchTool() tool {
 	}, s.search)
 }
 
-func (s *Service) search(ctx context.Context, a SearchArgs) (retrieval.Response, error) {
+func (s *Service) search(ctx context.Context, a SearchArgs) (feature.SearchAnswer, error) {
 	if err := errors.Join(checkLen("query", a.Query, MaxSearchBytes), checkRange("top_k", a.TopK, 0, MaxTopK),
 		checkRange("budget", a.Budget, 0, MaxBudget)); err != nil {
-		return retrieval.Response{}, err
+		return feature.SearchAnswer{}, err
 	}
-	strategy := retrieval.Strategy(strings.ToLower(strings.TrimSpace(a.Strategy)))
-	switch strategy {
-	case "", retrieval.Semantic, retrieval.Structural, retrieval.Keyword, retrieval.Hybrid:
-	default:
-		return retrieval.Response{}, fmt.Errorf("unknown strategy %q: want semantic, structural, keyword or hybrid", a.Strategy)
-	}
-	switch a.Group {
-	case "", retrieval.GroupFiles:
-	default:
-		return retrieval.Response{}, fmt.Errorf("unknown group %q: want %q or nothing", a.Group, retrieval.GroupFiles)
-	}
-	resp, err := s.searcher.Search(ctx, retrieval.Request{Query: a.Query, TopK: a.TopK, Strategy: strategy, Budget: a.Budget, Group: a.Group})
+	strategy, err := feature.ParseStrategy(a.Strategy)
 	if err != nil {
-		return retrieval.Response{}, err
+		return feature.SearchAnswer{}, err
 	}
-	if resp.Results == nil {
-		resp.Results = []retrieval.Result{}
+	group, err := feature.ParseGroup(a.Group)
+	if err != nil {
+		return feature.SearchAnswer{}, err
+	}
+	resp, err := feature.Search(ctx, retrieval.Request{Query: a.Query, TopK: a.TopK, Strategy: strategy, Budget: a.Budget, Group: group},
+		[]feature.SearchFolder{{Searcher: s.searcher}})
+	if err != nil {
+		return feature.SearchAnswer{}, err
 	}
 	return *resp, nil
 }

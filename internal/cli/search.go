@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/anchorage-dev/anchorage/analysis"
+	"github.com/anchorage-dev/anchorage/internal/feature"
 	"github.com/anchorage-dev/anchorage/retrieval"
 )
 
@@ -36,10 +37,13 @@ kw: (or grep:), re: (a regular expression), sym:, sem:, hybrid:.`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ctx := cmd.Context()
-			switch f.group {
-			case "", retrieval.GroupFiles:
-			default:
+			group, err := feature.ParseGroup(f.group)
+			if err != nil {
 				return fmt.Errorf("--group %q: the only grouping is %q", f.group, retrieval.GroupFiles)
+			}
+			strategy, err := feature.ParseStrategy(f.strategy)
+			if err != nil {
+				return fmt.Errorf("--strategy: %w", err)
 			}
 			sess, err := openSession(ctx, g, analysis.CheckOpen, true)
 			if err != nil {
@@ -60,10 +64,9 @@ kw: (or grep:), re: (a regular expression), sym:, sem:, hybrid:.`,
 				}
 				query = string(b)
 			}
-			resp, err := s.Search(ctx, retrieval.Request{
-				Query: query, TopK: f.topK,
-				Strategy: retrieval.Strategy(strings.ToLower(f.strategy)), Budget: f.budget, Group: f.group,
-			})
+			resp, err := feature.Search(ctx, retrieval.Request{
+				Query: query, TopK: f.topK, Strategy: strategy, Budget: f.budget, Group: group,
+			}, []feature.SearchFolder{{Searcher: s}})
 			if err != nil {
 				return err
 			}
@@ -86,7 +89,7 @@ kw: (or grep:), re: (a regular expression), sym:, sem:, hybrid:.`,
 // printSearch prints a search's results for a terminal: one line each
 // (place, symbol, first line of its doc or the matched text), with their
 // first lines of code when snippets is set, or grouped by file.
-func printSearch(w io.Writer, r *retrieval.Response, snippets bool) {
+func printSearch(w io.Writer, r *feature.SearchAnswer, snippets bool) {
 	fmt.Fprintf(w, "%s (confidence %.2f): %s — %d results in %.1f ms\n", r.Strategy, r.Confidence, r.Reasoning, len(r.Results), r.ElapsedMS)
 	if r.Total > len(r.Results) {
 		fmt.Fprintf(w, "(%d found in all)\n", r.Total)
@@ -110,7 +113,7 @@ func printSearch(w io.Writer, r *retrieval.Response, snippets bool) {
 		fmt.Fprintln(w)
 	}
 	for _, res := range r.Results {
-		printResult(w, res, snippets, "")
+		printResult(w, res.Result, snippets, "")
 	}
 }
 
