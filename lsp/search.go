@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 
-
 	"go.lsp.dev/jsonrpc2"
 
 	"github.com/anchorage-dev/anchorage/analysis"
