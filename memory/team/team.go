@@ -554,26 +554,26 @@ func get(ctx context.Context, q querier, id string) (Rule, error) {
 }
 
 // Approve approves a proposed rule (approvers only: ErrForbidden
-// otherwise). In one transaction, serialised with every other change of
-// the team's rules, it checks that no approved rule of an overlapping
-// scope repeats or contradicts it (a *ConflictError, ErrConflict,
-// otherwise). Approving an approved rule is a no-op that returns it, so
-// a retry after a lost reply neither fails nor audits twice; a rejected
-// or retired rule cannot be approved (ErrConflict).
+// otherwise). It checks that no approved rule of an overlapping scope
+// repeats or contradicts it (a *ConflictError, ErrConflict, otherwise),
+// decided in the transaction that approves it, serialised with every
+// other change of the team's rules. Approving an approved rule is a no-op
+// that returns it, so a retry after a lost reply neither fails nor audits
+// twice; a rejected or retired rule cannot be approved (ErrConflict).
 func (s *Store) Approve(ctx context.Context, id string) (Rule, error) {
-	return s.decide(ctx, id, "approving", func(ctx context.Context, tx pgx.Tx, r Rule) (Rule, bool, error) {
-		switch r.Status {
-		case StatusApproved:
-			return r, false, nil
-		case StatusProposed:
-		default:
-			return r, false, fmt.Errorf("%w: the rule is %s; propose it again to have it approved", ErrConflict, r.Status)
-		}
-		if err := s.checkRelations(ctx, tx, r.ID, r.Content, r.Scope); err != nil {
-			return r, false, err
-		}
-		r, err := scanRule(tx.QueryRow(ctx, `UPDATE anchorage.rules SET status = 'approved' WHERE id = $1 RETURNING `+ruleColumns, r.ID))
-		return r, true, err
+	return s.decide(ctx, id, "approving", decision{
+		check: func(r Rule) (string, bool) { return r.Content, r.Status == StatusProposed },
+		apply: func(ctx context.Context, tx pgx.Tx, r Rule) (Rule, bool, error) {
+			switch r.Status {
+			case StatusApproved:
+				return r, false, nil
+			case StatusProposed:
+			default:
+				return r, false, fmt.Errorf("%w: the rule is %s; propose it again to have it approved", ErrConflict, r.Status)
+			}
+			r, err := scanRule(tx.QueryRow(ctx, `UPDATE anchorage.rules SET status = 'approved' WHERE id = $1 RETURNING `+ruleColumns, r.ID))
+			return r, true, err
+		},
 	})
 }
 
@@ -581,7 +581,7 @@ func (s *Store) Approve(ctx context.Context, id string) (Rule, error) {
 // rule is a no-op; an approved or retired rule cannot be rejected
 // (ErrConflict: retire it).
 func (s *Store) Reject(ctx context.Context, id string) (Rule, error) {
-	return s.decide(ctx, id, "rejecting", func(ctx context.Context, tx pgx.Tx, r Rule) (Rule, bool, error) {
+	return s.decide(ctx, id, "rejecting", decision{apply: func(ctx context.Context, tx pgx.Tx, r Rule) (Rule, bool, error) {
 		switch r.Status {
 		case StatusRejected:
 			return r, false, nil
@@ -591,14 +591,14 @@ func (s *Store) Reject(ctx context.Context, id string) (Rule, error) {
 		}
 		r, err := scanRule(tx.QueryRow(ctx, `UPDATE anchorage.rules SET status = 'rejected' WHERE id = $1 RETURNING `+ruleColumns, r.ID))
 		return r, true, err
-	})
+	}})
 }
 
 // Retire retires an approved rule (approvers only): members' caches drop
 // it. Retiring a retired rule is a no-op; a proposal cannot be retired
 // (ErrConflict: reject it).
 func (s *Store) Retire(ctx context.Context, id string) (Rule, error) {
-	return s.decide(ctx, id, "retiring", func(ctx context.Context, tx pgx.Tx, r Rule) (Rule, bool, error) {
+	return s.decide(ctx, id, "retiring", decision{apply: func(ctx context.Context, tx pgx.Tx, r Rule) (Rule, bool, error) {
 		switch r.Status {
 		case StatusRetired:
 			return r, false, nil
@@ -608,7 +608,7 @@ func (s *Store) Retire(ctx context.Context, id string) (Rule, error) {
 		}
 		r, err := scanRule(tx.QueryRow(ctx, `UPDATE anchorage.rules SET status = 'retired' WHERE id = $1 RETURNING `+ruleColumns, r.ID))
 		return r, true, err
-	})
+	}})
 }
 
 // Edit replaces a rule's text and rationale (approvers only). An edit of
@@ -624,42 +624,76 @@ func (s *Store) Edit(ctx context.Context, id, content, rationale string) (Rule, 
 	if len(rationale) > MaxContent || !utf8.ValidString(rationale) || strings.ContainsRune(rationale, 0) {
 		return Rule{}, fmt.Errorf("%w: rationale is not valid UTF-8 text of at most %d bytes", ErrInvalid, MaxContent)
 	}
-	return s.decide(ctx, id, "editing", func(ctx context.Context, tx pgx.Tx, r Rule) (Rule, bool, error) {
-		if r.Status == StatusRetired {
-			return r, false, fmt.Errorf("%w: the rule is retired", ErrConflict)
-		}
-		if r.Content == content && r.Rationale == rationale {
-			return r, false, nil
-		}
-		if r.Status == StatusApproved {
-			if err := s.checkRelations(ctx, tx, r.ID, content, r.Scope); err != nil {
-				return r, false, err
+	return s.decide(ctx, id, "editing", decision{
+		check: func(r Rule) (string, bool) {
+			return content, r.Status == StatusApproved && r.Content != content
+		},
+		apply: func(ctx context.Context, tx pgx.Tx, r Rule) (Rule, bool, error) {
+			if r.Status == StatusRetired {
+				return r, false, fmt.Errorf("%w: the rule is retired", ErrConflict)
 			}
-		}
-		r, err := scanRule(tx.QueryRow(ctx, `UPDATE anchorage.rules SET content = $2, rationale = $3 WHERE id = $1 RETURNING `+ruleColumns, r.ID, content, rationale))
-		return r, true, err
+			if r.Content == content && r.Rationale == rationale {
+				return r, false, nil
+			}
+			r, err := scanRule(tx.QueryRow(ctx, `UPDATE anchorage.rules SET content = $2, rationale = $3 WHERE id = $1 RETURNING `+ruleColumns, r.ID, content, rationale))
+			return r, true, err
+		},
 	})
 }
 
-// decide runs one approver's change of rule id in a transaction holding
-// the write lock: change gets the rule as it is and returns it as it
-// becomes, and whether it changed.
-func (s *Store) decide(ctx context.Context, id, verb string, change func(context.Context, pgx.Tx, Rule) (Rule, bool, error)) (Rule, error) {
+// decision is one approver's change of a rule.
+type decision struct {
+	// check returns the text a rule would have after the change and
+	// whether it must be checked against the approved rules (nil: no
+	// check).
+	check func(r Rule) (content string, need bool)
+	// apply makes the change in the transaction holding the write lock;
+	// it gets the rule as it is and returns it as it becomes, and whether
+	// it changed.
+	apply func(ctx context.Context, tx pgx.Tx, r Rule) (Rule, bool, error)
+}
+
+// decide makes a decision about rule id. The relation check against
+// every approved rule costs time in proportion to their number
+// (memory.Relate; BenchmarkTeamSync reports it), so it is made first
+// without the write lock, against the approved rules as of Seq s0; then,
+// holding the lock, only the rules changed since s0 are checked (a rule
+// approved or edited later has a higher Seq), and the change is applied.
+// The lock is held for the short part only, and the decision is still
+// made in one transaction with the rules as they are when it commits.
+func (s *Store) decide(ctx context.Context, id, verb string, d decision) (Rule, error) {
 	nid, err := normalizeID(id)
 	if err != nil {
 		return Rule{}, fmt.Errorf("%s team rule: %w", verb, err)
 	}
 	what := fmt.Sprintf("%s team rule %s", verb, nid)
+	if err := s.mayDecide(ctx, s.pool, verb); err != nil {
+		return Rule{}, s.wrap(what, err)
+	}
+	// The check without the lock.
+	var s0 int64 = -1 // the Seq checked up to; -1: nothing checked
+	var checked string
+	if d.check != nil {
+		r, err := get(ctx, s.pool, nid)
+		if err != nil {
+			return Rule{}, s.wrap(what, err)
+		}
+		if content, need := d.check(r); need {
+			if err := s.pool.QueryRow(ctx, `SELECT coalesce(max(seq), 0) FROM anchorage.rules`).Scan(&s0); err != nil {
+				return Rule{}, s.wrap(what, err)
+			}
+			switch err := checkRelations(ctx, s.pool, nid, content, r.Scope, 0); {
+			case errors.Is(err, ErrConflict):
+				s0 = -1 // decided under the lock, against the rules as they are then
+			case err != nil:
+				return Rule{}, s.wrap(what, err)
+			default:
+				checked = content
+			}
+		}
+	}
 	var out Rule
 	err = pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
-		var who string
-		var approver bool
-		if err := tx.QueryRow(ctx, `SELECT session_user, pg_has_role(session_user, $1, 'MEMBER')`, RoleApprover).Scan(&who, &approver); err != nil {
-			return err
-		}
-		if !approver {
-			return fmt.Errorf("%w: %s needs the role %s, which %s has not got", ErrForbidden, verb, RoleApprover, who)
-		}
 		if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock($1)`, int64(writeLockKey)); err != nil {
 			return err
 		}
@@ -667,7 +701,18 @@ func (s *Store) decide(ctx context.Context, id, verb string, change func(context
 		if err != nil {
 			return err
 		}
-		out, _, err = change(ctx, tx, r)
+		if d.check != nil {
+			if content, need := d.check(r); need {
+				since := int64(0)
+				if s0 >= 0 && content == checked && r.Seq <= s0 {
+					since = s0
+				}
+				if err := checkRelations(ctx, tx, nid, content, r.Scope, since); err != nil {
+					return err
+				}
+			}
+		}
+		out, _, err = d.apply(ctx, tx, r)
 		return err
 	})
 	if err != nil {
@@ -676,10 +721,30 @@ func (s *Store) decide(ctx context.Context, id, verb string, change func(context
 	return out, nil
 }
 
+// mayDecide refuses a user who is not an approver, with a message that
+// says so (the database would refuse the UPDATE anyway).
+func (s *Store) mayDecide(ctx context.Context, q querier, verb string) error {
+	var who string
+	var approver bool
+	if err := q.QueryRow(ctx, `SELECT session_user, pg_has_role(session_user, $1, 'MEMBER')`, RoleApprover).Scan(&who, &approver); err != nil {
+		return err
+	}
+	if !approver {
+		return fmt.Errorf("%w: %s needs the role %s, which %s has not got", ErrForbidden, verb, RoleApprover, who)
+	}
+	return nil
+}
+
+// rowsQuerier is a pool or a transaction.
+type rowsQuerier interface {
+	Query(ctx context.Context, sql string, args ...any) (pgx.Rows, error)
+}
+
 // checkRelations refuses content of scope that repeats or contradicts an
-// approved rule other than id.
-func (s *Store) checkRelations(ctx context.Context, tx pgx.Tx, id, content, scope string) error {
-	rows, err := tx.Query(ctx, `SELECT id::text, scope, content FROM anchorage.rules WHERE status = 'approved' AND id <> $1`, id)
+// approved rule other than id whose Seq is above since.
+func checkRelations(ctx context.Context, q rowsQuerier, id, content, scope string, since int64) error {
+	rows, err := q.Query(ctx, `SELECT id::text, scope, content FROM anchorage.rules
+		WHERE status = 'approved' AND id <> $1 AND seq > $2`, id, since)
 	if err != nil {
 		return err
 	}
