@@ -25,6 +25,10 @@ type globalFlags struct {
 	// of --root with this run's flags over it. Set before any command
 	// runs (see loadSettings).
 	settings *config.Resolved
+	// teamURL is --team-url (see settings for the URL in force).
+	teamURL string
+	// stderr is the command line's standard error.
+	stderr io.Writer
 }
 
 func newRootCmd(stdout, stderr io.Writer) *cobra.Command {
@@ -34,7 +38,7 @@ func newRootCmd(stdout, stderr io.Writer) *cobra.Command {
 
 // newRootCmdFlags returns the command line and the global flags it sets.
 func newRootCmdFlags(stdout, stderr io.Writer) (*cobra.Command, *globalFlags) {
-	g := &globalFlags{}
+	g := &globalFlags{stderr: stderr}
 	root := &cobra.Command{
 		Use:           "anchorage",
 		Short:         "A code graph, a search router and anchored coding rules, for editors and the command line",
@@ -53,6 +57,7 @@ func newRootCmdFlags(stdout, stderr io.Writer) (*cobra.Command, *globalFlags) {
 	root.PersistentFlags().StringVar(&g.embedding.URL, "embedding-url", "", "the embedding server's URL (default for ollama: "+embedding.DefaultOllamaURL+")")
 	root.PersistentFlags().StringVar(&g.embedding.Model, "embedding-model", "", "the embedding model")
 	root.PersistentFlags().StringVar(&g.embedding.APIKeyEnv, "embedding-api-key-env", "", "environment variable holding the embedding server's API key")
+	root.PersistentFlags().StringVar(&g.teamURL, "team-url", "", "the team's rules database, a PostgreSQL URL or DSN (default: $"+config.TeamURLEnv+", else memory.team.url of the settings file; a password is never printed)")
 	root.AddCommand(newIndexCmd(g), newGraphCmd(g), newBenchCmd(g), newServeCmd(g), newRouteCmd(g), newSearchCmd(g), newRoutingStatsCmd(g), newMemoryCmd(g))
 	root.AddCommand(newMCPCmd(g))
 	root.AddCommand(newSlotsCmd(g))

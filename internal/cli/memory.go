@@ -57,6 +57,7 @@ language:<lang> or project:<name>.`,
 		newMemoryInjectCmd(m),
 		newMemoryDocsCmd(m),
 		newMemorySearchCmd(m),
+		newMemoryTeamCmd(m),
 	)
 	return cmd
 }
@@ -478,7 +479,8 @@ func newMemoryShowCmd(m *memoryFlags) *cobra.Command {
 		Long: `Lists the active rules with their scope, category, anchor (the code example,
 if one was found), rationale and how many corrections they came from.
 --scope keeps one scope (universal, language:go, project:app) or one kind
-(language, project).`,
+(language, project); --scope team keeps the team's rules (marked [team …],
+from the cache of the team database: see anchorage memory team).`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			f := memory.RuleFilter{Anchored: anchored}
@@ -510,7 +512,11 @@ if one was found), rationale and how many corrections they came from.
 				return nil
 			}
 			for _, r := range out.Rules {
-				fmt.Fprintf(w, "%d. %s (%s, %s)\n", r.ID, r.Content, r.Scope, r.Category)
+				if r.Team != "" {
+					fmt.Fprintf(w, "%d. [team %s] %s (%s, %s)\n", r.ID, shortTeamID(r.Team), r.Content, r.Scope, r.Category)
+				} else {
+					fmt.Fprintf(w, "%d. %s (%s, %s)\n", r.ID, r.Content, r.Scope, r.Category)
+				}
 				if r.Anchor != nil {
 					fmt.Fprintf(w, "   ⚓ %s", r.Anchor.File)
 					if r.Anchor.Symbol != "" {
@@ -535,7 +541,7 @@ if one was found), rationale and how many corrections they came from.
 // validShowScope checks a --scope of show: a scope or a scope kind.
 func validShowScope(scope string) error {
 	switch strings.ToLower(strings.TrimSpace(scope)) {
-	case memory.KindLanguage, memory.KindProject:
+	case memory.KindLanguage, memory.KindProject, memory.ScopeTeam:
 		return nil
 	}
 	_, err := memory.NormalizeScope(scope)

@@ -2,6 +2,8 @@ package cli
 
 import (
 	"context"
+	"fmt"
+	"io"
 
 	"github.com/anchorage-dev/anchorage/analysis"
 	"github.com/anchorage-dev/anchorage/internal/session"
@@ -24,6 +26,9 @@ func openSession(ctx context.Context, g *globalFlags, check analysis.CheckLevel,
 		return nil, err
 	}
 	opts := session.Options{Memory: mem, DeferSlotWrites: deferSlots}
+	if g.settings != nil && g.settings.Settings.TeamURL != "" {
+		opts.Team = session.TeamOptions{URL: g.settings.Settings.TeamURL, OnStatus: teamStatusLine(g.stderr)}
+	}
 	if root, err := memdoc.CleanRoot(g.root); err == nil {
 		opts.DocumentRoots = func() []string { return []string{root} }
 	}
@@ -40,4 +45,22 @@ func openSession(ctx context.Context, g *globalFlags, check analysis.CheckLevel,
 		return o, nil
 	}
 	return session.New(ctx, dirs, opts)
+}
+
+// teamStatusLine returns the TeamOptions.OnStatus of a command: a line on
+// stderr when the team database cannot be reached, and when it is back.
+func teamStatusLine(w io.Writer) func(session.TeamStatus) {
+	if w == nil {
+		w = io.Discard
+	}
+	told := false
+	return func(s session.TeamStatus) {
+		switch {
+		case !s.Reachable:
+			told = true
+			fmt.Fprintf(w, "anchorage: the team database %s cannot be reached (%s); team rules come from the local cache, and proposals wait in the outbox\n", s.URL, s.Error)
+		case told:
+			fmt.Fprintf(w, "anchorage: the team database %s is reachable again\n", s.URL)
+		}
+	}
 }

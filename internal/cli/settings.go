@@ -3,6 +3,7 @@ package cli
 import (
 	"errors"
 	"fmt"
+	"os"
 	"slices"
 	"strings"
 
@@ -23,7 +24,14 @@ import (
 func (g *globalFlags) loadSettings(cmd *cobra.Command) error {
 	if cmd.Name() == "serve" {
 		g.settings = config.Resolve(nil)
-		return nil
+		// Only the team database: the server reads each folder's
+		// settings file itself, and the editor's settings override it.
+		g.settings.ApplyEnv(os.Getenv)
+		if fs := cmd.Flags(); fs.Changed("team-url") {
+			u, _ := fs.GetString("team-url")
+			g.settings.Override(config.Settings{TeamURL: u}, "--team-url")
+		}
+		return checkSettingFlags(g.settings)
 	}
 	f, err := config.Load(g.root)
 	if err != nil {
@@ -33,6 +41,7 @@ func (g *globalFlags) loadSettings(cmd *cobra.Command) error {
 		fmt.Fprintf(cmd.ErrOrStderr(), "anchorage: warning: %s\n", w)
 	}
 	g.settings = config.Resolve(f)
+	g.settings.ApplyEnv(os.Getenv)
 	applyFlags(g.settings, cmd.Flags())
 	if err := checkNumberFlags(cmd.Flags()); err != nil {
 		return err
@@ -76,6 +85,7 @@ var settingFlags = []struct {
 	{"embedding-api-key-env", func(s *config.Settings, fs *pflag.FlagSet, name string) {
 		s.Embedding.APIKeyEnv, _ = fs.GetString(name)
 	}},
+	{"team-url", func(s *config.Settings, fs *pflag.FlagSet, name string) { s.TeamURL, _ = fs.GetString(name) }},
 }
 
 // applyFlags puts the setting flags given on the command line over r,
@@ -132,6 +142,11 @@ func checkNumberFlags(fs *pflag.FlagSet) error {
 // settings file's are warned about and replaced by defaults instead).
 func checkSettingFlags(r *config.Resolved) error {
 	s := r.Settings
+	if src := r.Sources[config.KeyTeamURL]; src == "--team-url" || src == "$"+config.TeamURLEnv {
+		if err := config.CheckTeamURL(s.TeamURL); err != nil {
+			return fmt.Errorf("%s: %w", src, err)
+		}
+	}
 	if r.Sources[config.KeyLanguages] == "--languages" {
 		known := analysis.Names()
 		for i, l := range s.Languages {

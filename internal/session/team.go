@@ -698,3 +698,94 @@ func fromCache(r memory.TeamRule) team.Rule {
 		ExampleFile: r.ExampleFile, ExampleSymbol: r.ExampleSymbol, ExampleFingerprint: r.ExampleFingerprint,
 		Correction: r.Correction}
 }
+
+// TeamProposalSource is what a team proposal is made from: exactly one
+// of a pending personal proposal, a personal rule, or a text.
+type TeamProposalSource struct {
+	// Proposal is a pending personal proposal's id; unless Keep, it is
+	// rejected locally once proposed (or queued), so that it is not
+	// offered twice.
+	Proposal int64
+	Keep     bool
+	// Rule is a personal rule's id, promoted to the team (it stays).
+	Rule int64
+	// Text is a rule's text.
+	Text string
+	// Scope, if set, is the team scope (a personal one is made the
+	// team's); else the proposal's or rule's scope for the team, else
+	// "team". Rationale, if set, replaces theirs.
+	Scope, Rationale string
+	// Who names the person proposing, in the rule's origin
+	// ("correction:3,4@alice").
+	Who string
+}
+
+// ProposeFrom proposes a rule to the team from src (see Propose).
+func (t *Team) ProposeFrom(ctx context.Context, src TeamProposalSource) (TeamProposal, error) {
+	n := 0
+	for _, set := range []bool{src.Proposal != 0, src.Rule != 0, strings.TrimSpace(src.Text) != ""} {
+		if set {
+			n++
+		}
+	}
+	if n != 1 {
+		return TeamProposal{}, errors.New("propose a team rule: give one of a text, a proposal or a rule")
+	}
+	st, err := t.store(ctx)
+	if err != nil {
+		return TeamProposal{}, fmt.Errorf("propose a team rule: %w", err)
+	}
+	tr := memory.TeamRule{Scope: src.Scope, Rationale: src.Rationale, Content: strings.TrimSpace(src.Text), Category: memory.CategoryRule}
+	who := cmpOr(src.Who, "unknown")
+	switch {
+	case src.Proposal != 0:
+		p, err := st.Proposal(ctx, src.Proposal)
+		if err != nil {
+			return TeamProposal{}, fmt.Errorf("propose a team rule: proposal %d: %w", src.Proposal, err)
+		}
+		if p.Status != memory.StatusPending {
+			return TeamProposal{}, fmt.Errorf("propose a team rule: proposal %d is %s, not pending: %w", p.ID, p.Status, memory.ErrAlreadyDecided)
+		}
+		tr.Content, tr.Category = p.Content, p.Category
+		tr.Rationale = cmpOr(tr.Rationale, p.Rationale)
+		tr.Scope = cmpOr(tr.Scope, memory.TeamScope(p.Scope))
+		tr.ExampleFile, tr.ExampleSymbol = cmpOr(p.ExampleFile, p.File), p.ExampleSymbol
+		ids := make([]string, len(p.CorrectionIDs))
+		for i, id := range p.CorrectionIDs {
+			ids[i] = fmt.Sprint(id)
+		}
+		tr.Correction = fmt.Sprintf("correction:%s@%s", strings.Join(ids, ","), who)
+	case src.Rule != 0:
+		r, err := st.Rule(ctx, src.Rule)
+		if err != nil {
+			return TeamProposal{}, fmt.Errorf("propose a team rule: rule %d: %w", src.Rule, err)
+		}
+		if r.Team != "" {
+			return TeamProposal{}, fmt.Errorf("propose a team rule: rule %d is team rule %s already", r.ID, r.Team)
+		}
+		tr.Content, tr.Category = r.Content, r.Category
+		tr.Rationale = cmpOr(tr.Rationale, r.Rationale)
+		tr.Scope = cmpOr(tr.Scope, memory.TeamScope(r.Scope))
+		if r.Anchor != nil {
+			tr.ExampleFile, tr.ExampleSymbol = r.Anchor.File, r.Anchor.Symbol
+		}
+		tr.Correction = fmt.Sprintf("rule:%d@%s", r.ID, who)
+	}
+	p, err := t.Propose(ctx, tr)
+	if err != nil {
+		return TeamProposal{}, err
+	}
+	if src.Proposal != 0 && !src.Keep {
+		if err := st.Reject(ctx, src.Proposal); err != nil {
+			return p, fmt.Errorf("proposed to the team, but personal proposal %d stays pending: %w", src.Proposal, err)
+		}
+	}
+	return p, nil
+}
+
+func cmpOr(a, b string) string {
+	if strings.TrimSpace(a) != "" {
+		return a
+	}
+	return b
+}

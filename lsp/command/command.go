@@ -119,14 +119,14 @@ var (
 
 // All lists every command, in the order editors list them.
 func All() []*Command {
-	return []*Command{
+	return append([]*Command{
 		Callers.c, Callees.c, BlastRadius.c, Inheritance.c, IndexStatus.c,
 		Search.c, SearchUsed.c, RoutingStats.c, Reindex.c, ContextInject.c,
 		MemoryRecordCorrection.c, MemoryPropose.c, MemoryApprove.c, MemoryApproveAll.c, MemoryScopeChoices.c, MemoryReject.c,
 		MemoryList.c, MemoryProposals.c, MemoryReanchor.c, MemoryExampleRules.c, MemoryUseExample.c,
 		MemoryDeleteRule.c, MemorySearch.c, Stats.c,
 		SlotsStatus.c, SlotsSet.c, SlotsPin.c, SlotsUnpin.c,
-	}
+	}, teamCommands()...)
 }
 
 // Names returns every name a command answers to, aliases included, as

@@ -73,6 +73,16 @@
 ---@field symbol string
 ---@field depth? integer
 
+---@class anchorage.TeamIDArgs
+---@field id string
+
+---@class anchorage.TeamProposeArgs
+---@field proposal? integer
+---@field rule? integer
+---@field text? string
+---@field scope? string
+---@field rationale? string
+
 ---@class anchorage.UseExampleArgs
 ---@field id integer
 ---@field uri string
@@ -102,6 +112,10 @@
 -- anchorage.slots.set: anchorage.SlotArgs
 -- anchorage.slots.pin: anchorage.SlotArgs
 -- anchorage.slots.unpin: anchorage.SlotArgs
+-- anchorage.memory.team.propose: anchorage.TeamProposeArgs
+-- anchorage.memory.team.approve: anchorage.TeamIDArgs
+-- anchorage.memory.team.reject: anchorage.TeamIDArgs
+-- anchorage.memory.team.retire: anchorage.TeamIDArgs
 
 local M = {
   -- The callers of a symbol.
@@ -160,6 +174,18 @@ local M = {
   slotsPin = 'anchorage.slots.pin',
   -- Unpins a slot.
   slotsUnpin = 'anchorage.slots.unpin',
+  -- The team database (URL without password), the member, the cache and the outbox.
+  memoryTeamStatus = 'anchorage.memory.team.status',
+  -- Sends the outbox and brings the cache of team rules up to date.
+  memoryTeamPull = 'anchorage.memory.team.pull',
+  -- Proposes a rule to the team: a pending proposal, a rule, or a text.
+  memoryTeamPropose = 'anchorage.memory.team.propose',
+  -- Approves a team proposal (approvers only).
+  memoryTeamApprove = 'anchorage.memory.team.approve',
+  -- Rejects a team proposal (approvers only).
+  memoryTeamReject = 'anchorage.memory.team.reject',
+  -- Retires an approved team rule (approvers only).
+  memoryTeamRetire = 'anchorage.memory.team.retire',
 }
 
 -- Former names, still accepted for one release: former name to name.

@@ -59,6 +59,18 @@ export const Commands = {
   slotsPin: 'anchorage.slots.pin',
   /** Unpins a slot. */
   slotsUnpin: 'anchorage.slots.unpin',
+  /** The team database (URL without password), the member, the cache and the outbox. */
+  memoryTeamStatus: 'anchorage.memory.team.status',
+  /** Sends the outbox and brings the cache of team rules up to date. */
+  memoryTeamPull: 'anchorage.memory.team.pull',
+  /** Proposes a rule to the team: a pending proposal, a rule, or a text. */
+  memoryTeamPropose: 'anchorage.memory.team.propose',
+  /** Approves a team proposal (approvers only). */
+  memoryTeamApprove: 'anchorage.memory.team.approve',
+  /** Rejects a team proposal (approvers only). */
+  memoryTeamReject: 'anchorage.memory.team.reject',
+  /** Retires an approved team rule (approvers only). */
+  memoryTeamRetire: 'anchorage.memory.team.retire',
 } as const;
 
 /** A command's name. */
@@ -102,6 +114,12 @@ export interface CommandArgs {
   'anchorage.slots.set': SlotArgs;
   'anchorage.slots.pin': SlotArgs;
   'anchorage.slots.unpin': SlotArgs;
+  'anchorage.memory.team.status': undefined;
+  'anchorage.memory.team.pull': undefined;
+  'anchorage.memory.team.propose': TeamProposeArgs;
+  'anchorage.memory.team.approve': TeamIDArgs;
+  'anchorage.memory.team.reject': TeamIDArgs;
+  'anchorage.memory.team.retire': TeamIDArgs;
 }
 
 export interface CorrectionArgs {
@@ -189,6 +207,18 @@ export interface SlotArgs {
 export interface SymbolArgs {
   symbol: string;
   depth?: number;
+}
+
+export interface TeamIDArgs {
+  id: string;
+}
+
+export interface TeamProposeArgs {
+  proposal?: number;
+  rule?: number;
+  text?: string;
+  scope?: string;
+  rationale?: string;
 }
 
 export interface UseExampleArgs {
