@@ -29,7 +29,6 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
-	"errors"
 	"fmt"
 	"net"
 	"net/url"
@@ -75,7 +74,10 @@ func Main(m *testing.M) int {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	if c := h.cluster; c != nil && c.dir != "" {
-		if err := c.stop(); err != nil {
+		c.mu.Lock()
+		err := c.stop()
+		c.mu.Unlock()
+		if err != nil {
 			fmt.Fprintf(os.Stderr, "pgtest: stopping the test cluster: %v\n", err)
 		}
 		os.RemoveAll(c.dir)
@@ -94,6 +96,7 @@ type Cluster struct {
 	bin     string
 	port    int
 	cred    *syscall.Credential
+	mu      sync.Mutex // guards running; serialises Start and Stop
 	running bool
 }
 
@@ -200,7 +203,7 @@ func cluster(t testing.TB) *Cluster {
 		h.cluster, h.skip, h.err = newCluster()
 	}
 	if h.err != nil {
-		if h.skip && os.Getenv("CI") != "true" {
+		if h.skip && !mustFail(os.Getenv("CI")) {
 			t.Skipf("pgtest: %v (set %s to a superuser URL, or install PostgreSQL's server binaries)", h.err, EnvURL)
 		}
 		t.Fatalf("pgtest: %v", h.err)
@@ -220,7 +223,7 @@ func newCluster() (c *Cluster, skip bool, err error) {
 		}
 		return c, false, nil
 	}
-	bin, err := findBinaries()
+	bin, err := findBinaries(os.Getenv("PATH"), debianBinGlob)
 	if err != nil {
 		return nil, true, err
 	}
@@ -228,27 +231,41 @@ func newCluster() (c *Cluster, skip bool, err error) {
 	return c, false, err
 }
 
-// findBinaries returns the directory holding initdb and pg_ctl.
-func findBinaries() (string, error) {
-	if p, err := exec.LookPath("initdb"); err == nil {
-		dir := filepath.Dir(p)
-		if _, err := os.Stat(filepath.Join(dir, "pg_ctl")); err == nil {
+// debianBinGlob is where Debian's postgresql package puts the server's
+// programs.
+const debianBinGlob = "/usr/lib/postgresql/*/bin"
+
+// findBinaries returns the directory holding initdb and pg_ctl: the first
+// directory of pathList (a PATH) that has both, else the newest version's
+// directory matching libGlob.
+func findBinaries(pathList, libGlob string) (string, error) {
+	for _, dir := range filepath.SplitList(pathList) {
+		if dir == "" {
+			continue
+		}
+		if isExecutable(filepath.Join(dir, "initdb")) && isExecutable(filepath.Join(dir, "pg_ctl")) {
 			return dir, nil
 		}
 	}
-	dirs, _ := filepath.Glob("/usr/lib/postgresql/*/bin")
+	dirs, _ := filepath.Glob(libGlob)
 	// The newest version first: "15" before "9.6".
 	sort.Slice(dirs, func(i, j int) bool { return versionOf(dirs[i]) > versionOf(dirs[j]) })
 	for _, d := range dirs {
-		if _, err := os.Stat(filepath.Join(d, "initdb")); err != nil {
-			continue
-		}
-		if _, err := os.Stat(filepath.Join(d, "pg_ctl")); err == nil {
+		if isExecutable(filepath.Join(d, "initdb")) && isExecutable(filepath.Join(d, "pg_ctl")) {
 			return d, nil
 		}
 	}
-	return "", errors.New("PostgreSQL is not installed: initdb and pg_ctl are neither on PATH nor in /usr/lib/postgresql/*/bin")
+	return "", fmt.Errorf("PostgreSQL is not installed: initdb and pg_ctl are neither on PATH nor in %s", libGlob)
 }
+
+func isExecutable(path string) bool {
+	fi, err := os.Stat(path)
+	return err == nil && fi.Mode().IsRegular() && fi.Mode().Perm()&0o111 != 0
+}
+
+// mustFail reports whether a missing PostgreSQL fails a test rather than
+// skipping it: under CI (the environment variable CI is "true").
+func mustFail(ci string) bool { return ci == "true" }
 
 func versionOf(binDir string) float64 {
 	v, _ := strconv.ParseFloat(filepath.Base(filepath.Dir(binDir)), 64)
@@ -310,7 +327,11 @@ func initCluster(ctx context.Context, bin string) (*Cluster, error) {
 // Running reports whether the cluster accepts connections, as far as
 // Start and Stop know. A cluster from ANCHORAGE_TEST_PGURL is always
 // running.
-func (c *Cluster) Running() bool { return c.dir == "" || c.running }
+func (c *Cluster) Running() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.dir == "" || c.running
+}
 
 // Own reports whether the cluster was started by this test binary (and
 // so may be stopped and started by a test).
@@ -322,6 +343,11 @@ func (c *Cluster) Own() bool { return c.dir != "" }
 func (c *Cluster) Start(ctx context.Context) error {
 	if c.dir == "" {
 		return fmt.Errorf("the cluster of %s is not ours to start", EnvURL)
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.running {
+		return nil
 	}
 	opts := strings.Join([]string{
 		"-c listen_addresses=127.0.0.1",
@@ -347,9 +373,12 @@ func (c *Cluster) Stop(ctx context.Context) error {
 	if c.dir == "" {
 		return fmt.Errorf("the cluster of %s is not ours to stop", EnvURL)
 	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
 	return c.stop()
 }
 
+// stop stops the cluster; c.mu is held.
 func (c *Cluster) stop() error {
 	if !c.running {
 		return nil
@@ -366,7 +395,7 @@ func (c *Cluster) stop() error {
 // PostmasterPID returns the process id of the cluster's postmaster, or 0
 // when the cluster is not ours or not running.
 func (c *Cluster) PostmasterPID() int {
-	if c.dir == "" || !c.running {
+	if !c.Own() || !c.Running() {
 		return 0
 	}
 	b, err := os.ReadFile(filepath.Join(c.dir, "data", "postmaster.pid"))

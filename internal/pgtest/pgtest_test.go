@@ -3,6 +3,8 @@ package pgtest
 import (
 	"context"
 	"os"
+	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -75,5 +77,59 @@ func TestStartLoginStopStart(t *testing.T) {
 	defer conn.Close(ctx)
 	if err := conn.QueryRow(ctx, "SELECT x FROM kept").Scan(&x); err != nil || x != 7 {
 		t.Fatalf("after a restart: x %d, %v; want 7", x, err)
+	}
+}
+
+// TestFindBinaries: PATH first, then the newest of Debian's versions; a
+// directory with only one of the programs, or a file that is not
+// executable, does not count.
+func TestFindBinaries(t *testing.T) {
+	root := t.TempDir()
+	mk := func(dir string, mode os.FileMode, names ...string) string {
+		d := filepath.Join(root, dir)
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		for _, n := range names {
+			if err := os.WriteFile(filepath.Join(d, n), []byte("#!/bin/sh\n"), mode); err != nil {
+				t.Fatal(err)
+			}
+		}
+		return d
+	}
+	onlyInitdb := mk("only-initdb", 0o755, "initdb")
+	notExec := mk("not-exec", 0o644, "initdb", "pg_ctl")
+	onPath := mk("on-path", 0o755, "initdb", "pg_ctl")
+	mk("lib/9.6/bin", 0o755, "initdb", "pg_ctl")
+	v15 := mk("lib/15/bin", 0o755, "initdb", "pg_ctl")
+	mk("lib/16/bin", 0o755, "initdb") // incomplete
+	glob := filepath.Join(root, "lib/*/bin")
+	sep := string(filepath.ListSeparator)
+	tests := []struct {
+		name, path, glob, want string
+	}{
+		{"on PATH", onlyInitdb + sep + notExec + sep + onPath, glob, onPath},
+		{"Debian's newest complete version", onlyInitdb + sep + notExec, glob, v15},
+		{"empty PATH", "", glob, v15},
+		{"nowhere", onlyInitdb, filepath.Join(root, "none/*/bin"), ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := findBinaries(tt.path, tt.glob)
+			if tt.want == "" {
+				if err == nil || !strings.Contains(err.Error(), "not installed") {
+					t.Fatalf("findBinaries = %q, %v; want a 'not installed' error", got, err)
+				}
+				return
+			}
+			if err != nil || got != tt.want {
+				t.Fatalf("findBinaries = %q, %v; want %q", got, err, tt.want)
+			}
+		})
+	}
+	for ci, want := range map[string]bool{"true": true, "": false, "false": false, "1": false} {
+		if got := mustFail(ci); got != want {
+			t.Errorf("mustFail(CI=%q) = %v; want %v", ci, got, want)
+		}
 	}
 }

@@ -1,0 +1,115 @@
+package team
+
+import (
+	"context"
+	"errors"
+	"testing"
+)
+
+// TestServerGoneAndBack: with the server stopped, every call fails with
+// ErrUnreachable (and Listen returns it); once it is back, the same Store
+// works again, nothing lost.
+func TestServerGoneAndBack(t *testing.T) {
+	td := newTeamDB(t)
+	c := td.db.Cluster()
+	if !c.Own() {
+		t.Skip("the cluster of ANCHORAGE_TEST_PGURL is not ours to stop")
+	}
+	ctx := testCtx(t)
+	alice, bob := open(t, td.memberURL), open(t, td.approverURL)
+	p, err := alice.Propose(ctx, Rule{Content: "wrap database errors with the query that failed"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, wait := listening(t, ctx, alice, nil)
+	if err := c.Stop(ctx); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if !c.Running() {
+			c.Start(context.Background())
+		}
+	})
+	if err := wait(); !errors.Is(err, ErrUnreachable) {
+		t.Errorf("Listen with the server stopped: %v; want ErrUnreachable", err)
+	}
+	calls := map[string]func() error{
+		"Changes": func() error { _, err := alice.Changes(ctx, 0); return err },
+		"Propose": func() error { _, err := alice.Propose(ctx, Rule{Content: "x"}); return err },
+		"Approve": func() error { _, err := bob.Approve(ctx, p.ID); return err },
+		"Me":      func() error { _, err := alice.Me(ctx); return err },
+		"Audit":   func() error { _, err := alice.Audit(ctx, 1); return err },
+		"Open":    func() error { _, err := Open(ctx, td.memberURL); return err },
+	}
+	for name, call := range calls {
+		if err := call(); !errors.Is(err, ErrUnreachable) {
+			t.Errorf("%s with the server stopped: %v; want ErrUnreachable", name, err)
+		}
+	}
+	if err := c.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	a, err := bob.Approve(ctx, p.ID)
+	if err != nil || a.Status != StatusApproved {
+		t.Fatalf("approving after the restart: %+v, %v", a, err)
+	}
+	rules, err := alice.Changes(ctx, 0)
+	if err != nil || len(rules) != 1 || rules[0].Status != StatusApproved {
+		t.Fatalf("after the restart: %+v, %v; want the one rule, approved", rules, err)
+	}
+}
+
+// TestApproveInterruptedThenRetried interrupts approvals at every point
+// (the context ends while the request is on its way) and retries them, as
+// a client that lost the reply does: each rule ends approved exactly
+// once, with one approval in the audit.
+func TestApproveInterruptedThenRetried(t *testing.T) {
+	td := newTeamDB(t)
+	ctx := testCtx(t)
+	alice, bob := open(t, td.memberURL), open(t, td.approverURL)
+	const n = 20
+	texts := []string{"keep handlers thin", "name tests after behaviour", "log at the edges", "return early on errors",
+		"prefer small interfaces", "pass contexts first", "close what you open", "document exported names",
+		"avoid global state", "check every error", "wrap errors with context", "keep packages small",
+		"test with real parts", "fuzz every parser", "measure before tuning", "write the docs first",
+		"review your own diff", "delete dead code", "keep functions short", "sort imports"}
+	var ids []string
+	for i := range n {
+		r, err := alice.Propose(ctx, Rule{ID: uuidN(i), Content: texts[i]})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ids = append(ids, r.ID)
+	}
+	for i, id := range ids {
+		// An attempt whose context ends at once or soon: it may or may
+		// not have committed.
+		actx, cancel := context.WithCancel(ctx)
+		done := make(chan struct{})
+		go func() { bob.Approve(actx, id); close(done) }()
+		if i%2 == 0 {
+			cancel()
+		}
+		<-done
+		cancel()
+		r, err := bob.Approve(ctx, id)
+		if err != nil || r.Status != StatusApproved {
+			t.Fatalf("retrying approval %d: %+v, %v", i, r, err)
+		}
+	}
+	log, err := alice.Audit(ctx, 1000)
+	if err != nil {
+		t.Fatal(err)
+	}
+	approvals := map[string]int{}
+	for _, e := range log {
+		if e.Action == ActionApprove {
+			approvals[e.RuleID]++
+		}
+	}
+	for _, id := range ids {
+		if approvals[id] != 1 {
+			t.Errorf("rule %s approved %d times in the audit; want 1", id, approvals[id])
+		}
+	}
+}
