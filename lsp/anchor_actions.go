@@ -4,9 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"path"
-	"path/filepath"
 	"slices"
 	"strings"
 
@@ -152,7 +150,7 @@ func (s *Server) ruleActions(ctx context.Context, x *memory.Anchors, r memory.Ru
 		if w == nil && len(x.Workspaces) > 0 {
 			w = x.Workspaces[0]
 		}
-		if f := workspaceFolder(w); f != nil && res != nil {
+		if f := s.workspaceFolder(w); f != nil && res != nil {
 			n := 0
 			for _, c := range res.Candidates {
 				if n == maxChoices {
@@ -199,7 +197,7 @@ func (s *Server) useExample(ctx context.Context, a command.UseExampleArgs) (any,
 	if err != nil {
 		return nil, s.memoryError(string(command.MemoryUseExample.Name()), err)
 	}
-	w := folderWorkspace{s: s, f: f}
+	w := s.memoryWorkspace(f, nil)
 	an, err := w.Anchorer(ctx)
 	if err != nil {
 		return nil, s.memoryError(string(command.MemoryUseExample.Name()), err)
@@ -212,7 +210,7 @@ func (s *Server) useExample(ctx context.Context, a command.UseExampleArgs) (any,
 		return nil, s.memoryError(string(command.MemoryUseExample.Name()), err)
 	}
 	res.Scope = r.Scope
-	ra := res.RuleAnchor(w.Root(), w.Project())
+	ra := res.RuleAnchor(w.Root, w.Project)
 	if err := st.SetAnchor(ctx, r.ID, *ra); err != nil {
 		return nil, s.memoryError(string(command.MemoryUseExample.Name()), err)
 	}
@@ -332,7 +330,7 @@ func (s *Server) renameFiles(ctx context.Context, p *protocol.RenameFilesParams)
 			continue // out of the folder: the anchor is lost there
 		}
 		for i, r := range rules {
-			if workspaceFolder(x.WorkspaceOf(r)) != of {
+			if s.workspaceFolder(x.WorkspaceOf(r)) != of {
 				continue
 			}
 			file := path.Clean(r.Anchor.File)
@@ -387,17 +385,4 @@ func fileOperations(caps protocol.ClientCapabilities) *protocol.ServerCapabiliti
 		{Scheme: "file", Pattern: protocol.FileOperationPattern{Glob: "**/*"}},
 	}}
 	return &protocol.ServerCapabilitiesWorkspaceFileOperations{WillRename: all, DidRename: all}
-}
-
-// FileText returns a file's text as the editor has it when it is open,
-// else from disk (see memory.WorkspaceText).
-func (w folderWorkspace) FileText(rel string) ([]byte, bool) {
-	if text, _, _, ok := w.f.ws.Snapshot(rel); ok {
-		return text, true
-	}
-	text, err := os.ReadFile(filepath.Join(w.f.dir, filepath.FromSlash(rel)))
-	if err != nil {
-		return nil, false
-	}
-	return text, true
 }

@@ -36,7 +36,7 @@ func (s *Server) codeLens(ctx context.Context, p *protocol.CodeLensParams) ([]pr
 	}
 	lines := func() int {
 		if _, rel, err := s.folderFor(u); err == nil && f != nil {
-			if text, ok := (folderWorkspace{s: s, f: f}).FileText(rel); ok {
+			if text, ok := s.memoryWorkspace(f, nil).FileText(rel); ok {
 				return strings.Count(string(text), "\n") + 1
 			}
 		}

@@ -2,7 +2,6 @@ package lsp
 
 import (
 	"context"
-	"os"
 	"path/filepath"
 
 	"go.lsp.dev/protocol"
@@ -13,38 +12,23 @@ import (
 	"github.com/anchorage-dev/anchorage/memory"
 )
 
-// folderWorkspace is a folder as package memory sees a workspace.
-type folderWorkspace struct {
-	s *Server
-	f *folder
-}
-
-func (w folderWorkspace) Root() string    { return w.f.root() }
-func (w folderWorkspace) Project() string { return w.s.projectOf(w.f) }
-func (w folderWorkspace) IsOpen(rel string) bool {
-	return w.f.ws.IsOpen(rel)
-}
-func (w folderWorkspace) Indexing() bool { return w.f.indexing.Load() > 0 }
-
-func (w folderWorkspace) HasFile(rel string) bool {
-	if w.f.ws.IsOpen(rel) {
-		return true
+// memoryWorkspace is a folder as package memory sees a workspace: what
+// anchoring needs to know of it, as it is now. folders are the open
+// folders, for those nested in f.
+func (s *Server) memoryWorkspace(f *folder, folders []*folder) *memory.Workspace {
+	w := &memory.Workspace{
+		Root: f.root(), Project: s.projectOf(f), Live: f.ws, Searcher: s.searcherFor(f),
+		Indexing: f.indexing.Load() > 0,
 	}
-	if _, err := os.Stat(filepath.Join(w.f.dir, filepath.FromSlash(rel))); err != nil {
-		return false
+	for _, g := range folders {
+		if g == f || len(g.dir) <= len(f.dir) {
+			continue
+		}
+		if rel, err := analysis.RelPath(f.dir, g.dir); err == nil {
+			w.Nested = append(w.Nested, rel)
+		}
 	}
-	return w.s.owns(w.f, rel)
-}
-
-func (w folderWorkspace) FileSymbols(ctx context.Context, rel string) ([]analysis.SymbolInfo, error) {
-	return w.f.ws.FileSymbols(ctx, rel)
-}
-
-func (w folderWorkspace) Anchorer(ctx context.Context) (*memory.Anchorer, error) {
-	if err := w.f.ws.Flush(ctx); err != nil {
-		return nil, err
-	}
-	return &memory.Anchorer{Searcher: w.s.searcherFor(w.f), Project: w.s.projectOf(w.f)}, nil
+	return w
 }
 
 // anchors returns the anchoring service over the open folders, with the
@@ -52,19 +36,24 @@ func (w folderWorkspace) Anchorer(ctx context.Context) (*memory.Anchorer, error)
 // go to the log.
 func (s *Server) anchors(st *memory.Store) *memory.Anchors {
 	folders := sortedFolders(s.snapshotFolders())
-	ws := make([]memory.Workspace, len(folders))
+	ws := make([]*memory.Workspace, len(folders))
 	for i, f := range folders {
-		ws[i] = folderWorkspace{s: s, f: f}
+		ws[i] = s.memoryWorkspace(f, folders)
 	}
 	return &memory.Anchors{Store: st, Workspaces: ws, Threshold: s.anchorThreshold(), Warn: func(err error) {
 		s.log.Info("anchoring", zap.Error(err))
 	}}
 }
 
-// workspaceFolder returns the folder of a memory workspace, or nil.
-func workspaceFolder(w memory.Workspace) *folder {
-	if fw, ok := w.(folderWorkspace); ok {
-		return fw.f
+// workspaceFolder returns the open folder of a memory workspace, or nil.
+func (s *Server) workspaceFolder(w *memory.Workspace) *folder {
+	if w == nil {
+		return nil
+	}
+	for _, f := range s.snapshotFolders() {
+		if f.ws == w.Live {
+			return f
+		}
 	}
 	return nil
 }
@@ -94,7 +83,7 @@ func (s *Server) displayPath(f *folder, rel string) string {
 
 // placementLocation is the location of a live anchor, or nil.
 func (s *Server) placementLocation(p memory.Placement) *ruleLocation {
-	f := workspaceFolder(p.Workspace)
+	f := s.workspaceFolder(p.Workspace)
 	if p.Status != memory.AnchorLive || f == nil {
 		return nil
 	}
@@ -119,8 +108,9 @@ func (s *Server) folderOfFile(file string) (*folder, string) {
 		return s.ownerOf(file)
 	}
 	rel := filepath.ToSlash(filepath.Clean(file))
-	for _, f := range sortedFolders(s.snapshotFolders()) {
-		if (folderWorkspace{s: s, f: f}).HasFile(rel) {
+	folders := sortedFolders(s.snapshotFolders())
+	for _, f := range folders {
+		if s.memoryWorkspace(f, folders).HasFile(rel) {
 			return f, rel
 		}
 	}
@@ -171,7 +161,7 @@ func (s *Server) documentExamples(ctx context.Context, u protocol.DocumentURI) (
 	for _, r := range rules {
 		m := memory.ReadAnchorMeta(r)
 		w := x.WorkspaceOfMeta(r, m)
-		if workspaceFolder(w) != f {
+		if s.workspaceFolder(w) != f {
 			continue
 		}
 		if !loaded {

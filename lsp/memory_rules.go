@@ -61,7 +61,7 @@ func (s *Server) listRules(ctx context.Context, a command.ListArgs) (any, error)
 	}
 	x := s.anchors(st)
 	for _, r := range rules {
-		if docFolder != nil && workspaceFolder(x.WorkspaceOf(r)) != docFolder {
+		if docFolder != nil && s.workspaceFolder(x.WorkspaceOf(r)) != docFolder {
 			continue
 		}
 		if a.Symbol != "" && (r.Anchor == nil || r.Anchor.Symbol != a.Symbol) {

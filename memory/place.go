@@ -3,10 +3,12 @@ package memory
 import (
 	"context"
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 
 	"github.com/anchorage-dev/anchorage/analysis"
+	"github.com/anchorage-dev/anchorage/retrieval"
 )
 
 // AnchorStatus says where a rule's anchor stands among the open
@@ -32,27 +34,73 @@ const (
 
 // Workspace is an open workspace as anchors see it (a folder of the
 // language server): where the anchor engine searches, and where anchors
-// are resolved through the live graph.
-type Workspace interface {
+// are resolved through the live graph. The caller fills it in with what
+// it knows of the workspace; anchors ask the caller nothing more.
+type Workspace struct {
 	// Root is the workspace's root directory, as its index has it.
-	Root() string
+	Root string
 	// Project names the workspace for project:<name> scopes.
-	Project() string
-	// HasFile reports whether the workspace holds a file, named relative
-	// to its root with forward slashes: open in the editor or on disk,
-	// and not in a nested workspace.
-	HasFile(rel string) bool
-	// IsOpen reports whether the file is open in the editor.
-	IsOpen(rel string) bool
-	// FileSymbols returns the symbols of a file as the live graph has
-	// them: the editor's text of an open file, else the index.
-	FileSymbols(ctx context.Context, rel string) ([]analysis.SymbolInfo, error)
-	// Indexing reports whether the index is being updated, when a
-	// symbol missing from it may only be not indexed yet.
-	Indexing() bool
-	// Anchorer returns the anchor engine over the workspace's index,
-	// brought up to date with the editor's changes.
-	Anchorer(ctx context.Context) (*Anchorer, error)
+	Project string
+	// Live is the workspace's live graph: the editor's open documents
+	// over its index.
+	Live *analysis.Workspace
+	// Searcher searches the index of Live for the anchor engine (with
+	// the open documents' text as its overlay).
+	Searcher *retrieval.Searcher
+	// Indexing is set when the index is being updated, when a symbol
+	// missing from it may only be not indexed yet.
+	Indexing bool
+	// Nested are the roots of other open workspaces inside this one,
+	// relative to Root with forward slashes: their files are not this
+	// workspace's.
+	Nested []string
+}
+
+// HasFile reports whether the workspace holds a file, named relative to
+// its root with forward slashes: open in the editor, or on disk and not
+// in a nested workspace.
+func (w *Workspace) HasFile(rel string) bool {
+	if w.Live.IsOpen(rel) {
+		return true
+	}
+	for _, n := range w.Nested {
+		if rel == n || strings.HasPrefix(rel, n+"/") {
+			return false
+		}
+	}
+	_, err := os.Stat(filepath.Join(w.Root, filepath.FromSlash(rel)))
+	return err == nil
+}
+
+// IsOpen reports whether the file is open in the editor.
+func (w *Workspace) IsOpen(rel string) bool { return w.Live.IsOpen(rel) }
+
+// FileSymbols returns the symbols of a file as the live graph has them:
+// the editor's text of an open file, else the index.
+func (w *Workspace) FileSymbols(ctx context.Context, rel string) ([]analysis.SymbolInfo, error) {
+	return w.Live.FileSymbols(ctx, rel)
+}
+
+// FileText returns a file's text as the editor has it when it is open,
+// else from disk; false when it is gone.
+func (w *Workspace) FileText(rel string) ([]byte, bool) {
+	if text, _, _, ok := w.Live.Snapshot(rel); ok {
+		return text, true
+	}
+	text, err := os.ReadFile(filepath.Join(w.Root, filepath.FromSlash(rel)))
+	if err != nil {
+		return nil, false
+	}
+	return text, true
+}
+
+// Anchorer returns the anchor engine over the workspace's index, brought
+// up to date with the editor's changes first.
+func (w *Workspace) Anchorer(ctx context.Context) (*Anchorer, error) {
+	if err := w.Live.Flush(ctx); err != nil {
+		return nil, err
+	}
+	return &Anchorer{Searcher: w.Searcher, Project: w.Project}, nil
 }
 
 // Placement is where a rule's anchor is among the open workspaces.
@@ -60,7 +108,7 @@ type Placement struct {
 	Status AnchorStatus
 	// Workspace is the workspace the anchor's file is relative to, for
 	// every status but AnchorElsewhere and AnchorNone.
-	Workspace Workspace
+	Workspace *Workspace
 	// File is the anchor's file, relative to Workspace's root with
 	// forward slashes.
 	File string
@@ -75,14 +123,6 @@ type Placement struct {
 	text string
 }
 
-// WorkspaceText is a Workspace that gives a file's text as the live graph
-// has it (the editor's for an open file), so that an anchor whose symbol
-// was renamed is found by its code.
-type WorkspaceText interface {
-	// FileText returns the file's text, false when it is gone.
-	FileText(rel string) ([]byte, bool)
-}
-
 // Anchors anchors rules in the open workspaces and resolves their anchors
 // there: it decides which workspace an anchor belongs to, whether it is
 // live, lost, elsewhere or pending, and finds and stores the best example
@@ -93,7 +133,7 @@ type Anchors struct {
 	Store *Store
 	// Workspaces are the open workspaces, in a stable order (the first
 	// one wins ties).
-	Workspaces []Workspace
+	Workspaces []*Workspace
 	// Threshold is the quality an example needs; 0 means
 	// DefaultAnchorThreshold.
 	Threshold float64
@@ -114,7 +154,7 @@ func (x *Anchors) warn(err error) {
 // project, else, for an anchor that names neither, the first that holds
 // the file. It returns nil for a rule without an anchor or anchored in a
 // workspace that is not open.
-func (x *Anchors) WorkspaceOf(r Rule) Workspace {
+func (x *Anchors) WorkspaceOf(r Rule) *Workspace {
 	if r.Anchor == nil {
 		return nil
 	}
@@ -123,21 +163,21 @@ func (x *Anchors) WorkspaceOf(r Rule) Workspace {
 
 // WorkspaceOfMeta is WorkspaceOf for a rule whose anchor metadata m the
 // caller has read already.
-func (x *Anchors) WorkspaceOfMeta(r Rule, m AnchorMeta) Workspace {
+func (x *Anchors) WorkspaceOfMeta(r Rule, m AnchorMeta) *Workspace {
 	if r.Anchor == nil {
 		return nil
 	}
 	if m.Root != "" {
 		root := filepath.Clean(m.Root)
 		for _, w := range x.Workspaces {
-			if w.Root() == root {
+			if w.Root == root {
 				return w
 			}
 		}
 	}
 	if m.Project != "" {
 		for _, w := range x.Workspaces {
-			if w.Project() == m.Project {
+			if w.Project == m.Project {
 				return w
 			}
 		}
@@ -151,19 +191,19 @@ func (x *Anchors) WorkspaceOfMeta(r Rule, m AnchorMeta) Workspace {
 
 // holding returns the first workspace that holds a file named relative
 // to a workspace root, or absolutely, and its relative name.
-func (x *Anchors) holding(file string) Workspace {
+func (x *Anchors) holding(file string) *Workspace {
 	w, _ := x.holdingRel(file)
 	return w
 }
 
-func (x *Anchors) holdingRel(file string) (Workspace, string) {
+func (x *Anchors) holdingRel(file string) (*Workspace, string) {
 	if file == "" {
 		return nil, ""
 	}
 	for _, w := range x.Workspaces {
 		rel := file
 		if filepath.IsAbs(file) {
-			r, err := analysis.RelPath(w.Root(), file)
+			r, err := analysis.RelPath(w.Root, file)
 			if err != nil {
 				continue
 			}
@@ -205,8 +245,8 @@ func (x *Anchors) Locate(ctx context.Context, r Rule) Placement {
 // followMoved looks for a lost anchor's symbol in the rest of w's index:
 // moved to another file (see Anchorer.Follow). It returns p when it is
 // not found.
-func (x *Anchors) followMoved(ctx context.Context, w Workspace, r Rule, p Placement) Placement {
-	if r.Anchor == nil || r.Anchor.Symbol == "" || w.Indexing() {
+func (x *Anchors) followMoved(ctx context.Context, w *Workspace, r Rule, p Placement) Placement {
+	if r.Anchor == nil || r.Anchor.Symbol == "" || w.Indexing {
 		return p
 	}
 	a, err := w.Anchorer(ctx)
@@ -257,7 +297,7 @@ func (x *Anchors) Keep(ctx context.Context, r Rule, p Placement) Placement {
 // nearest to where it was anchored. A missing symbol is lost, or pending
 // while w is being indexed and the file is not open (its symbols may not
 // be indexed yet).
-func ResolveAnchor(w Workspace, r Rule, syms []analysis.SymbolInfo) Placement {
+func ResolveAnchor(w *Workspace, r Rule, syms []analysis.SymbolInfo) Placement {
 	if r.Anchor == nil || r.Anchor.Symbol == "" {
 		return ResolveAnchorMeta(w, r, AnchorMeta{}, syms)
 	}
@@ -266,7 +306,7 @@ func ResolveAnchor(w Workspace, r Rule, syms []analysis.SymbolInfo) Placement {
 
 // ResolveAnchorMeta is ResolveAnchor for a rule whose anchor metadata m
 // the caller has read already.
-func ResolveAnchorMeta(w Workspace, r Rule, m AnchorMeta, syms []analysis.SymbolInfo) Placement {
+func ResolveAnchorMeta(w *Workspace, r Rule, m AnchorMeta, syms []analysis.SymbolInfo) Placement {
 	if r.Anchor == nil {
 		return Placement{Status: AnchorNone}
 	}
@@ -281,7 +321,7 @@ func ResolveAnchorMeta(w Workspace, r Rule, m AnchorMeta, syms []analysis.Symbol
 		p.Symbol = &sym
 	case m.Hash != "" && renamedIn(w, rel, syms, m, &p):
 		// The same code under another name.
-	case w.Indexing() && !w.IsOpen(rel):
+	case w.Indexing && !w.IsOpen(rel):
 		p.Status = AnchorPending
 	default:
 		p.Status = AnchorLost
@@ -295,19 +335,19 @@ func ResolveAnchorMeta(w Workspace, r Rule, m AnchorMeta, syms []analysis.Symbol
 // Without an anchor it returns a nil workspace and the first result,
 // whose Reason says why (nil when no workspace could be searched).
 // Workspaces that cannot be searched are reported to Warn.
-func (x *Anchors) Best(ctx context.Context, rule, scope, hint string) (Workspace, *AnchorResult) {
+func (x *Anchors) Best(ctx context.Context, rule, scope, hint string) (*Workspace, *AnchorResult) {
 	return x.BestFrom(ctx, rule, scope, hint, nil)
 }
 
 // BestFrom is Best for a rule whose corrections were made at origins
 // (see AnchorOptions.Origins).
-func (x *Anchors) BestFrom(ctx context.Context, rule, scope, hint string, origins []AnchorOrigin) (Workspace, *AnchorResult) {
+func (x *Anchors) BestFrom(ctx context.Context, rule, scope, hint string, origins []AnchorOrigin) (*Workspace, *AnchorResult) {
 	order := x.Workspaces
 	if h := x.holding(hint); h != nil {
-		order = append([]Workspace{h}, without(x.Workspaces, h)...)
+		order = append([]*Workspace{h}, without(x.Workspaces, h)...)
 	}
 	var (
-		best              Workspace
+		best              *Workspace
 		bestRes, firstRes *AnchorResult
 	)
 	for _, w := range order {
@@ -317,7 +357,7 @@ func (x *Anchors) BestFrom(ctx context.Context, rule, scope, hint string, origin
 			res, err = a.FindAnchor(ctx, rule, AnchorOptions{Scope: scope, Threshold: x.Threshold, Origins: origins})
 		}
 		if err != nil {
-			x.warn(fmt.Errorf("anchoring in %s: %w", w.Root(), err))
+			x.warn(fmt.Errorf("anchoring in %s: %w", w.Root, err))
 			if firstRes == nil {
 				firstRes = &AnchorResult{Reason: err.Error()}
 			}
@@ -337,8 +377,8 @@ func (x *Anchors) BestFrom(ctx context.Context, rule, scope, hint string, origin
 }
 
 // without returns ws without w.
-func without(ws []Workspace, w Workspace) []Workspace {
-	out := make([]Workspace, 0, len(ws))
+func without(ws []*Workspace, w *Workspace) []*Workspace {
+	out := make([]*Workspace, 0, len(ws))
 	for _, o := range ws {
 		if o != w {
 			out = append(out, o)
@@ -365,7 +405,7 @@ func (x *Anchors) Anchor(ctx context.Context, r Rule, hint string) (Rule, string
 		}
 		return r, "no example found: no workspace could be searched"
 	}
-	ra := res.RuleAnchor(w.Root(), w.Project())
+	ra := res.RuleAnchor(w.Root, w.Project)
 	if err := x.Store.SetAnchor(ctx, r.ID, *ra); err != nil {
 		x.warn(fmt.Errorf("rule %d was not anchored: %w", r.ID, err))
 		return r, fmt.Sprintf("anchoring failed: %v", err)
@@ -431,7 +471,7 @@ func (x *Anchors) Reanchor(ctx context.Context, id int64) (Reanchoring, error) {
 	if r.Anchor != nil {
 		hint = r.Anchor.File
 		if w := x.WorkspaceOf(r); w != nil {
-			hint = filepath.Join(w.Root(), filepath.FromSlash(r.Anchor.File))
+			hint = filepath.Join(w.Root, filepath.FromSlash(r.Anchor.File))
 		}
 	}
 	before := x.Locate(ctx, r)
@@ -479,13 +519,9 @@ func (x *Anchors) SetExamples(ctx context.Context, ps []Proposal) {
 
 // renamedIn looks among syms, the symbols of file rel of w, for one whose
 // code has the anchor's fingerprint (the anchored symbol, renamed), and
-// sets it in p. It needs w's text of the file (WorkspaceText).
-func renamedIn(w Workspace, rel string, syms []analysis.SymbolInfo, m AnchorMeta, p *Placement) bool {
-	wt, ok := w.(WorkspaceText)
-	if !ok {
-		return false
-	}
-	text, ok := wt.FileText(rel)
+// sets it in p. It needs w's text of the file (Workspace.FileText).
+func renamedIn(w *Workspace, rel string, syms []analysis.SymbolInfo, m AnchorMeta, p *Placement) bool {
+	text, ok := w.FileText(rel)
 	if !ok {
 		return false
 	}

@@ -1,30 +1,19 @@
 package memory
 
 import (
-	"context"
 	"errors"
 	"os"
 	"path/filepath"
 	"strings"
-	"sync/atomic"
 	"testing"
 
 	"github.com/anchorage-dev/anchorage/analysis"
-	"github.com/anchorage-dev/anchorage/retrieval"
 )
 
-// testWorkspace is a Workspace over a real index and analysis.Workspace,
-// as the language server's folders are.
-type testWorkspace struct {
-	searcher *retrieval.Searcher
-	ws       *analysis.Workspace
-	project  string
-	indexing atomic.Bool
-}
-
 // newTestWorkspace indexes a copy of the sample app in a directory named
-// dir (its project name).
-func newTestWorkspace(t *testing.T, dir string) *testWorkspace {
+// dir (its project name) and returns it as a Workspace over its real
+// index and live graph, as the language server's folders are.
+func newTestWorkspace(t *testing.T, dir string) *Workspace {
 	t.Helper()
 	root := copySampleApp(t)
 	if dir != "sampleapp" {
@@ -35,36 +24,41 @@ func newTestWorkspace(t *testing.T, dir string) *testWorkspace {
 		root = moved
 	}
 	s := openEvalIndex(t, root, "")
-	return &testWorkspace{searcher: s, ws: analysis.NewWorkspace(s.Index), project: dir}
-}
-
-func (w *testWorkspace) Root() string           { return w.searcher.Index.Root() }
-func (w *testWorkspace) Project() string        { return w.project }
-func (w *testWorkspace) IsOpen(rel string) bool { return w.ws.IsOpen(rel) }
-func (w *testWorkspace) Indexing() bool         { return w.indexing.Load() }
-
-func (w *testWorkspace) HasFile(rel string) bool {
-	if w.ws.IsOpen(rel) {
-		return true
-	}
-	_, err := os.Stat(filepath.Join(w.Root(), filepath.FromSlash(rel)))
-	return err == nil
-}
-
-func (w *testWorkspace) FileSymbols(ctx context.Context, rel string) ([]analysis.SymbolInfo, error) {
-	return w.ws.FileSymbols(ctx, rel)
-}
-
-func (w *testWorkspace) Anchorer(ctx context.Context) (*Anchorer, error) {
-	if err := w.ws.Flush(ctx); err != nil {
-		return nil, err
-	}
-	s := *w.searcher
+	live := analysis.NewWorkspace(s.Index)
 	s.Overlay = func(rel string) ([]byte, bool) {
-		text, _, _, ok := w.ws.Snapshot(rel)
+		text, _, _, ok := live.Snapshot(rel)
 		return text, ok
 	}
-	return &Anchorer{Searcher: &s, Project: w.project}, nil
+	return &Workspace{Root: s.Index.Root(), Project: dir, Live: live, Searcher: s}
+}
+
+// TestWorkspaceHasFile checks that a workspace holds its files on disk
+// and open ones, not those of a workspace nested in it.
+func TestWorkspaceHasFile(t *testing.T) {
+	w := newTestWorkspace(t, "sampleapp")
+	w.Nested = []string{"users"}
+	for _, tt := range []struct {
+		rel  string
+		want bool
+	}{
+		{"worker/jobs.py", true},
+		{"users/repo.go", false},
+		{"usersx.go", false},
+		{"missing.go", false},
+	} {
+		if got := w.HasFile(tt.rel); got != tt.want {
+			t.Errorf("HasFile(%s) = %v; want %v", tt.rel, got, tt.want)
+		}
+	}
+	if err := w.Live.Open(t.Context(), "new.go", 1, []byte("package app\n")); err != nil {
+		t.Fatal(err)
+	}
+	if !w.HasFile("new.go") {
+		t.Error("HasFile of a document open in the editor, not on disk: false")
+	}
+	if text, ok := w.FileText("new.go"); !ok || string(text) != "package app\n" {
+		t.Errorf("FileText of the open document = %q, %v", text, ok)
+	}
 }
 
 // anchoredRule stores a rule with an anchor and returns it as stored.
@@ -93,23 +87,23 @@ func TestAnchorsPlace(t *testing.T) {
 	app, other := newTestWorkspace(t, "sampleapp"), newTestWorkspace(t, "other")
 	st := memTemp(t)
 	var warned []error
-	x := &Anchors{Store: st, Workspaces: []Workspace{app, other}, Warn: func(err error) { warned = append(warned, err) }}
+	x := &Anchors{Store: st, Workspaces: []*Workspace{app, other}, Warn: func(err error) { warned = append(warned, err) }}
 
 	const file, sym = "users/repo.go", "UserRepository.FindByID"
-	loc, ok, err := (&Anchorer{Searcher: app.searcher}).Locate(ctx, file, sym, 0)
+	loc, ok, err := (&Anchorer{Searcher: app.Searcher}).Locate(ctx, file, sym, 0)
 	if err != nil || !ok {
 		t.Fatalf("Locate: %v, %v", ok, err)
 	}
 	tests := []struct {
 		name, scope, file, symbol, meta string
-		want                            Workspace
+		want                            *Workspace
 		status                          AnchorStatus
 	}{
 		{"project rule, line only", "project:sampleapp", file, sym, `{"l":1}`, app, AnchorLive},
 		{"project rule of the other folder", "project:other", file, sym, `{"l":1}`, other, AnchorLive},
-		{"universal rule by root", "universal", file, sym, `{"l":1,"r":"` + other.Root() + `"}`, other, AnchorLive},
+		{"universal rule by root", "universal", file, sym, `{"l":1,"r":"` + other.Root + `"}`, other, AnchorLive},
 		{"renamed project", "universal", file, sym, `{"r":"/nowhere/x","p":"other"}`, other, AnchorLive},
-		{"legacy metadata", "language:go", file, sym, `{"line":3,"root":"` + app.Root() + `","project":"sampleapp","kind":"method"}`, app, AnchorLive},
+		{"legacy metadata", "language:go", file, sym, `{"line":3,"root":"` + app.Root + `","project":"sampleapp","kind":"method"}`, app, AnchorLive},
 		{"closed workspace", "universal", file, sym, `{"r":"/nowhere/gone"}`, nil, AnchorElsewhere},
 		{"project not open", "project:gone", file, sym, ``, nil, AnchorElsewhere},
 		{"no metadata: the first holding the file", "universal", file, sym, ``, app, AnchorLive},
@@ -156,42 +150,42 @@ func TestAnchorsFollowEditsAndIndexing(t *testing.T) {
 	ctx := t.Context()
 	w := newTestWorkspace(t, "sampleapp")
 	st := memTemp(t)
-	x := &Anchors{Store: st, Workspaces: []Workspace{w}}
+	x := &Anchors{Store: st, Workspaces: []*Workspace{w}}
 	const file = "users/repo.go"
 	r := anchoredRule(t, st, "project:sampleapp", file, "UserRepository.FindByID", ``)
 	before := x.Locate(ctx, r)
 	if before.Status != AnchorLive {
 		t.Fatalf("before: %+v", before)
 	}
-	src, err := os.ReadFile(filepath.Join(w.Root(), file))
+	src, err := os.ReadFile(filepath.Join(w.Root, file))
 	if err != nil {
 		t.Fatal(err)
 	}
 	// Lines typed above the symbol in the editor move it.
 	edited := strings.Replace(string(src), "// ErrNotFound", "// One.\n// Two.\n\n// ErrNotFound", 1)
-	if err := w.ws.Open(ctx, file, 1, []byte(edited)); err != nil {
+	if err := w.Live.Open(ctx, file, 1, []byte(edited)); err != nil {
 		t.Fatal(err)
 	}
 	if p := x.Locate(ctx, r); p.Status != AnchorLive || p.Symbol.Range.Start.Line != before.Symbol.Range.Start.Line+3 {
 		t.Errorf("after 3 lines above: %+v, was line %d", p.Symbol, before.Symbol.Range.Start.Line)
 	}
 	// Renamed in the open document: lost, even while indexing.
-	w.indexing.Store(true)
-	if err := w.ws.Open(ctx, file, 2, []byte(strings.ReplaceAll(edited, "FindByID", "Lookup"))); err != nil {
+	w.Indexing = true
+	if err := w.Live.Open(ctx, file, 2, []byte(strings.ReplaceAll(edited, "FindByID", "Lookup"))); err != nil {
 		t.Fatal(err)
 	}
 	if p := x.Locate(ctx, r); p.Status != AnchorLost {
 		t.Errorf("renamed in the open document: %s", p.Status)
 	}
 	// Missing from a closed file while indexing: pending, then lost.
-	if err := w.ws.Close(file); err != nil {
+	if err := w.Live.Close(file); err != nil {
 		t.Fatal(err)
 	}
 	gone := anchoredRule(t, st, "project:sampleapp", file, "UserRepository.NotYet", ``)
 	if p := x.Locate(ctx, gone); p.Status != AnchorPending {
 		t.Errorf("while indexing: %s", p.Status)
 	}
-	w.indexing.Store(false)
+	w.Indexing = false
 	if p := x.Locate(ctx, gone); p.Status != AnchorLost {
 		t.Errorf("after indexing: %s", p.Status)
 	}
@@ -201,7 +195,7 @@ func TestAnchorsApproveAndReanchor(t *testing.T) {
 	ctx := t.Context()
 	w := newTestWorkspace(t, "sampleapp")
 	st := memTemp(t, WithProject("sampleapp"))
-	x := &Anchors{Store: st, Workspaces: []Workspace{w}}
+	x := &Anchors{Store: st, Workspaces: []*Workspace{w}}
 
 	rec, err := st.RecordCorrection(ctx, Correction{Text: "Evict the least recently used entry when the cache is over capacity", File: "client/src/cache.ts"})
 	if err != nil {
@@ -246,10 +240,10 @@ func TestAnchorsApproveAndReanchor(t *testing.T) {
 
 	// The example's file is deleted: nothing else matches, so the lost
 	// anchor is cleared.
-	if err := os.Remove(filepath.Join(w.Root(), "client", "src", "cache.ts")); err != nil {
+	if err := os.Remove(filepath.Join(w.Root, "client", "src", "cache.ts")); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := w.searcher.Index.Update(ctx, nil); err != nil {
+	if _, err := w.Searcher.Index.Update(ctx, nil); err != nil {
 		t.Fatal(err)
 	}
 	re, err := x.Reanchor(ctx, aa.Rule.ID)

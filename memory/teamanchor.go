@@ -32,21 +32,21 @@ func (x *Anchors) AnchorTeamRule(ctx context.Context, tr TeamRule) (Rule, string
 
 // chooseTeamExample anchors r at symbol in file rel of w; false when the
 // workspace does not define it there.
-func (x *Anchors) chooseTeamExample(ctx context.Context, w Workspace, rel string, r Rule, symbol string) (Rule, bool) {
+func (x *Anchors) chooseTeamExample(ctx context.Context, w *Workspace, rel string, r Rule, symbol string) (Rule, bool) {
 	an, err := w.Anchorer(ctx)
 	if err != nil {
-		x.warn(fmt.Errorf("anchoring team rule %s in %s: %w", r.Team, w.Root(), err))
+		x.warn(fmt.Errorf("anchoring team rule %s in %s: %w", r.Team, w.Root, err))
 		return r, false
 	}
 	res, err := an.Choose(ctx, r.Content, symbol, rel, 0)
 	if err != nil {
 		if !errors.Is(err, ErrNoSuchSymbol) && !errors.Is(err, ErrAmbiguousSymbol) {
-			x.warn(fmt.Errorf("anchoring team rule %s in %s: %w", r.Team, w.Root(), err))
+			x.warn(fmt.Errorf("anchoring team rule %s in %s: %w", r.Team, w.Root, err))
 		}
 		return r, false
 	}
 	res.Scope = r.Scope
-	ra := res.RuleAnchor(w.Root(), w.Project())
+	ra := res.RuleAnchor(w.Root, w.Project)
 	if ra == nil {
 		return r, false
 	}
