@@ -119,6 +119,7 @@ func (s *Server) codeActions(ctx context.Context, p *protocol.CodeActionParams) 
 			out = append(out, codeAction(a, nil))
 		}
 	}
+	out = append(out, s.teamActions(ctx, p)...)
 	return append(out, s.exampleActions(ctx, p)...), nil
 }
 

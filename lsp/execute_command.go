@@ -10,6 +10,7 @@ import (
 
 	"github.com/anchorage-dev/anchorage/analysis"
 	"github.com/anchorage-dev/anchorage/lsp/command"
+	"github.com/anchorage-dev/anchorage/memory"
 )
 
 // commandTable binds every declared command (package command) to the
@@ -44,6 +45,12 @@ func (s *Server) commandTable() (command.Table, error) {
 		command.Bind(command.SlotsSet, s.slotsChange(command.SlotsSet.Name())),
 		command.Bind(command.SlotsPin, s.slotsChange(command.SlotsPin.Name())),
 		command.Bind(command.SlotsUnpin, s.slotsChange(command.SlotsUnpin.Name())),
+		command.Bind(command.MemoryTeamStatus, s.teamStatus),
+		command.Bind(command.MemoryTeamPull, s.teamPull),
+		command.Bind(command.MemoryTeamPropose, s.teamPropose),
+		command.Bind(command.MemoryTeamApprove, s.teamDecide(command.MemoryTeamApprove, memory.TeamActionApprove)),
+		command.Bind(command.MemoryTeamReject, s.teamDecide(command.MemoryTeamReject, memory.TeamActionReject)),
+		command.Bind(command.MemoryTeamRetire, s.teamDecide(command.MemoryTeamRetire, memory.TeamActionRetire)),
 	)
 }
 

@@ -66,6 +66,8 @@ type MemorySettings struct {
 	// editor: "information" (the default), "warning", "hint", or "off"
 	// (no diagnostics; code actions and commands still offer them).
 	ProposalSeverity string `json:"proposalSeverity,omitempty"`
+	// Team configures the team's rules (memory.team.url).
+	Team TeamSettings `json:"team,omitempty"`
 }
 
 // LLMSettings configure an Ollama-compatible LLM that phrases proposals.
@@ -133,6 +135,9 @@ func (m MemorySettings) merge(o MemorySettings) MemorySettings {
 	}
 	if o.ProposalSeverity != "" {
 		m.ProposalSeverity = o.ProposalSeverity
+	}
+	if o.Team.URL != "" {
+		m.Team.URL = o.Team.URL
 	}
 	return m
 }
@@ -401,6 +406,7 @@ func (s *Server) initialize(ctx context.Context, p *protocol.InitializeParams) (
 func (s *Server) initialized(_ context.Context, _ *protocol.InitializedParams) error {
 	s.goBackground(func(ctx context.Context) {
 		s.pullConfiguration(ctx)
+		s.startTeam()
 		s.registerWatchers(ctx)
 		for _, f := range s.snapshotFolders() {
 			s.indexFolder(f, "Indexing "+f.name)

@@ -60,6 +60,7 @@ func (s *Server) session() (*session.Session, error) {
 	}
 	sess, err := session.New(s.bg, dirs, session.Options{
 		Memory:          []memory.Option{memory.WithOnChange(s.rulesChanged)},
+		Team:            s.teamOptions(),
 		DeferSlotWrites: true,
 		SlotsPending:    s.slotsPending,
 		DocumentRoots: func() []string {

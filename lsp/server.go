@@ -44,6 +44,10 @@ type Options struct {
 	// means DefaultSlotFlushEvery, and a negative value means only when
 	// the server stops.
 	SlotFlushEvery time.Duration
+	// TeamURL is the team database's connection string of --team-url or
+	// $ANCHORAGE_TEAM_URL; the editor's memory.team.url overrides it,
+	// and it overrides the folders' settings files.
+	TeamURL string
 }
 
 // DefaultSlotFlushEvery is Options.SlotFlushEvery's default.
@@ -95,6 +99,8 @@ type Server struct {
 	docs memoryDocuments
 	// rec is the memory graph and the working-memory slots.
 	rec recallState
+	// team is what the server knows of the team database.
+	team teamState
 	// outside are the open documents outside every workspace folder,
 	// parsed for their outline only.
 	outside outsideDocuments

@@ -50,6 +50,7 @@ func (s *Server) indexFolder(f *folder, title string) {
 		s.info("indexed %s: %d files (%d parsed), %d symbols, %d edges in %.2fs",
 			f.root(), sum.Files, sum.Parsed, sum.Symbols, sum.Edges, time.Since(start).Seconds())
 		s.scanMemoryDocuments(ctx, f)
+		s.anchorTeamRules(ctx, nil) // the team rules the index could not anchor before
 	})
 }
 

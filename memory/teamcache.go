@@ -587,3 +587,26 @@ func checkNotTeam(ctx context.Context, q sqlRowQueryer, id int64) error {
 	}
 	return nil
 }
+
+// UnanchoredTeamRules returns the approved team rules whose local rule
+// has no anchor, oldest change first.
+func (s *Store) UnanchoredTeamRules(ctx context.Context) ([]TeamRule, error) {
+	rows, err := s.db.QueryContext(ctx, `SELECT `+teamRuleColumns+` FROM team_rules t JOIN memory_store m ON m.team_id = t.id
+		WHERE m.anchor_file IS NULL ORDER BY t.seq`)
+	if err != nil {
+		return nil, s.fail("list unanchored team rules", err)
+	}
+	defer rows.Close()
+	out := []TeamRule{}
+	for rows.Next() {
+		r, err := scanTeamRule(rows)
+		if err != nil {
+			return nil, s.fail("list unanchored team rules", err)
+		}
+		out = append(out, r)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, s.fail("list unanchored team rules", err)
+	}
+	return out, nil
+}

@@ -42,7 +42,7 @@ go to standard error, or to --log-file.`,
 			enc.EncodeTime = zapcore.ISO8601TimeEncoder
 			logger := zap.New(zapcore.NewCore(zapcore.NewConsoleEncoder(enc), out, level))
 			defer logger.Sync()
-			s := lsp.New(lsp.Options{DataDir: g.dataDir, Logger: logger, Level: level, Version: version, SlotFlushEvery: slotFlush})
+			s := lsp.New(lsp.Options{DataDir: g.dataDir, Logger: logger, Level: level, Version: version, SlotFlushEvery: slotFlush, TeamURL: g.settings.Settings.TeamURL})
 			code := s.Serve(cmd.Context(), os.Stdin, os.Stdout)
 			logger.Sync()
 			os.Exit(code)
