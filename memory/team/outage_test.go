@@ -3,6 +3,7 @@ package team
 import (
 	"context"
 	"errors"
+	"sync"
 	"testing"
 )
 
@@ -21,6 +22,30 @@ func TestServerGoneAndBack(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// Connections pooled before a restart are dead after it: the first
+	// use of each after the restart still succeeds.
+	var busy sync.WaitGroup
+	for range 4 {
+		busy.Add(2)
+		go func() { defer busy.Done(); alice.Changes(ctx, 0) }()
+		go func() { defer busy.Done(); bob.Audit(ctx, 1) }()
+	}
+	busy.Wait()
+	if err := c.Stop(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	for i := range 4 {
+		if _, err := alice.Changes(ctx, 0); err != nil {
+			t.Fatalf("Changes %d after a restart: %v", i, err)
+		}
+		if _, err := bob.Audit(ctx, 1); err != nil {
+			t.Fatalf("Audit %d after a restart: %v", i, err)
+		}
+	}
+
 	_, wait := listening(t, ctx, alice, nil)
 	if err := c.Stop(ctx); err != nil {
 		t.Fatal(err)

@@ -370,6 +370,11 @@ func ensureRoles(ctx context.Context, conn *pgx.Conn) error {
 // Me returns the connected user and whether they may approve. A user
 // who is not a member of anchorage_member gets ErrForbidden.
 func (s *Store) Me(ctx context.Context) (Member, error) {
+	return retry(ctx, s.pool, func() (Member, error) { return s.meOnce(ctx) })
+}
+
+// meOnce is Me without the retry.
+func (s *Store) meOnce(ctx context.Context) (Member, error) {
 	var m Member
 	var member bool
 	err := s.pool.QueryRow(ctx, `SELECT session_user,
@@ -407,6 +412,11 @@ func (s *Store) Propose(ctx context.Context, r Rule) (Rule, error) {
 	if err := normalizeProposal(&r); err != nil {
 		return Rule{}, err
 	}
+	return retry(ctx, s.pool, func() (Rule, error) { return s.proposeOnce(ctx, r) })
+}
+
+// proposeOnce stores a checked proposal.
+func (s *Store) proposeOnce(ctx context.Context, r Rule) (Rule, error) {
 	what := fmt.Sprintf("proposing team rule %s", r.ID)
 	row := s.pool.QueryRow(ctx, `INSERT INTO anchorage.rules (id, status, category, scope, content, rationale,
 			example_file, example_symbol, example_fingerprint, correction)
@@ -666,6 +676,11 @@ func (s *Store) decide(ctx context.Context, id, verb string, d decision) (Rule, 
 	if err != nil {
 		return Rule{}, fmt.Errorf("%s team rule: %w", verb, err)
 	}
+	return retry(ctx, s.pool, func() (Rule, error) { return s.decideOnce(ctx, nid, verb, d) })
+}
+
+// decideOnce is decide without the retry; nid is normalised.
+func (s *Store) decideOnce(ctx context.Context, nid, verb string, d decision) (Rule, error) {
 	what := fmt.Sprintf("%s team rule %s", verb, nid)
 	if err := s.mayDecide(ctx, s.pool, verb); err != nil {
 		return Rule{}, s.wrap(what, err)
@@ -693,7 +708,7 @@ func (s *Store) decide(ctx context.Context, id, verb string, d decision) (Rule, 
 		}
 	}
 	var out Rule
-	err = pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
 		if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock($1)`, int64(writeLockKey)); err != nil {
 			return err
 		}
@@ -779,6 +794,11 @@ func checkRelations(ctx context.Context, q rowsQuerier, id, content, scope strin
 // Changes returns every rule changed after seq since (all statuses, so a
 // cache learns of rejections and retirements), in Seq order.
 func (s *Store) Changes(ctx context.Context, since int64) ([]Rule, error) {
+	return retry(ctx, s.pool, func() ([]Rule, error) { return s.changesOnce(ctx, since) })
+}
+
+// changesOnce is Changes without the retry.
+func (s *Store) changesOnce(ctx context.Context, since int64) ([]Rule, error) {
 	rows, err := s.pool.Query(ctx, `SELECT `+ruleColumns+` FROM anchorage.rules WHERE seq > $1 ORDER BY seq`, since)
 	if err != nil {
 		return nil, s.wrap("reading team rule changes", err)
@@ -804,6 +824,11 @@ const DefaultAuditLimit = 100
 // Audit returns the latest limit entries of the audit table, newest
 // first (limit <= 0: DefaultAuditLimit).
 func (s *Store) Audit(ctx context.Context, limit int) ([]AuditEntry, error) {
+	return retry(ctx, s.pool, func() ([]AuditEntry, error) { return s.auditOnce(ctx, limit) })
+}
+
+// auditOnce is Audit without the retry.
+func (s *Store) auditOnce(ctx context.Context, limit int) ([]AuditEntry, error) {
 	if limit <= 0 {
 		limit = DefaultAuditLimit
 	}
@@ -909,6 +934,23 @@ func (s *Store) Listen(ctx context.Context, fn func(seq int64)) error {
 			return ctx.Err()
 		}
 	}
+}
+
+// retry runs f again once when it failed on a connection the server had
+// closed: pooled connections left over from before a restart of
+// PostgreSQL fail on their first use, so the pool's connections are all
+// closed (Reset) and f runs on a fresh one. Every
+// call it wraps is idempotent — a proposal has its id, a decision made
+// twice is a no-op — so a retry after a reply lost with the connection
+// applies nothing twice. A failure to connect at all is not retried.
+func retry[T any](ctx context.Context, pool *pgxpool.Pool, f func() (T, error)) (T, error) {
+	v, err := f()
+	var ce *pgconn.ConnectError
+	if err != nil && ctx.Err() == nil && errors.Is(err, ErrUnreachable) && !errors.As(err, &ce) {
+		pool.Reset()
+		v, err = f()
+	}
+	return v, err
 }
 
 // wrap says what was being done and classifies err, without the
