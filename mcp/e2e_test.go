@@ -17,6 +17,7 @@ import (
 
 	"github.com/anchorage-dev/anchorage/analysis"
 	"github.com/anchorage-dev/anchorage/internal/session"
+	"github.com/anchorage-dev/anchorage/internal/pgtest"
 	"github.com/anchorage-dev/anchorage/mcp"
 	"github.com/anchorage-dev/anchorage/memory"
 	"github.com/anchorage-dev/anchorage/memory/memdoc"
@@ -33,6 +34,7 @@ const (
 	rootEnv    = "ANCHORAGE_MCP_TEST_ROOT"
 	dataEnv    = "ANCHORAGE_MCP_TEST_DATA"
 	profileEnv = "ANCHORAGE_MCP_TEST_PROFILE"
+	teamEnv    = "ANCHORAGE_MCP_TEST_TEAM"
 )
 
 func TestMain(m *testing.M) {
@@ -43,7 +45,7 @@ func TestMain(m *testing.M) {
 		}
 		os.Exit(0)
 	}
-	os.Exit(m.Run())
+	os.Exit(pgtest.Main(m))
 }
 
 // serve runs the server as internal/cli/mcp.go does, from the environment.
@@ -61,11 +63,15 @@ func serve() error {
 	sess, err := session.New(ctx, dirs, session.Options{
 		DocumentRoots: func() []string { return []string{root} },
 		Index:         func(string) (analysis.Options, error) { return analysis.Options{Embedder: vec}, nil },
+		Team:          session.TeamOptions{URL: os.Getenv(teamEnv)},
 	})
 	if err != nil {
 		return err
 	}
 	defer sess.Close()
+	if tm := sess.Team(); tm != nil {
+		tm.Start()
+	}
 	ix, err := sess.Index(ctx, root)
 	if err != nil {
 		return err
@@ -127,10 +133,11 @@ func workspace(t testing.TB) (root, outside string) {
 }
 
 // connect starts a server over root and returns a client session.
-func connect(t testing.TB, root, data, profile string) *sdk.ClientSession {
+func connect(t testing.TB, root, data, profile string, env ...string) *sdk.ClientSession {
 	t.Helper()
 	cmd := exec.Command(os.Args[0], "-test.run=^$")
 	cmd.Env = append(os.Environ(), serverEnv+"=1", rootEnv+"="+root, dataEnv+"="+data, profileEnv+"="+profile)
+	cmd.Env = append(cmd.Env, env...)
 	cmd.Stderr = &testLog{t: t}
 	client := sdk.NewClient(&sdk.Implementation{Name: "anchorage-test", Version: "1"}, nil)
 	ctx, cancel := testCtx(t)

@@ -153,8 +153,28 @@ func (s *Service) notIndexedYet(err error) error {
 	return err
 }
 
-// ProposeArgs are the propose tool's arguments: none.
-type ProposeArgs struct{}
+// ProposeArgs are the propose tool's arguments: none to propose from
+// the open corrections; a text or a pending proposal to propose a rule
+// to the user's team.
+type ProposeArgs struct {
+	TeamRule      string `json:"team_rule,omitempty" jsonschema:"a rule's text to propose to the user's team (when a team database is configured) instead of proposing from corrections; an approver of the team decides"`
+	TeamProposal  int64  `json:"team_proposal,omitempty" jsonschema:"the id of one of the user's pending proposals to propose to the team instead"`
+	TeamScope     string `json:"team_scope,omitempty" jsonschema:"the team rule's scope: team (default), team language:<lang> or team project:<name>"`
+	TeamRationale string `json:"team_rationale,omitempty" jsonschema:"why the team should keep the rule"`
+}
+
+// TeamProposalView is a rule proposed to the team.
+type TeamProposalView struct {
+	// ID is the team rule's id.
+	ID      string `json:"id"`
+	Scope   string `json:"scope"`
+	Content string `json:"content"`
+	// Queued is true when the team database could not be reached: the
+	// proposal is sent when it can be.
+	Queued bool `json:"queued"`
+	// Conflict names the rule it repeats or contradicts, if any.
+	Conflict string `json:"conflict,omitempty"`
+}
 
 // ProposalView is a pending rule proposal.
 type ProposalView struct {
@@ -182,18 +202,24 @@ type ProposalView struct {
 // ProposeOutput answers propose.
 type ProposeOutput struct {
 	Proposals []ProposalView `json:"proposals"`
-	Approval  string         `json:"approval"`
+	// Team is the rule proposed to the team, for team_rule and
+	// team_proposal.
+	Team     *TeamProposalView `json:"team,omitempty"`
+	Approval string            `json:"approval"`
 }
 
 func (s *Service) proposeTool() tool {
 	return newTool(s, toolSpec{
 		name: ToolPropose, title: "Propose rules from corrections",
-		description: `Turns the user's open corrections into at most five coding rule proposals (similar corrections clustered, strongest first), each with a scope (universal, language:<lang> or project:<name>), a confidence and a candidate code example from this workspace, and returns the pending proposals. It never stores a rule: the user approves or rejects each proposal in the editor or on the command line. Call it after recording several corrections, then tell the user which proposals are waiting for them.`,
+		description: `Turns the user's open corrections into at most five coding rule proposals (similar corrections clustered, strongest first), each with a scope (universal, language:<lang> or project:<name>), a confidence and a candidate code example from this workspace, and returns the pending proposals. It never stores a rule: the user approves or rejects each proposal in the editor or on the command line. Call it after recording several corrections, then tell the user which proposals are waiting for them. When the user has a team (a shared rules database) and asks to share a rule with it, give team_rule (a text) or team_proposal (one of their pending proposals): the rule is proposed to the team for one of its approvers to decide; you can never approve it.`,
 	}, s.propose)
 }
 
-func (s *Service) propose(ctx context.Context, _ ProposeArgs) (ProposeOutput, error) {
+func (s *Service) propose(ctx context.Context, a ProposeArgs) (ProposeOutput, error) {
 	out := ProposeOutput{Proposals: []ProposalView{}, Approval: approvalNote}
+	if a.TeamRule != "" || a.TeamProposal != 0 {
+		return s.proposeToTeam(ctx, a, out)
+	}
 	st, err := s.memoryStore(ctx, false)
 	if err != nil || st == nil {
 		return out, err // no memory yet: no corrections to propose from
@@ -229,7 +255,7 @@ func (s *Service) propose(ctx context.Context, _ ProposeArgs) (ProposeOutput, er
 
 // ListRulesArgs are the list_rules tool's arguments.
 type ListRulesArgs struct {
-	Scope string `json:"scope,omitempty" jsonschema:"keep one scope (universal, language:go, project:app) or one kind of scope (language, project)"`
+	Scope string `json:"scope,omitempty" jsonschema:"keep one scope (universal, language:go, project:app, team language:go) or one kind of scope (language, project, team)"`
 	File  string `json:"file,omitempty" jsonschema:"keep the rules whose example is in this file, relative to the workspace root"`
 }
 
@@ -248,6 +274,9 @@ type RuleView struct {
 	Anchor *AnchorView `json:"anchor,omitempty"`
 	// UpdatedAt is RFC 3339.
 	UpdatedAt string `json:"updated_at"`
+	// Team is the team rule's id for a rule of the user's team (read
+	// from the local cache of the team's rules), "" for a personal one.
+	Team string `json:"team,omitempty"`
 }
 
 // AnchorView is a rule's example, resolved through the code graph.
@@ -289,7 +318,7 @@ func (s *Service) listRules(ctx context.Context, a ListRulesArgs) (ListRulesOutp
 	var filter memory.RuleFilter
 	if scope := strings.TrimSpace(a.Scope); scope != "" {
 		kind := strings.ToLower(scope)
-		if kind != memory.KindLanguage && kind != memory.KindProject {
+		if kind != memory.KindLanguage && kind != memory.KindProject && kind != memory.ScopeTeam {
 			if _, err := memory.NormalizeScope(scope); err != nil {
 				return out, fmt.Errorf("scope: %w", err)
 			}
@@ -315,7 +344,7 @@ func (s *Service) listRules(ctx context.Context, a ListRulesArgs) (ListRulesOutp
 		v := RuleView{
 			ID: r.ID, Category: r.Category, Scope: r.Scope, Content: r.Content, Rationale: r.Rationale,
 			Variants: nonNil(r.Variants), Confidence: r.Confidence, Priority: r.Priority, Corrections: r.Corrections,
-			UpdatedAt: r.UpdatedAt.UTC().Format(time.RFC3339),
+			UpdatedAt: r.UpdatedAt.UTC().Format(time.RFC3339), Team: r.Team,
 		}
 		if r.Anchor != nil {
 			v.Anchor = s.locateAnchor(ctx, r.Anchor)

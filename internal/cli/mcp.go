@@ -70,6 +70,9 @@ Logs go to stderr.`, strings.Join(mcp.ProfileCore.Tools(), ", "), strings.Join(m
 			// The MCP server writes the slots as it moves them (it has
 			// no periodic flush): only short commands defer them.
 			defer sess.Close()
+			if tm := sess.Team(); tm != nil {
+				tm.Start() // the team's rules stay up to date while agents read them
+			}
 			ix, err := sess.Index(ctx, root)
 			if err != nil {
 				return err
