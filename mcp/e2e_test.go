@@ -16,8 +16,8 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/anchorage-dev/anchorage/analysis"
-	"github.com/anchorage-dev/anchorage/internal/session"
 	"github.com/anchorage-dev/anchorage/internal/pgtest"
+	"github.com/anchorage-dev/anchorage/internal/session"
 	"github.com/anchorage-dev/anchorage/mcp"
 	"github.com/anchorage-dev/anchorage/memory"
 	"github.com/anchorage-dev/anchorage/memory/memdoc"
