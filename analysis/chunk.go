@@ -3,7 +3,7 @@ package analysis
 import (
 	"bytes"
 	"fmt"
-	"path"
+	pathpkg "path"
 	"slices"
 	"sort"
 	"strings"
@@ -47,14 +47,26 @@ type Chunk struct {
 type chunkTerms struct{ name, context, body string }
 
 // setTerms computes the chunk's search terms.
-func (c *Chunk) setTerms(buf []byte, path, bare string) []byte {
-	buf = AppendTerms(buf[:0], c.Name)
-	c.terms.name = string(buf)
-	buf = AppendTerms(buf[:0], strings.Replace(c.Context, path, bare, 1))
-	c.terms.context = string(buf)
-	buf = AppendTerms(buf[:0], c.Text)
-	c.terms.body = string(buf)
+func (c *Chunk) setTerms(buf []byte, path string) []byte {
+	var terms [3]string
+	terms, buf = appendChunkTerms(buf, path, c.Name, c.Context, c.Text)
+	c.terms = chunkTerms{name: terms[0], context: terms[1], body: terms[2]}
 	return buf
+}
+
+// appendChunkTerms returns the search terms of a chunk of the file at path
+// with the given name, context and text, as the text index holds them in
+// its name, context and body columns: the path in the context is indexed
+// without its extension (".go" in every chunk's context would only slow
+// the index down). buf is scratch space, returned for reuse.
+func appendChunkTerms(buf []byte, path, name, context, text string) ([3]string, []byte) {
+	bare := strings.TrimSuffix(path, pathpkg.Ext(path))
+	var out [3]string
+	for i, s := range [3]string{name, strings.Replace(context, path, bare, 1), text} {
+		buf = AppendTerms(buf[:0], s)
+		out[i] = string(buf)
+	}
+	return out, buf
 }
 
 // Chunking limits, in lines and bytes.
@@ -112,12 +124,9 @@ func chunkFile(g *FileGraph, src []byte, lines *lineIndex, comments []span) []Ch
 	if covered < len(src) {
 		out = appendGapChunks(out, g, types, src, lines, covered, len(src))
 	}
-	// The path is indexed without its extension: ".go" in every chunk's
-	// context would only slow the index down.
-	bare := strings.TrimSuffix(g.Path, path.Ext(g.Path))
 	var buf []byte
 	for i := range out {
-		buf = out[i].setTerms(buf, g.Path, bare)
+		buf = out[i].setTerms(buf, g.Path)
 	}
 	return out
 }

@@ -39,6 +39,12 @@ const chunkColumns = `c.id, coalesce(c.node_id, 0), f.path, f.language, c.kind, 
 const chunkCallers = `coalesce(nullif(c.callers, ''),
 	(SELECT l.list FROM chunk_callers l WHERE l.name = c.sym_name AND c.node_id IS NOT NULL), '')`
 
+// chunkPlaceColumns are chunkColumns without the text, context and
+// callers, which are most of a chunk's bytes (scanChunk leaves them
+// empty).
+const chunkPlaceColumns = `c.id, coalesce(c.node_id, 0), f.path, f.language, c.kind, c.name, c.sym_name, c.part, c.parts,
+	c.start_line, c.end_line, '', '', ''`
+
 func scanChunk(rows interface{ Scan(...any) error }) (ChunkInfo, error) {
 	var c ChunkInfo
 	var kind string
@@ -75,17 +81,58 @@ const (
 // SearchChunks ranks chunks by BM25 against terms (as AppendTerms makes
 // them; any of them may match) and returns the best limit.
 func (s *indexStore) SearchChunks(ctx context.Context, terms []string, limit int) ([]ChunkHit, error) {
+	return s.searchChunks(ctx, terms, limit, chunkColumns)
+}
+
+// RankChunks is SearchChunks for callers that need only where the chunks
+// are: the hits have no Text, Context or Callers, and cost a fraction of
+// SearchChunks's to read.
+func (s *indexStore) RankChunks(ctx context.Context, terms []string, limit int) ([]ChunkHit, error) {
+	return s.searchChunks(ctx, terms, limit, chunkPlaceColumns)
+}
+
+// searchChunks is SearchChunks, reading columns (chunkColumns or
+// chunkPlaceColumns) of each hit.
+func (s *indexStore) searchChunks(ctx context.Context, terms []string, limit int, columns string) ([]ChunkHit, error) {
 	terms, err := s.dropCommonTerms(ctx, terms)
 	if err != nil {
 		return nil, err
 	}
-	var q strings.Builder
+	var distinct []string
 	seen := map[string]bool{}
 	for _, t := range terms {
 		if t == "" || seen[t] {
 			continue
 		}
 		seen[t] = true
+		distinct = append(distinct, t)
+	}
+	if len(distinct) == 0 || limit <= 0 {
+		return nil, nil
+	}
+	if s.memEnabled() {
+		key, err := s.chunksState(ctx)
+		if err != nil {
+			return nil, err
+		}
+		if m := s.memIndexFor(key); m != nil {
+			hits, ok, err := s.memSearch(ctx, m, distinct, limit, columns)
+			if err != nil || ok {
+				return hits, err
+			}
+			// It names chunks that are gone: ask SQLite, and read the
+			// terms again.
+			s.markMemStale()
+		}
+	}
+	return s.ftsSearchChunks(ctx, distinct, limit, columns)
+}
+
+// ftsSearchChunks is SearchChunks by SQLite's text index; terms are
+// distinct and not empty.
+func (s *indexStore) ftsSearchChunks(ctx context.Context, terms []string, limit int, columns string) ([]ChunkHit, error) {
+	var q strings.Builder
+	for _, t := range terms {
 		if q.Len() > 0 {
 			q.WriteString(" OR ")
 		}
@@ -94,7 +141,7 @@ func (s *indexStore) SearchChunks(ctx context.Context, terms []string, limit int
 	if q.Len() == 0 || limit <= 0 {
 		return nil, nil
 	}
-	rows, err := s.db.QueryContext(ctx, fmt.Sprintf(`SELECT `+chunkColumns+`, -h.score
+	rows, err := s.db.QueryContext(ctx, fmt.Sprintf(`SELECT `+columns+`, -h.score
 		FROM (SELECT rowid, bm25(chunk_fts, %g, %g, %g) AS score FROM chunk_fts WHERE chunk_fts MATCH ?
 			ORDER BY score LIMIT ?) h
 		JOIN chunks c ON c.id = h.rowid JOIN files f ON f.id = c.file_id
@@ -168,6 +215,11 @@ func (s *indexStore) TermStats(ctx context.Context, terms []string) (map[string]
 // Chunks returns the chunks with the given ids, in that order; ids that
 // no longer exist are left out.
 func (s *indexStore) Chunks(ctx context.Context, ids []int64) ([]ChunkInfo, error) {
+	return s.chunks(ctx, ids, chunkColumns)
+}
+
+// chunks is Chunks, reading columns (chunkColumns or chunkPlaceColumns).
+func (s *indexStore) chunks(ctx context.Context, ids []int64, columns string) ([]ChunkInfo, error) {
 	if len(ids) == 0 {
 		return nil, nil
 	}
@@ -176,7 +228,7 @@ func (s *indexStore) Chunks(ctx context.Context, ids []int64) ([]ChunkInfo, erro
 	for i, id := range ids {
 		args[i], marks[i] = id, "?"
 	}
-	rows, err := s.db.QueryContext(ctx, `SELECT `+chunkColumns+` FROM chunks c JOIN files f ON f.id = c.file_id
+	rows, err := s.db.QueryContext(ctx, `SELECT `+columns+` FROM chunks c JOIN files f ON f.id = c.file_id
 		WHERE c.id IN (`+strings.Join(marks, ",")+`)`, args...)
 	if err != nil {
 		return nil, fmt.Errorf("read chunks: %w", err)

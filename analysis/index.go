@@ -50,6 +50,10 @@ type Options struct {
 	// Check is how much of the database Open reads to find damage, which
 	// rebuilds the index (Rebuilt) before any query meets it.
 	Check CheckLevel
+	// TermsInMemory ranks searches of the chunks from an in-memory copy
+	// of their terms once the first search has loaded it (see
+	// Index.KeepTermsInMemory): for servers, which search many times.
+	TermsInMemory bool
 }
 
 // CheckLevel says how much of an index database Open reads.
@@ -161,6 +165,9 @@ func Open(ctx context.Context, opts Options) (*Index, error) {
 	if err != nil {
 		return nil, err
 	}
+	if opts.TermsInMemory {
+		ix.store.KeepTermsInMemory()
+	}
 	return ix, nil
 }
 
@@ -211,6 +218,9 @@ func (ix *Index) Rebuild(ctx context.Context) error {
 	}
 	ix.store = st
 	ix.Rebuilt = true
+	if ix.opts.TermsInMemory {
+		st.KeepTermsInMemory()
+	}
 	return nil
 }
 

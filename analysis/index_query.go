@@ -79,6 +79,13 @@ func (ix *Index) DefinitionsNamed(ctx context.Context, name string) ([]SymbolInf
 	return ix.store.DefinitionsNamed(ctx, name)
 }
 
+// DefinitionsOfNames returns, for each of names, the definitions (not
+// modules) whose own name is exactly it, case included, in one query;
+// names defined nowhere are left out.
+func (ix *Index) DefinitionsOfNames(ctx context.Context, names []string) (map[string][]SymbolInfo, error) {
+	return ix.store.DefinitionsOfNames(ctx, names)
+}
+
 // EnclosingSymbol returns the innermost symbol of a file whose range holds
 // a 0-based line, other than the module.
 func (ix *Index) EnclosingSymbol(ctx context.Context, path string, line int) (SymbolInfo, bool, error) {
@@ -156,10 +163,37 @@ func (ix *Index) SampleSymbols(ctx context.Context, n int, r interface{ IntN(int
 	return ix.store.SampleSymbols(ctx, n, r)
 }
 
+// KeepTermsInMemory makes SearchChunks rank chunks from an in-memory copy
+// of their terms, loaded in the background on the first search and kept
+// up to date with the index (a change reads only the changed files'
+// chunks again); until it is ready, and while it catches up with a
+// change, searches ask SQLite's text index. The ranking is the same
+// BM25; a search costs a fraction of SQLite's. It is for processes that
+// serve many searches: a command that searches once would only pay for
+// the load. The copy takes about as much memory as the chunks' text.
+func (ix *Index) KeepTermsInMemory() {
+	ix.opts.TermsInMemory = true // for a rebuilt database too
+	ix.store.KeepTermsInMemory()
+}
+
+// LoadTermsInMemory keeps the chunks' terms in memory (KeepTermsInMemory)
+// and loads or refreshes them now, returning once they match the index
+// as it is.
+func (ix *Index) LoadTermsInMemory(ctx context.Context) error {
+	return ix.store.LoadTermsInMemory(ctx)
+}
+
 // SearchChunks ranks chunks by BM25 against terms (as AppendTerms makes
 // them; any of them may match) and returns the best limit.
 func (ix *Index) SearchChunks(ctx context.Context, terms []string, limit int) ([]ChunkHit, error) {
 	return ix.store.SearchChunks(ctx, terms, limit)
+}
+
+// RankChunks is SearchChunks for callers that need only where the chunks
+// are: the hits have no Text, Context or Callers, and cost a fraction of
+// SearchChunks's to read.
+func (ix *Index) RankChunks(ctx context.Context, terms []string, limit int) ([]ChunkHit, error) {
+	return ix.store.RankChunks(ctx, terms, limit)
 }
 
 // Stats counts files by language, symbols, edges (references plus

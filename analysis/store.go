@@ -129,6 +129,13 @@ type indexStore struct {
 	vectors vectorCache
 	// terms caches the chunk counts of terms for TermStats.
 	terms termCache
+	// mem is the in-memory copy of the chunks' terms, when kept (see
+	// KeepTermsInMemory).
+	mem memState
+	// closing ends with Close: work the Store runs in the background
+	// stops then.
+	closing context.Context
+	stop    context.CancelFunc
 	// generation counts the write transactions committed through this
 	// Store, so that caches see every change it makes.
 	generation atomic.Int64
@@ -147,6 +154,7 @@ func openStore(ctx context.Context, path string) (*indexStore, error) {
 		return nil, fmt.Errorf("open index: %w", err)
 	}
 	s := &indexStore{db: db, path: path}
+	s.closing, s.stop = context.WithCancel(context.Background())
 	if err := db.Migrate(ctx, "index", migrations); err != nil {
 		db.Close()
 		return nil, fmt.Errorf("open index: %w", err)
@@ -278,7 +286,16 @@ func (s *indexStore) Check(ctx context.Context) error {
 func (s *indexStore) Path() string { return s.path }
 
 // Close closes the database.
-func (s *indexStore) Close() error { return s.db.Close() }
+func (s *indexStore) Close() error {
+	s.stop()
+	s.mem.mu.Lock()
+	done := s.mem.done
+	s.mem.mu.Unlock()
+	if done != nil {
+		<-done // a load in the background reads the database
+	}
+	return s.db.Close()
+}
 
 // FileState is what the index knows of a file, to tell whether it changed.
 type FileState struct {

@@ -242,8 +242,9 @@ func (s *Server) openFolder(ctx context.Context, name string, u protocol.Documen
 	}
 	s.mu.Unlock()
 	opts := analysis.Options{Root: abs, Embedder: s.embedder(),
-		// A server runs long: damage is looked for before it starts.
-		Check: analysis.CheckRows,
+		// A server runs long: damage is looked for before it starts,
+		// and searches rank from the chunks' terms in memory.
+		Check: analysis.CheckRows, TermsInMemory: true,
 	}
 	opts.Exclude, opts.Ignore, opts.MaxFileSize, opts.Languages = indexSettings(settings, file)
 	var ix *analysis.Index

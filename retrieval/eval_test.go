@@ -209,13 +209,17 @@ func newEvalSearcherTB(t testing.TB, root string) *Searcher {
 	}
 	ix, err := analysis.Open(ctx, analysis.Options{
 		Root: root, DBPath: filepath.Join(dir, filepath.Base(filepath.Dir(root+"/"))+".db"),
-		Workers: runtime.NumCPU(), Embedder: vec,
+		Workers: runtime.NumCPU(), Embedder: vec, TermsInMemory: true,
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { ix.Close() })
 	if _, err := ix.Update(ctx, nil); err != nil {
+		t.Fatal(err)
+	}
+	// As a server does: searches rank from the terms in memory.
+	if err := ix.LoadTermsInMemory(ctx); err != nil {
 		t.Fatal(err)
 	}
 	return &Searcher{Index: ix, Vectors: vec}

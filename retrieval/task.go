@@ -125,7 +125,9 @@ func (s *Searcher) task(ctx context.Context, text string, topK int, resp *Respon
 			textErr = err
 			return
 		}
-		hits, textErr = s.Index.SearchChunks(ctx, terms, taskChunks)
+		// Where the chunks are is all a file ranking needs: their text
+		// is read for the few results shown.
+		hits, textErr = s.Index.RankChunks(ctx, terms, taskChunks)
 	})
 	if title := taskTitle(text); title != "" {
 		wg.Go(func() { titled, titleErr = s.semantic(ctx, title, taskTitleResults) })
@@ -276,17 +278,25 @@ type namedDefinition struct {
 // the heaviest first; a name with no definition, or with so many that
 // it points nowhere, is left out.
 func (s *Searcher) resolveNames(ctx context.Context, names []Mention) ([]namedDefinition, error) {
-	var out []namedDefinition
-	for _, m := range names[:min(len(names), taskNames)] {
-		var defs []analysis.SymbolInfo
-		var err error
-		if strings.Contains(m.Text, ".") {
-			defs, err = s.Index.Lookup(ctx, m.Text)
-		} else {
-			defs, err = s.Index.DefinitionsNamed(ctx, m.Text)
+	names = names[:min(len(names), taskNames)]
+	// The bare names in one query.
+	var bare []string
+	for _, m := range names {
+		if !strings.Contains(m.Text, ".") {
+			bare = append(bare, m.Text)
 		}
-		if err != nil {
-			return nil, err
+	}
+	byName, err := s.Index.DefinitionsOfNames(ctx, bare)
+	if err != nil {
+		return nil, err
+	}
+	var out []namedDefinition
+	for _, m := range names {
+		defs := byName[m.Text]
+		if strings.Contains(m.Text, ".") {
+			if defs, err = s.Index.Lookup(ctx, m.Text); err != nil {
+				return nil, err
+			}
 		}
 		if len(defs) == 0 || len(defs) > taskMaxDefinitions {
 			continue

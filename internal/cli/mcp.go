@@ -80,6 +80,9 @@ Logs go to stderr.`, strings.Join(mcp.ProfileCore.Tools(), ", "), strings.Join(m
 			if ix.Rebuilt {
 				fmt.Fprintf(cmd.ErrOrStderr(), "anchorage: the index database %s was unreadable and has been rebuilt\n", ix.Path())
 			}
+			// A server searches many times: searches rank from the
+			// chunks' terms in memory once loaded.
+			ix.KeepTermsInMemory()
 			proj := strings.TrimSpace(project)
 			svc, err := mcp.New(mcp.Options{
 				Session: sess, Index: ix, Vectors: indexVectors(ix),
