@@ -160,7 +160,7 @@ func BenchmarkTeamSync(b *testing.B) {
 	elapsed := time.Since(t0)
 	b.StopTimer()
 	cpu1 := serverCPU(pid)
-	rss := serverRSS(pid)
+	anon, shmem, procs := serverMemory(pid)
 	stopListening()
 	wg.Wait()
 
@@ -195,7 +195,9 @@ func BenchmarkTeamSync(b *testing.B) {
 	b.ReportMetric(ms(coldSync), "first-sync-ms")
 	if pid != 0 {
 		b.ReportMetric(100*(cpu1-cpu0)/elapsed.Seconds(), "server-cpu-%")
-		b.ReportMetric(float64(rss)/(1<<20), "server-rss-MB")
+		b.ReportMetric(float64(anon+shmem)/(1<<20), "server-rss-MB")
+		b.ReportMetric(float64(anon)/float64(max(1, procs))/(1<<20), "MB/server-process")
+		b.ReportMetric(float64(procs), "server-processes")
 	}
 	b.ReportMetric(0, "ns/op")
 	b.Logf("%d rules, %d clients, %d changes in %v; %d deliveries measured; load average %s",
@@ -272,11 +274,11 @@ func serverCPU(pid int) float64 {
 	return float64(ticks) / clockTicks
 }
 
-// serverRSS returns the server's resident memory: each process's private
-// memory (RssAnon) plus the largest share of the shared buffers one
-// process has touched (RssShmem), counted once.
-func serverRSS(pid int) int64 {
-	var anon, shmem int64
+// serverMemory returns the server's resident memory: the sum of each
+// process's private memory (RssAnon), the largest share of the shared
+// buffers one process has touched (RssShmem, counted once), and the
+// number of processes (one per connection, and the postmaster's helpers).
+func serverMemory(pid int) (anon, shmem int64, procs int) {
 	for _, p := range serverProcs(pid) {
 		b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", p))
 		if err != nil {
@@ -295,8 +297,9 @@ func serverRSS(pid int) int64 {
 				shmem = max(shmem, kb<<10)
 			}
 		}
+		procs++
 	}
-	return anon + shmem
+	return anon, shmem, procs
 }
 
 func loadAverage() string {
