@@ -5,6 +5,7 @@ import (
 	"errors"
 	"sync"
 	"testing"
+	"time"
 )
 
 // TestServerGoneAndBack: with the server stopped, every call fails with
@@ -136,5 +137,68 @@ func TestApproveInterruptedThenRetried(t *testing.T) {
 		if approvals[id] != 1 {
 			t.Errorf("rule %s approved %d times in the audit; want 1", id, approvals[id])
 		}
+	}
+}
+
+// TestApproveConnectionKilled ends the approving connection while its
+// transaction waits for the write lock (as when PostgreSQL or a proxy
+// drops it): the approval is retried on a fresh connection and the rule
+// ends approved once, with one approval in the audit.
+func TestApproveConnectionKilled(t *testing.T) {
+	td := newTeamDB(t)
+	ctx := testCtx(t)
+	alice, bob := open(t, td.memberURL), open(t, td.approverURL)
+	p, err := alice.Propose(ctx, Rule{Content: "keep handlers thin"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	admin := sqlConn(t, td.db.URL)
+	tx, err := admin.Begin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock($1)`, int64(writeLockKey)); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { _, err := bob.Approve(ctx, p.ID); done <- err }()
+	// Wait until the approval waits for the lock, then end its connection.
+	watcher := sqlConn(t, td.db.URL)
+	var killed bool
+	for !killed {
+		if err := watcher.QueryRow(ctx, `SELECT coalesce(bool_or(pg_terminate_backend(l.pid)), false)
+			FROM pg_locks l JOIN pg_stat_activity a USING (pid)
+			WHERE l.locktype = 'advisory' AND NOT l.granted AND a.usename = $1`, td.approverRole).Scan(&killed); err != nil {
+			t.Fatal(err)
+		}
+		if killed {
+			break
+		}
+		select {
+		case err := <-done:
+			t.Fatalf("the approval ended before it waited for the lock: %v", err)
+		case <-ctx.Done():
+			t.Fatal("the approval never waited for the lock")
+		case <-time.After(10 * time.Millisecond): // the next look at pg_locks
+		}
+	}
+	if err := tx.Commit(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := <-done; err != nil {
+		t.Fatalf("the approval whose connection was ended: %v; want it retried and done", err)
+	}
+	log, err := alice.Audit(ctx, 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, e := range log {
+		if e.Action == ActionApprove && e.RuleID == p.ID {
+			n++
+		}
+	}
+	if n != 1 {
+		t.Fatalf("%d approvals in the audit; want 1", n)
 	}
 }
