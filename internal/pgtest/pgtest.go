@@ -321,7 +321,31 @@ func initCluster(ctx context.Context, bin string) (*Cluster, error) {
 	if err := c.Start(ctx); err != nil {
 		return fail(err)
 	}
+	if err := c.watchdog(); err != nil {
+		c.stop()
+		return fail(err)
+	}
 	return c, nil
+}
+
+// watchdog starts a process that stops the cluster and removes its
+// directory when the test binary is gone without doing it (a test
+// timeout, a kill): a cluster is never left running. It checks once a
+// second, as the cluster's user (pg_ctl refuses root), detached from the
+// test's output.
+func (c *Cluster) watchdog() error {
+	data := filepath.Join(c.dir, "data")
+	script := fmt.Sprintf(`while [ -d /proc/%d ]; do sleep 1; done
+%q stop -D %q -m immediate >/dev/null 2>&1
+rm -rf %q`, os.Getpid(), filepath.Join(c.bin, "pg_ctl"), data, c.dir)
+	cmd := exec.Command("/bin/sh", "-c", script)
+	cmd.Dir = "/"
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true, Credential: c.cred}
+	if err := cmd.Start(); err != nil {
+		return fmt.Errorf("starting the cluster's watchdog: %w", err)
+	}
+	go cmd.Wait()
+	return nil
 }
 
 // Running reports whether the cluster accepts connections, as far as

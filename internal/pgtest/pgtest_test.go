@@ -1,8 +1,11 @@
 package pgtest
 
 import (
+	"bufio"
 	"context"
+	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -130,6 +133,60 @@ func TestFindBinaries(t *testing.T) {
 	for ci, want := range map[string]bool{"true": true, "": false, "false": false, "1": false} {
 		if got := mustFail(ci); got != want {
 			t.Errorf("mustFail(CI=%q) = %v; want %v", ci, got, want)
+		}
+	}
+}
+
+// TestKilledTestBinaryLeavesNoCluster runs a test binary that starts a
+// cluster and is killed (as a test timeout does): its watchdog stops the
+// cluster and removes its directory.
+func TestKilledTestBinaryLeavesNoCluster(t *testing.T) {
+	if os.Getenv("PGTEST_CHILD") == "1" {
+		d := Start(t)
+		fmt.Printf("DIR=%s\n", d.Cluster().dir)
+		os.Stdout.Sync()
+		select {} // until killed
+	}
+	if !Start(t).Cluster().Own() { // Start skips when PostgreSQL is not installed
+		t.Skip("the cluster of ANCHORAGE_TEST_PGURL is not ours")
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, os.Args[0], "-test.run", "^TestKilledTestBinaryLeavesNoCluster$", "-test.timeout", "10m")
+	cmd.Env = append(os.Environ(), "PGTEST_CHILD=1")
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	sc := bufio.NewScanner(out)
+	var dir string
+	for sc.Scan() {
+		if d, ok := strings.CutPrefix(sc.Text(), "DIR="); ok {
+			dir = d
+			break
+		}
+	}
+	if dir == "" {
+		cmd.Process.Kill()
+		cmd.Wait()
+		t.Fatal("the child never said where its cluster is")
+	}
+	if _, err := os.Stat(filepath.Join(dir, "data", "postmaster.pid")); err != nil {
+		t.Fatalf("the child's cluster is not running: %v", err)
+	}
+	cmd.Process.Kill()
+	cmd.Wait()
+	for {
+		if _, err := os.Stat(dir); os.IsNotExist(err) {
+			return
+		}
+		select {
+		case <-ctx.Done():
+			t.Fatalf("the killed child's cluster in %s was never removed", dir)
+		case <-time.After(100 * time.Millisecond): // the next look
 		}
 	}
 }
