@@ -47,18 +47,18 @@ const (
 //   - anchorage_approver: additionally UPDATE of status, category,
 //     scope, content and rationale (column grants), admitted by the RLS
 //     policy "decide";
-//   - nobody but the owner may UPDATE or DELETE rules' other columns or
-//     any audit row (no grant), and nobody may DELETE a rule.
+//   - nobody but the owner may UPDATE rules' other columns, DELETE a rule
+//     (audited as "delete") or change any audit row (no grant).
 //
 // The triggers that must write what the caller may not (the sequence,
 // the audit table) are SECURITY DEFINER functions owned by the
 // installer, with a fixed search_path. The rules_before trigger forces
 // seq, the times, proposed_by and decided_by whatever the statement
 // says. Conflict detection (a rule that repeats or contradicts an
-// approved one) needs the text analysis of package memory, so it runs in
-// the client's approval transaction, under writeLockKey: an approver who
-// bypasses the client with plain SQL bypasses that check (but not the
-// roles, and not the audit).
+// approved one) needs the text analysis of package memory, so the client
+// decides it in its approval transaction, under writeLockKey (Store.decide):
+// an approver who bypasses the client with plain SQL bypasses that check
+// (but not the roles, and not the audit).
 var migrations = []string{
 	// 1: rules, audit, the sequence, triggers, row-level security.
 	`
