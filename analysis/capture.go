@@ -140,6 +140,26 @@ out:
 	ts_query_cursor_set_max_start_depth(cursor, UINT32_MAX);
 	return rc < 0 ? rc : used;
 }
+
+// anchorage_child_spans writes the start and end bytes of node's children
+// into out, as many as fit in cap words, and returns how many children
+// node has.
+static int anchorage_child_spans(TSNode node, uint32_t *out, int cap) {
+	TSTreeCursor walk = ts_tree_cursor_new(node);
+	int n = 0;
+	if (ts_tree_cursor_goto_first_child(&walk)) {
+		do {
+			if (2 * n + 2 <= cap) {
+				TSNode k = ts_tree_cursor_current_node(&walk);
+				out[2 * n] = ts_node_start_byte(k);
+				out[2 * n + 1] = ts_node_end_byte(k);
+			}
+			n++;
+		} while (ts_tree_cursor_goto_next_sibling(&walk));
+	}
+	ts_tree_cursor_delete(&walk);
+	return n;
+}
 */
 import "C"
 
@@ -399,4 +419,25 @@ func (col *collector) node(i int, tree *sitter.Tree) *sitter.Node {
 	*(*C.TSNode)(unsafe.Pointer(n)) = col.cnodes[i]
 	*(**sitter.Tree)(unsafe.Add(unsafe.Pointer(n), unsafe.Sizeof(C.TSNode{}))) = tree
 	return n
+}
+
+// topLevelSpans returns the spans of root's children, as topLevel does,
+// without making a go-tree-sitter node of each (go-tree-sitter keeps every
+// node it makes for the tree's lifetime).
+func topLevelSpans(root *sitter.Node) []span {
+	if !canCollect {
+		return topLevel(root)
+	}
+	croot := *(*C.TSNode)(unsafe.Pointer(root))
+	buf := make([]C.uint32_t, 512)
+	n := int(C.anchorage_child_spans(croot, &buf[0], C.int(len(buf))))
+	if 2*n > len(buf) {
+		buf = make([]C.uint32_t, 2*n)
+		n = int(C.anchorage_child_spans(croot, &buf[0], C.int(len(buf))))
+	}
+	out := make([]span, n)
+	for i := range out {
+		out[i] = span{uint32(buf[2*i]), uint32(buf[2*i+1])}
+	}
+	return out
 }

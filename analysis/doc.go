@@ -79,11 +79,26 @@ type span struct{ start, end uint32 }
 // pub). comments are sorted by start. It works on the text alone, which
 // is much cheaper than walking siblings in the syntax tree.
 func docComment(src []byte, comments []span, def int) string {
-	i := sort.Search(len(comments), func(i int) bool { return int(comments[i].end) > def }) - 1
-	if i < 0 || !startsLine(src, int(comments[i].start)) || !isDocGap(src[commentEnd(src, comments[i]):def]) {
+	first, i, ok := docCommentRun(src, comments, def)
+	if !ok {
 		return ""
 	}
-	first := i
+	parts := make([]string, 0, i-first+1)
+	for _, c := range comments[first : i+1] {
+		parts = append(parts, string(src[c.start:c.end]))
+	}
+	return strings.Join(parts, "\n")
+}
+
+// docCommentRun returns the indexes in comments of the first and last
+// comment of the doc comment of a definition at offset def, or false when
+// it has none (see docComment).
+func docCommentRun(src []byte, comments []span, def int) (first, last int, ok bool) {
+	i := sort.Search(len(comments), func(i int) bool { return int(comments[i].end) > def }) - 1
+	if i < 0 || !startsLine(src, int(comments[i].start)) || !isDocGap(src[commentEnd(src, comments[i]):def]) {
+		return 0, 0, false
+	}
+	first = i
 	for first > 0 {
 		prev := comments[first-1]
 		gap := src[commentEnd(src, prev):comments[first].start]
@@ -92,11 +107,7 @@ func docComment(src []byte, comments []span, def int) string {
 		}
 		first--
 	}
-	parts := make([]string, 0, i-first+1)
-	for _, c := range comments[first : i+1] {
-		parts = append(parts, string(src[c.start:c.end]))
-	}
-	return strings.Join(parts, "\n")
+	return first, i, true
 }
 
 // commentEnd returns where a comment ends, before the newline that Rust's

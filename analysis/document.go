@@ -2,10 +2,12 @@ package analysis
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"fmt"
 	"slices"
 	"sort"
+	"strings"
 	"sync"
 
 	"github.com/cespare/xxhash/v2"
@@ -28,8 +30,8 @@ type Document struct {
 	text   []byte
 	lines  *lineIndex
 	tree   *sitter.Tree
-	graph  *FileGraph
-	chunks []chunk // what the query found in each top-level node
+	snap   *docSnapshot // the graph of text
+	chunks []chunk      // what the query found in each top-level node, and its piece
 	// queried counts the top-level nodes the last extraction queried (all
 	// of them, -1, after a full extraction).
 	queried int
@@ -43,10 +45,30 @@ type Document struct {
 	cuts    []span
 	// edited is where the last edit started, or -1.
 	edited int
-	// comments, until the graph's search chunks are cut, are the
-	// comments they need; chunkMu guards the cut.
-	comments *[]span
-	chunkMu  sync.Mutex
+}
+
+// docSnapshot is the graph of one version of a document's text. Its
+// search chunks, which only the index needs, are cut when the index
+// first asks for them (withChunks), not on the keystroke path.
+type docSnapshot struct {
+	graph    *FileGraph // without chunks
+	text     []byte
+	lines    *lineIndex
+	comments []span // the text's comments, sorted
+
+	once    sync.Once
+	indexed *FileGraph // graph with its chunks
+}
+
+// withChunks returns the graph with its search chunks, cut on first use.
+// It is safe for concurrent use.
+func (s *docSnapshot) withChunks() *FileGraph {
+	s.once.Do(func() {
+		g := *s.graph
+		g.Chunks = chunkFile(&g, s.text, s.lines, s.comments)
+		s.indexed = &g
+	})
+	return s.indexed
 }
 
 // TextEdit replaces the text between two positions (0-based lines, UTF-16
@@ -74,18 +96,14 @@ func (p *Parser) OpenDocument(ctx context.Context, lang *Language, path string, 
 // Text returns the document's current text. The caller must not modify it.
 func (d *Document) Text() []byte { return d.text }
 
-// Graph returns the document's graph for its current text.
-// Search chunks are cut when the graph is first read after an edit, not
-// on every keystroke; readers may call Graph concurrently.
-func (d *Document) Graph() *FileGraph {
-	d.chunkMu.Lock()
-	defer d.chunkMu.Unlock()
-	if d.comments != nil {
-		d.graph.Chunks = chunkFile(d.graph, d.text, d.lines, *d.comments)
-		d.comments = nil
-	}
-	return d.graph
-}
+// Graph returns the document's graph for its current text, without
+// search chunks (see GraphWithChunks). The caller must not modify it.
+func (d *Document) Graph() *FileGraph { return d.snap.graph }
+
+// GraphWithChunks returns the document's graph for its current text with
+// the search chunks the index stores, cut the first time they are asked
+// for. The caller must not modify it.
+func (d *Document) GraphWithChunks() *FileGraph { return d.snap.withChunks() }
 
 // Close releases the document's syntax tree.
 func (d *Document) Close() {
@@ -235,36 +253,127 @@ func (d *Document) reparse(ctx context.Context, p *Parser, text []byte, lines *l
 		d.effTree.Close()
 	}
 	effRoot := effTree.RootNode()
-	var raw rawGraph
+	var (
+		chunks []chunk
+		whole  *rawGraph
+	)
 	if reusable && d.chunks != nil && !effRoot.HasError() {
-		raw, d.chunks, d.queried = p.queryChanged(d.Language, effText, effRoot, d.chunks)
+		chunks, d.queried = p.queryChanged(d.Language, effText, effRoot, d.chunks)
 	} else {
-		raw, d.queried = p.query(d.Language, effText, effRoot, nil), -1
-		d.chunks = nil
+		raw := p.query(d.Language, effText, effRoot, nil)
+		d.queried = -1
 		if !effRoot.HasError() {
 			// What a query finds in a tree with errors is not kept: error
 			// recovery decides which nodes exist (a comment under an ERROR
 			// node is not captured as a comment).
-			d.chunks = splitChunks(effText, raw, topLevel(effRoot))
+			chunks = splitChunks(effText, raw, topLevel(effRoot))
+		}
+		if chunks == nil {
+			whole = &raw
 		}
 	}
 	d.text, d.tree, d.lines = text, tree, lines
 	d.clean = !root.HasError()
 	d.effTree, d.effText, d.cuts = nil, nil, nil
-	errors := 0
+	d.chunks = chunks
+	var (
+		cutRaws []rawGraph
+		errors  int
+	)
 	if rec != nil {
 		d.effTree, d.effText, d.cuts = rec.tree, rec.text, rec.cuts
-		toRealRaw(&raw, rec.cuts)
-		if errors, err = p.queryCuts(ctx, d.Language, text, rec.cuts, &raw); err != nil {
+		if whole != nil {
+			toRealRaw(whole, rec.cuts)
+		}
+		var counts []int
+		if cutRaws, counts, err = p.queryCutRaws(ctx, d.Language, text, rec.cuts); err != nil {
 			return fmt.Errorf("parse %s: %w", d.Path, err)
 		}
+		for _, n := range counts {
+			errors += max(1, n)
+		}
 	}
-	d.graph = assemble(d.Language, d.Path, text, lines, root, raw, false)
-	d.comments = &raw.comments // sorted by assemble
-	if rec != nil {
-		d.graph.ParseErrors = errors
+	g, comments := d.assemble(text, lines, whole, cutRaws)
+	switch {
+	case rec != nil:
+		g.ParseErrors = errors
+	case root.HasError():
+		g.ParseErrors = countErrors(root)
 	}
+	d.snap = &docSnapshot{graph: g, text: text, lines: lines, comments: comments}
 	return nil
+}
+
+// assemble makes the graph of text from what the query found in the
+// top-level nodes of the text without its damaged regions (d.chunks, in
+// that text's offsets; or whole, in text's offsets, when there are no
+// chunks) and in each damaged region (d.cuts, cutRaws in text's offsets).
+// A top-level node that is not new and holds no damaged region reuses the
+// piece assembled for it before; the others are assembled, and the
+// pieces linked. It returns the graph and the text's comments, sorted.
+func (d *Document) assemble(text []byte, lines *lineIndex, whole *rawGraph, cutRaws []rawGraph) (*FileGraph, []span) {
+	cuts, chunks := d.cuts, d.chunks
+	module := ""
+	if whole != nil {
+		module = whole.module
+	}
+	for i := 0; module == "" && i < len(chunks); i++ {
+		module = chunks[i].raw.module
+	}
+	for i := 0; module == "" && i < len(cutRaws); i++ {
+		module = cutRaws[i].module
+	}
+	if module == "" {
+		module = strings.ToValidUTF8(moduleFromPath(d.Path), "\uFFFD")
+	}
+	fresh := func(raw *rawGraph, start int) placedPiece {
+		slices.SortFunc(raw.comments, func(a, b span) int { return cmp.Compare(a.start, b.start) })
+		pc := buildPiece(raw.defs, raw.refs, raw.comments, module, text, lines, start)
+		return placedPiece{pc: pc, start: pc.start, line: pc.line, col: pc.col}
+	}
+	var pieces []placedPiece
+	if whole != nil {
+		for i := range cutRaws {
+			whole.addShifted(&cutRaws[i], 0)
+		}
+		pieces = append(pieces, fresh(whole, 0))
+	} else {
+		pieces = make([]placedPiece, 0, len(chunks)+len(cuts))
+		j := 0 // the next damaged region
+		for i := range chunks {
+			c := &chunks[i]
+			rs, re := toReal(cuts, int(c.start), false), toReal(cuts, int(c.end), true)
+			for ; j < len(cuts) && int(cuts[j].start) < rs; j++ {
+				pieces = append(pieces, fresh(&cutRaws[j], int(cuts[j].start)))
+			}
+			k := j
+			for k < len(cuts) && int(cuts[k].start) < re {
+				k++
+			}
+			if k > j {
+				// Damaged regions inside the node: it is assembled with them.
+				var raw rawGraph
+				raw.addShifted(&c.raw, int64(c.start))
+				toRealRaw(&raw, cuts)
+				for ; j < k; j++ {
+					raw.addShifted(&cutRaws[j], 0)
+				}
+				pieces = append(pieces, fresh(&raw, rs))
+				continue
+			}
+			if c.pc == nil || c.pc.module != module {
+				var raw rawGraph
+				raw.addShifted(&c.raw, int64(rs))
+				c.pc = fresh(&raw, rs).pc
+			}
+			pos := lines.position(rs)
+			pieces = append(pieces, placedPiece{pc: c.pc, start: rs, line: pos.Line, col: pos.Column})
+		}
+		for ; j < len(cuts); j++ {
+			pieces = append(pieces, fresh(&cutRaws[j], int(cuts[j].start)))
+		}
+	}
+	return link(d.Language, d.Path, module, text, lines, pieces)
 }
 
 // editInCuts returns the damaged regions after an edit replacing the
@@ -300,24 +409,44 @@ func editInCuts(cuts []span, start, end, size int) []span {
 // no errors of its own any more (the code being typed is complete: the
 // whole text is parsed again).
 func (d *Document) reparseInCuts(ctx context.Context, p *Parser, text []byte, lines *lineIndex, cuts []span) (bool, error) {
-	if d.effTree == nil || d.chunks == nil || !bytes.Equal(cutOut(text, cuts), d.effText) {
+	if d.effTree == nil || d.chunks == nil || !equalCutOut(text, cuts, d.effText) {
 		return false, nil
 	}
-	var raw rawGraph
-	for i := range d.chunks {
-		raw.addShifted(&d.chunks[i].raw, int64(d.chunks[i].start))
-	}
-	toRealRaw(&raw, cuts)
-	errors, err := p.queryCutsStrict(ctx, d.Language, text, cuts, &raw)
-	if err != nil || errors == 0 {
+	raws, counts, err := p.queryCutRaws(ctx, d.Language, text, cuts)
+	if err != nil {
 		return false, err
+	}
+	errors := 0
+	for i, n := range counts {
+		// A region without errors of its own, or that defines more than
+		// one thing (cut wide, around code that is not being typed, which
+		// a new search may narrow), calls for a new search.
+		if n == 0 || len(raws[i].defs) > 1 {
+			return false, nil
+		}
+		errors += n
 	}
 	d.text, d.lines, d.cuts, d.clean = text, lines, cuts, false
 	d.queried = 0
-	d.graph = assemble(d.Language, d.Path, text, lines, d.effTree.RootNode(), raw, false)
-	d.comments = &raw.comments // sorted by assemble
-	d.graph.ParseErrors = errors
+	g, comments := d.assemble(text, lines, nil, raws)
+	g.ParseErrors = errors
+	d.snap = &docSnapshot{graph: g, text: text, lines: lines, comments: comments}
 	return true, nil
+}
+
+// equalCutOut reports whether text without the cuts is eff, without
+// making that text.
+func equalCutOut(text []byte, cuts []span, eff []byte) bool {
+	prev := 0
+	for _, c := range cuts {
+		part := text[prev:c.start]
+		if len(eff) < len(part) || !bytes.Equal(eff[:len(part)], part) {
+			return false
+		}
+		eff = eff[len(part):]
+		prev = int(c.end)
+	}
+	return bytes.Equal(eff, text[prev:])
 }
 
 // chunk is what the query found in one top-level node of a document,
@@ -327,6 +456,8 @@ type chunk struct {
 	start, end uint32
 	hash       uint64
 	raw        rawGraph
+	// pc is the piece assembled from raw, once it was (see assemble).
+	pc *piece
 }
 
 // topLevel returns the spans of the root's children.
@@ -395,10 +526,10 @@ func splitChunks(text []byte, raw rawGraph, spans []span) []chunk {
 }
 
 // queryChanged extracts a reparsed document: top-level nodes whose text is
-// that of a chunk of the previous extraction reuse its findings; the
-// others are queried. It returns the findings, the new chunks and how many
+// that of a chunk of the previous extraction reuse its findings and its
+// piece; the others are queried. It returns the new chunks and how many
 // nodes were queried.
-func (p *Parser) queryChanged(lang *Language, text []byte, root *sitter.Node, old []chunk) (rawGraph, []chunk, int) {
+func (p *Parser) queryChanged(lang *Language, text []byte, root *sitter.Node, old []chunk) ([]chunk, int) {
 	type key struct {
 		hash uint64
 		size uint32
@@ -407,31 +538,22 @@ func (p *Parser) queryChanged(lang *Language, text []byte, root *sitter.Node, ol
 	for i := range old {
 		reusable[key{old[i].hash, old[i].end - old[i].start}] = &old[i]
 	}
-	var raw rawGraph
 	queried := 0
-	chunks := make([]chunk, 0, len(old)+1)
-	c := sitter.NewTreeCursor(root)
-	defer c.Close()
-	if c.GoToFirstChild() {
-		for {
-			n := c.CurrentNode()
-			st, en := n.StartByte(), n.EndByte()
-			ch := chunk{start: st, end: en, hash: xxhash.Sum64(text[st:en])}
-			if prev := reusable[key{ch.hash, en - st}]; prev != nil {
-				ch.raw = prev.raw
-			} else {
-				found := p.query(lang, text, root, n)
-				ch.raw.addShifted(&found, -int64(st))
-				queried++
-			}
-			chunks = append(chunks, ch)
-			raw.addShifted(&ch.raw, int64(st))
-			if !c.GoToNextSibling() {
-				break
-			}
+	spans := topLevelSpans(root)
+	chunks := make([]chunk, 0, len(spans))
+	for i, sp := range spans {
+		st, en := sp.start, sp.end
+		ch := chunk{start: st, end: en, hash: xxhash.Sum64(text[st:en])}
+		if prev := reusable[key{ch.hash, en - st}]; prev != nil {
+			ch.raw, ch.pc = prev.raw, prev.pc
+		} else {
+			found := p.query(lang, text, root, root.Child(i))
+			ch.raw.addShifted(&found, -int64(st))
+			queried++
 		}
+		chunks = append(chunks, ch)
 	}
-	return raw, chunks, queried
+	return chunks, queried
 }
 
 // point returns tree-sitter's point (row, byte column) of an offset.

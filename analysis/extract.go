@@ -199,15 +199,23 @@ func (p *Parser) query(lang *Language, src []byte, root, within *sitter.Node) ra
 		return raw // root was not parsed by p.Parse, which reports the error
 	}
 	lo, hi := uint32(0), uint32(len(src))
-	if within != nil {
+	col := &p.col
+	collected := false
+	if lang.roots != nil && !p.noCollect && !p.noRooted {
+		switch {
+		case within == nil:
+			collected = col.collectRooted(p.cursor, lang, root)
+		case int(root.Symbol()) >= len(lang.roots) || lang.roots[root.Symbol()] == 0:
+			// No pattern starts at the root: every match in the node
+			// starts in its subtree.
+			lo, hi = within.StartByte(), within.EndByte()
+			collected = col.collectRooted(p.cursor, lang, within)
+		}
+	}
+	if !collected && within != nil {
 		lo, hi = within.StartByte(), within.EndByte()
 		p.cursor.SetPointRange(within.StartPoint(), within.EndPoint())
 		defer p.cursor.SetPointRange(sitter.Point{}, sitter.Point{Row: ^uint32(0), Column: ^uint32(0)})
-	}
-	col := &p.col
-	collected := false
-	if within == nil && lang.roots != nil && !p.noCollect && !p.noRooted {
-		collected = col.collectRooted(p.cursor, lang, root)
 	}
 	if !collected && !p.noCollect && canCollect {
 		p.cursor.Exec(lang.tags, root)
@@ -428,11 +436,7 @@ func attachRefs(symbols []Symbol, refs []pendingRef, lines *lineIndex) []Ref {
 	// In source order, whatever order the query found them in: a call
 	// nested in another's receiver (f().g()) starts where it does, and
 	// comes first by its name.
-	slices.SortFunc(refs, func(a, b pendingRef) int {
-		return cmp.Or(cmp.Compare(a.at, b.at), cmp.Compare(a.start, b.start), cmp.Compare(a.end, b.end),
-			cmp.Compare(a.ref.Kind, b.ref.Kind), cmp.Compare(a.ref.Name, b.ref.Name),
-			cmp.Compare(a.ref.Qualifier, b.ref.Qualifier), cmp.Compare(a.ref.Subject, b.ref.Subject))
-	})
+	slices.SortFunc(refs, comparePendingRefs)
 	out := make([]Ref, 0, len(refs))
 	var stack []int // open symbols, innermost last
 	next := 1
@@ -465,6 +469,14 @@ func attachRefs(symbols []Symbol, refs []pendingRef, lines *lineIndex) []Ref {
 		out = append(out, r)
 	}
 	return out
+}
+
+// comparePendingRefs orders references by where they start, then by
+// what they are.
+func comparePendingRefs(a, b pendingRef) int {
+	return cmp.Or(cmp.Compare(a.at, b.at), cmp.Compare(a.start, b.start), cmp.Compare(a.end, b.end),
+		cmp.Compare(a.ref.Kind, b.ref.Kind), cmp.Compare(a.ref.Name, b.ref.Name),
+		cmp.Compare(a.ref.Qualifier, b.ref.Qualifier), cmp.Compare(a.ref.Subject, b.ref.Subject))
 }
 
 func referenceKind(capture string) EdgeKind {

@@ -154,8 +154,12 @@ func BenchmarkDocumentTypingRecovery(b *testing.B) {
 		durations = append(durations, time.Since(start))
 		if cpu1, ok := threadCPU(); ok && cpuOK {
 			cpu = append(cpu, cpu1-cpu0)
-			if os.Getenv("SLOW") != "" && cpu1-cpu0 > 3*time.Millisecond {
-				b.Logf("slow: %v CPU, %v: %q cuts %v", cpu1-cpu0, time.Since(start), doc.Text()[at:at+30], doc.cuts)
+			if os.Getenv("SLOW") != "" && cpu1-cpu0 > 1500*time.Microsecond {
+				t := doc.Text()[at:]
+				if i := strings.Index(string(t), "\n\n"); i >= 0 {
+					t = t[:i]
+				}
+				b.Logf("slow: %v CPU, %v: %q cuts %v queried %d", cpu1-cpu0, time.Since(start), t, doc.cuts, doc.queried)
 			}
 		}
 		found := false

@@ -600,41 +600,43 @@ func toRealRaw(raw *rawGraph, cuts []span) {
 // in the text's offsets. It returns how many errors the regions have, at
 // least one each.
 func (p *Parser) queryCuts(ctx context.Context, lang *Language, text []byte, cuts []span, raw *rawGraph) (int, error) {
+	raws, counts, err := p.queryCutRaws(ctx, lang, text, cuts)
+	if err != nil {
+		return 0, err
+	}
 	errors := 0
-	for _, c := range cuts {
-		n, err := p.queryCut(ctx, lang, text, c, raw)
-		if err != nil {
-			return 0, err
+	for i := range raws {
+		if raw.module != "" {
+			raws[i].module = "" // the rest of the file names the module
 		}
-		errors += max(1, n)
+		raw.addShifted(&raws[i], 0)
+		errors += max(1, counts[i])
 	}
 	return errors, nil
 }
 
-// queryCutsStrict is queryCuts, but returns 0 when a region has no errors
-// of its own, or defines more than one thing (a region cut wide, around
-// code that is not being typed, which a new search may narrow), leaving
-// raw changed.
-func (p *Parser) queryCutsStrict(ctx context.Context, lang *Language, text []byte, cuts []span, raw *rawGraph) (int, error) {
-	errors := 0
-	for _, c := range cuts {
-		defs := len(raw.defs)
-		n, err := p.queryCut(ctx, lang, text, c, raw)
-		if err != nil || n == 0 || len(raw.defs)-defs > 1 {
-			return 0, err
+// queryCutRaws parses each damaged region on its own and returns what the
+// query finds in each, in the text's offsets, and how many errors each
+// has.
+func (p *Parser) queryCutRaws(ctx context.Context, lang *Language, text []byte, cuts []span) ([]rawGraph, []int, error) {
+	raws := make([]rawGraph, len(cuts))
+	counts := make([]int, len(cuts))
+	for i, c := range cuts {
+		var err error
+		if raws[i], counts[i], err = p.queryCut(ctx, lang, text, c); err != nil {
+			return nil, nil, err
 		}
-		errors += n
 	}
-	return errors, nil
+	return raws, counts, nil
 }
 
-// queryCut parses a damaged region on its own, adds what the query finds
-// in it to raw and returns how many errors the region has.
-func (p *Parser) queryCut(ctx context.Context, lang *Language, text []byte, c span, raw *rawGraph) (int, error) {
+// queryCut parses a damaged region on its own and returns what the query
+// finds in it, in the text's offsets, and how many errors the region has.
+func (p *Parser) queryCut(ctx context.Context, lang *Language, text []byte, c span) (rawGraph, int, error) {
 	part := text[c.start:c.end]
 	tree, err := p.Parse(ctx, lang, part, nil)
 	if err != nil {
-		return 0, fmt.Errorf("parse damaged region: %w", err)
+		return rawGraph{}, 0, fmt.Errorf("parse damaged region: %w", err)
 	}
 	defer tree.Close()
 	root := tree.RootNode()
@@ -642,9 +644,6 @@ func (p *Parser) queryCut(ctx context.Context, lang *Language, text []byte, c sp
 	errors := 0
 	if root.HasError() {
 		errors = countErrors(root)
-	}
-	if raw.module != "" {
-		found.module = "" // the rest of the file names the module
 	}
 	// What error recovery left open ends with the region's last
 	// character, not with the blank lines after it.
@@ -658,8 +657,9 @@ func (p *Parser) queryCut(ctx context.Context, lang *Language, text []byte, c sp
 	// Comments after the region's last definition document nothing
 	// yet: they would otherwise pass for the doc of what follows.
 	found.comments = slices.DeleteFunc(found.comments, func(c span) bool { return c.start >= lastDef })
-	raw.addShifted(&found, int64(c.start))
-	return errors, nil
+	var out rawGraph
+	out.addShifted(&found, int64(c.start))
+	return out, errors, nil
 }
 
 // editTo records on tree, a parse of from, the edit that turns from into

@@ -431,7 +431,7 @@ func lastLine(s string) string {
 // damaged region (the document knows where the user types): every symbol
 // and reference outside the regions of both must then be the same.
 func sameGraph(lang *Language, doc *Document, fresh *FileGraph) string {
-	got := doc.Graph()
+	got := doc.GraphWithChunks()
 	if got.ParseErrors == 0 || fresh.ParseErrors == 0 {
 		if g, w := graphText(got), graphText(fresh); g != w {
 			return firstDiff(w, g)

@@ -264,6 +264,14 @@ func (w *Workspace) Snapshot(rel string) (text []byte, g *FileGraph, version int
 // one parse are all served by it; edits made while they wait do not make
 // each of them parse again.
 func (w *Workspace) parsed(ctx context.Context, rel string) (text []byte, g *FileGraph, version int32, ok bool) {
+	text, g, _, version, ok = w.parsedSnapshot(ctx, rel)
+	return text, g, version, ok
+}
+
+// parsedSnapshot is parsed, with the document's snapshot when it has one
+// (nil for a document over the size cap or that failed to parse), whose
+// search chunks the caller may cut after parseMu is released.
+func (w *Workspace) parsedSnapshot(ctx context.Context, rel string) (text []byte, g *FileGraph, snap *docSnapshot, version int32, ok bool) {
 	// The caller needs the text as it is now; a parse of a newer version,
 	// made while it waited for parseMu, serves it as well.
 	want := int32(math.MinInt32)
@@ -279,16 +287,16 @@ func (w *Workspace) parsed(ctx context.Context, rel string) (text []byte, g *Fil
 	od := w.docs[rel]
 	if od == nil {
 		w.mu.Unlock()
-		return nil, nil, 0, false
+		return nil, nil, nil, 0, false
 	}
 	if od.oversized {
 		defer w.mu.Unlock()
-		return od.text, &FileGraph{Path: rel, Language: od.lang.Name}, od.version, true
+		return od.text, &FileGraph{Path: rel, Language: od.lang.Name}, nil, od.version, true
 	}
 	doc := od.doc
 	if doc != nil && (doc.Version >= want || !od.reset && len(od.queue) == 0) {
 		defer w.mu.Unlock()
-		return doc.Text(), doc.Graph(), doc.Version, true
+		return doc.Text(), doc.Graph(), doc.snap, doc.Version, true
 	}
 	queue, reset, text, version, lang := od.queue, od.reset, od.text, od.version, od.lang
 	od.queue, od.reset = nil, false
@@ -315,9 +323,9 @@ func (w *Workspace) parsed(ctx context.Context, rel string) (text []byte, g *Fil
 			doc.Close()
 		}
 		if od = w.docs[rel]; od == nil {
-			return nil, nil, 0, false
+			return nil, nil, nil, 0, false
 		}
-		return od.text, &FileGraph{Path: rel, Language: od.lang.Name}, od.version, true
+		return od.text, &FileGraph{Path: rel, Language: od.lang.Name}, nil, od.version, true
 	}
 	if err != nil {
 		// Parsed afresh by the next reader.
@@ -325,10 +333,10 @@ func (w *Workspace) parsed(ctx context.Context, rel string) (text []byte, g *Fil
 			doc.Close()
 		}
 		od.doc, od.queue, od.reset = nil, nil, true
-		return od.text, &FileGraph{Path: rel, Language: od.lang.Name}, od.version, true
+		return od.text, &FileGraph{Path: rel, Language: od.lang.Name}, nil, od.version, true
 	}
 	od.doc = doc
-	return doc.Text(), doc.Graph(), doc.Version, true
+	return doc.Text(), doc.Graph(), doc.snap, doc.Version, true
 }
 
 // coalesce returns queued edits as one: the part of text that differs
@@ -433,9 +441,13 @@ func (w *Workspace) Flush(ctx context.Context) error {
 	}
 	var items []item
 	for _, rel := range rels {
-		text, g, _, ok := w.parsed(ctx, rel)
+		text, g, snap, _, ok := w.parsedSnapshot(ctx, rel)
 		if !ok {
 			continue
+		}
+		if snap != nil {
+			// Cut outside parseMu: keystrokes do not wait for it.
+			g = snap.withChunks()
 		}
 		_, over := w.Oversized(rel)
 		// Mtime -1 never matches a file on disk: when the document closes,

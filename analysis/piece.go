@@ -1,0 +1,287 @@
+package analysis
+
+import (
+	"slices"
+	"sort"
+	"strings"
+)
+
+// An open document's graph is assembled from pieces, one per top-level
+// node, so that a keystroke re-assembles only the node it changed: the
+// others reuse what was assembled for them, shifted to where they are now.
+// Joining the pieces (link) renumbers their symbols, resolves what crosses
+// pieces (a Go method's receiver type, a Rust impl's subject, a doc comment
+// above a top-level definition) and costs a copy of the symbols and
+// references, not their assembly. The result equals assemble's on the same
+// findings.
+
+// piece is what assembly made of the findings of one top-level node (or
+// of a run of them, or of the whole file): symbols and references with
+// positions in the text the piece was assembled in.
+type piece struct {
+	// start is where the piece starts in the text it was assembled in,
+	// and line and col its position there: a piece is moved by the
+	// difference with where it starts now.
+	start     int
+	line, col int
+	// module is the module name the qualified names were made with.
+	module string
+	// syms are numbered from 1 within the piece (0 stands for the file's
+	// module); Parent is a piece index, or 0.
+	syms []Symbol
+	// owners names, for each symbol, the type a method was declared
+	// apart from (a Go receiver, a Rust impl), resolved across pieces.
+	owners []string
+	// outside lists the symbols whose doc comment, if any, is above the
+	// piece, and docs the raw doc comment each had when assembled.
+	outside []int
+	docs    []string
+	// refs have Source as a piece index, or 0; a Subject is resolved
+	// across pieces.
+	refs     []Ref
+	subjects bool
+	comments []span
+}
+
+// buildPiece assembles findings of one part of a file (offsets in src)
+// that starts at start. comments are the part's own, sorted.
+func buildPiece(defs []definition, refs []pendingRef, comments []span, module string, src []byte, lines *lineIndex, start int) *piece {
+	pos := lines.position(start)
+	pc := &piece{start: start, line: pos.Line, col: pos.Column, module: module, comments: comments}
+	sort.SliceStable(defs, func(i, j int) bool {
+		if defs[i].start != defs[j].start {
+			return defs[i].start < defs[j].start
+		}
+		return defs[i].end > defs[j].end
+	})
+	out := make([]Symbol, 0, len(defs))
+	owners := make([]string, 0, len(defs))
+	local := make([]string, 0, len(defs)) // qualified names without the module
+	var stack []int                       // indexes into out of open definitions
+	for i, d := range defs {
+		if i > 0 && d.start == defs[i-1].start && d.end == defs[i-1].end && d.name == defs[i-1].name {
+			continue
+		}
+		for len(stack) > 0 && out[stack[len(stack)-1]].Range.End.Offset <= int(d.start) {
+			stack = stack[:len(stack)-1]
+		}
+		s := Symbol{
+			Index:     len(out) + 1,
+			Parent:    0,
+			Kind:      d.kind,
+			Name:      d.name,
+			Module:    module,
+			Range:     lines.rangeOf(d.start, d.end),
+			NameRange: lines.rangeOf(d.nameStart, d.nameEnd),
+			Signature: d.signature,
+			Doc:       cleanDoc(d.doc),
+		}
+		if s.Doc == "" {
+			// A doc comment inside the piece is the piece's; when no
+			// comment of the piece ends before the definition, the comment
+			// above it (if any) is another piece's, read when linking.
+			if k := sort.Search(len(comments), func(k int) bool { return comments[k].end > d.start }); k > 0 {
+				s.Doc = cleanDoc(docComment(src, comments, int(d.start)))
+			} else {
+				pc.outside = append(pc.outside, len(out))
+			}
+		}
+		parentLocal, owner := "", ""
+		if d.owner != "" {
+			s.Kind = KindMethod
+			parentLocal, owner = d.owner, d.owner
+		} else if len(stack) > 0 {
+			top := stack[len(stack)-1]
+			s.Parent = out[top].Index
+			parentLocal = local[top]
+			if s.Kind == KindFunction && out[top].Kind.IsType() {
+				s.Kind = KindMethod
+			}
+		}
+		if parentLocal == "" {
+			local = append(local, s.Name)
+			s.QualifiedName = qualify(module, s.Name)
+		} else {
+			local = append(local, parentLocal+"."+s.Name)
+			s.QualifiedName = parentLocal + "." + s.Name
+		}
+		out = append(out, s)
+		owners = append(owners, owner)
+		stack = append(stack, len(out)-1)
+	}
+	pc.syms, pc.owners = out, owners
+	// References: as attachRefs, with the subject left for link.
+	slices.SortFunc(refs, comparePendingRefs)
+	pc.refs = make([]Ref, 0, len(refs))
+	stack = stack[:0]
+	next := 0
+	for _, pr := range refs {
+		at := int(pr.at)
+		for next < len(out) && out[next].Range.Start.Offset <= at {
+			for len(stack) > 0 && out[stack[len(stack)-1]].Range.End.Offset <= out[next].Range.Start.Offset {
+				stack = stack[:len(stack)-1]
+			}
+			stack = append(stack, next)
+			next++
+		}
+		for len(stack) > 0 && out[stack[len(stack)-1]].Range.End.Offset <= at {
+			stack = stack[:len(stack)-1]
+		}
+		r := pr.ref
+		r.Range = lines.rangeOf(pr.start, pr.end)
+		r.Source = 0
+		if len(stack) > 0 {
+			r.Source = out[stack[len(stack)-1]].Index
+		}
+		pc.subjects = pc.subjects || r.Subject != ""
+		pc.refs = append(pc.refs, r)
+	}
+	pc.docs = make([]string, len(pc.outside))
+	return pc
+}
+
+// placedPiece is a piece and where it starts in the current text.
+type placedPiece struct {
+	pc                *piece
+	start, line, col int
+}
+
+// link joins pieces, in text order, into the graph of src: the module
+// symbol, then each piece's symbols and references renumbered and moved.
+// It returns the graph and the file's comments, sorted.
+func link(lang *Language, filePath, module string, src []byte, lines *lineIndex, pieces []placedPiece) (*FileGraph, []span) {
+	nsyms, nrefs, ncomments := 1, 0, 0
+	for _, p := range pieces {
+		nsyms += len(p.pc.syms)
+		nrefs += len(p.pc.refs)
+		ncomments += len(p.pc.comments)
+	}
+	g := &FileGraph{Path: filePath, Language: lang.Name}
+	g.Symbols = make([]Symbol, 1, nsyms)
+	g.Symbols[0] = Symbol{
+		Index: 0, Parent: -1, Kind: KindModule,
+		Name: module, QualifiedName: module, Module: module,
+		Range: lines.rangeOf(0, uint32(len(src))), NameRange: lines.rangeOf(0, 0),
+	}
+	g.Refs = make([]Ref, 0, nrefs)
+	comments := make([]span, 0, ncomments)
+	owned, subjects := false, false
+	for _, p := range pieces {
+		pc := p.pc
+		dOff, dLine, dCol := p.start-pc.start, p.line-pc.line, p.col-pc.col
+		move := func(x Position) Position {
+			if x.Line == pc.line {
+				x.Column += dCol
+			}
+			x.Line += dLine
+			x.Offset += dOff
+			return x
+		}
+		moved := dOff != 0 || dLine != 0 || dCol != 0
+		base := len(g.Symbols) - 1
+		for i, s := range pc.syms {
+			s.Index += base
+			if s.Parent > 0 {
+				s.Parent += base
+			}
+			if moved {
+				s.Range = Range{move(s.Range.Start), move(s.Range.End)}
+				s.NameRange = Range{move(s.NameRange.Start), move(s.NameRange.End)}
+			}
+			owned = owned || pc.owners[i] != ""
+			g.Symbols = append(g.Symbols, s)
+		}
+		for _, r := range pc.refs {
+			if r.Source > 0 {
+				r.Source += base
+			}
+			if moved {
+				r.Range = Range{move(r.Range.Start), move(r.Range.End)}
+			}
+			g.Refs = append(g.Refs, r)
+		}
+		subjects = subjects || pc.subjects
+		// A doc comment above a definition of the piece ends before the
+		// piece: it is among the comments of the pieces before.
+		for k, i := range pc.outside {
+			s := &g.Symbols[base+i+1]
+			s.Doc = pc.docAbove(k, src, comments, s.Range.Start.Offset)
+		}
+		for _, c := range pc.comments {
+			comments = append(comments, span{uint32(int(c.start) + dOff), uint32(int(c.end) + dOff)})
+		}
+	}
+	if owned || subjects {
+		// The first type of each name: a method's parent, a relation's
+		// source.
+		types := map[string]int{}
+		for i := len(g.Symbols) - 1; i > 0; i-- {
+			if s := &g.Symbols[i]; s.Kind.IsType() {
+				types[s.Name] = i
+			}
+		}
+		if owned {
+			i := 1
+			for _, p := range pieces {
+				for _, owner := range p.pc.owners {
+					if owner != "" {
+						g.Symbols[i].Parent = types[owner] // 0 when the file does not define it
+					}
+					i++
+				}
+			}
+		}
+		if subjects {
+			for i := range g.Refs {
+				r := &g.Refs[i]
+				if r.Subject == "" {
+					continue
+				}
+				if t, ok := types[r.Subject]; ok {
+					r.Source, r.Subject = t, ""
+				}
+			}
+		}
+	}
+	return g, comments
+}
+
+// docAbove returns the doc of the piece's k-th symbol whose doc comment
+// is above the piece, now at offset def. The comment read last is kept
+// with the piece: while it stays the same, its cleaned text is reused.
+func (pc *piece) docAbove(k int, src []byte, comments []span, def int) string {
+	first, last, ok := docCommentRun(src, comments, def)
+	if !ok {
+		return ""
+	}
+	if raw := pc.docs[k]; raw != "" && sameJoined(src, comments[first:last+1], raw) {
+		return pc.syms[pc.outside[k]].Doc
+	}
+	parts := make([]string, 0, last-first+1)
+	for _, c := range comments[first : last+1] {
+		parts = append(parts, string(src[c.start:c.end]))
+	}
+	raw := strings.Join(parts, "\n")
+	doc := cleanDoc(raw)
+	pc.docs[k], pc.syms[pc.outside[k]].Doc = raw, doc
+	return doc
+}
+
+// sameJoined reports whether the comments' texts joined by line breaks
+// are raw.
+func sameJoined(src []byte, comments []span, raw string) bool {
+	for i, c := range comments {
+		if i > 0 {
+			if raw == "" || raw[0] != '\n' {
+				return false
+			}
+			raw = raw[1:]
+		}
+		text := src[c.start:c.end]
+		if len(raw) < len(text) || raw[:len(text)] != string(text) {
+			return false
+		}
+		raw = raw[len(text):]
+	}
+	return raw == ""
+}
