@@ -142,7 +142,7 @@ func buildPiece(defs []definition, refs []pendingRef, comments []span, module st
 
 // placedPiece is a piece and where it starts in the current text.
 type placedPiece struct {
-	pc                *piece
+	pc               *piece
 	start, line, col int
 }
 
