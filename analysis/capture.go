@@ -35,6 +35,7 @@ typedef struct TSTreeCursor {
 bool ts_query_cursor_next_match(TSQueryCursor *self, TSQueryMatch *match);
 void ts_query_cursor_exec(TSQueryCursor *self, const TSQuery *query, TSNode node);
 void ts_query_cursor_set_max_start_depth(TSQueryCursor *self, uint32_t max_start_depth);
+void ts_query_cursor_set_byte_range(TSQueryCursor *self, uint32_t start_byte, uint32_t end_byte);
 uint32_t ts_query_pattern_count(const TSQuery *self);
 uint32_t ts_query_start_byte_for_pattern(const TSQuery *self, uint32_t pattern_index);
 bool ts_query_is_pattern_rooted(const TSQuery *self, uint32_t pattern_index);
@@ -102,11 +103,36 @@ static int anchorage_collect(TSQueryCursor *cursor, uint32_t *out, int cap, int 
 // returns the number of words written, -1 when a match has more than
 // max_captures captures, or -2 when out or nodes is too small (nothing
 // is then complete: call again with larger ones).
-static int anchorage_collect_rooted(TSNode root, TSQueryCursor *cursor, const TSQuery *query,
+//
+// When outer is set (its id is not NULL), it is an ancestor of root at
+// which patterns start too: the matches starting at outer that lie in
+// root's bytes are collected first.
+static int anchorage_collect_rooted(TSNode root, TSNode outer, TSQueryCursor *cursor, const TSQuery *query,
 		const uint8_t *roots, int roots_len, uint32_t *out, int cap, int max_captures,
 		const uint8_t *keep, int keep_len, TSNode *nodes, int node_cap, int *node_used) {
 	int used = 0, rc = 0;
 	ts_query_cursor_set_max_start_depth(cursor, 0);
+	if (outer.id != NULL) {
+		ts_query_cursor_set_byte_range(cursor, ts_node_start_byte(root), ts_node_end_byte(root));
+		ts_query_cursor_exec(cursor, query, outer);
+		TSQueryMatch m;
+		while (ts_query_cursor_next_match(cursor, &m)) {
+			if (m.capture_count > max_captures) {
+				rc = -1;
+				break;
+			}
+			if (used + 2 + 4 * m.capture_count > cap || *node_used + m.capture_count > node_cap) {
+				rc = -2;
+				break;
+			}
+			anchorage_put(&m, out, &used, keep, keep_len, nodes, node_used);
+		}
+		ts_query_cursor_set_byte_range(cursor, 0, UINT32_MAX);
+		if (rc < 0) {
+			ts_query_cursor_set_max_start_depth(cursor, UINT32_MAX);
+			return rc;
+		}
+	}
 	TSTreeCursor walk = ts_tree_cursor_new(root);
 	for (;;) {
 		TSNode node = ts_tree_cursor_current_node(&walk);
@@ -278,7 +304,10 @@ func (col *collector) collect(cursor *sitter.QueryCursor, keep []uint8) bool {
 // query. Matches come in the order of their root nodes in the tree. It
 // returns false when the matches could not be collected (a match with
 // more than collectMaxCaptures captures).
-func (col *collector) collectRooted(cursor *sitter.QueryCursor, lang *Language, root *sitter.Node) bool {
+//
+// When outer is not nil, it is an ancestor of root that patterns may start
+// at too (the tree's root): its matches within root's bytes are included.
+func (col *collector) collectRooted(cursor *sitter.QueryCursor, lang *Language, root, outer *sitter.Node) bool {
 	if col.words == nil {
 		col.words = make([]C.uint32_t, 1<<14)
 		col.cnodes = make([]C.TSNode, 0, 1024)
@@ -286,6 +315,10 @@ func (col *collector) collectRooted(cursor *sitter.QueryCursor, lang *Language, 
 	ccursor := *(**C.TSQueryCursor)(unsafe.Pointer(cursor))
 	cquery := *(**C.TSQuery)(unsafe.Pointer(lang.tags))
 	croot := *(*C.TSNode)(unsafe.Pointer(root))
+	var couter C.TSNode // id NULL: none
+	if outer != nil {
+		couter = *(*C.TSNode)(unsafe.Pointer(outer))
+	}
 	keep := lang.keepNodes
 	var keepPtr *C.uint8_t
 	if len(keep) > 0 {
@@ -295,7 +328,7 @@ func (col *collector) collectRooted(cursor *sitter.QueryCursor, lang *Language, 
 		col.matches, col.captures, col.slow = col.matches[:0], col.captures[:0], false
 		nodes := col.cnodes[:cap(col.cnodes)]
 		var used C.int
-		n := C.anchorage_collect_rooted(croot, ccursor, cquery,
+		n := C.anchorage_collect_rooted(croot, couter, ccursor, cquery,
 			(*C.uint8_t)(unsafe.Pointer(&lang.roots[0])), C.int(len(lang.roots)),
 			&col.words[0], C.int(len(col.words)), collectMaxCaptures,
 			keepPtr, C.int(len(keep)), &nodes[0], C.int(len(nodes)), &used)

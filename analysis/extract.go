@@ -204,12 +204,16 @@ func (p *Parser) query(lang *Language, src []byte, root, within *sitter.Node) ra
 	if lang.roots != nil && !p.noCollect && !p.noRooted {
 		switch {
 		case within == nil:
-			collected = col.collectRooted(p.cursor, lang, root)
-		case int(root.Symbol()) >= len(lang.roots) || lang.roots[root.Symbol()] == 0:
-			// No pattern starts at the root: every match in the node
-			// starts in its subtree.
+			collected = col.collectRooted(p.cursor, lang, root, nil)
+		default:
+			// Matches in the node start in its subtree, or at the root
+			// when a pattern starts there ((source_file (comment))).
+			var outer *sitter.Node
+			if sym := int(root.Symbol()); sym < len(lang.roots) && lang.roots[sym] != 0 {
+				outer = root
+			}
 			lo, hi = within.StartByte(), within.EndByte()
-			collected = col.collectRooted(p.cursor, lang, within)
+			collected = col.collectRooted(p.cursor, lang, within, outer)
 		}
 	}
 	if !collected && within != nil {

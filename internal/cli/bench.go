@@ -259,6 +259,10 @@ from this command.`,
 			if l := rep.LSP; l != nil {
 				fmt.Fprintf(w, "server          first workspace/symbol %.0f ms after start (while indexing: %v), indexed in %.2f s\n", l.FirstSymbolMs, l.FirstSymbolDuring, l.IndexSeconds)
 				fmt.Fprintf(w, "server          workspace/symbol p50 %.2f ms  p95 %.2f ms, peak RSS %.0f MB\n", l.SymbolP50ms, l.SymbolP95ms, l.ServerRSSMB)
+				if l.IndexingKeystrokes > 0 {
+					fmt.Fprintf(w, "server          keystroke while indexing p50 %.2f ms  p99 %.2f ms  max %.2f ms  (%d keystrokes into open %s: didChange + documentSymbol)\n",
+						l.IndexingEditP50ms, l.IndexingEditP99ms, l.IndexingEditMaxms, l.IndexingKeystrokes, l.EditFile)
+				}
 			}
 			return nil
 		},

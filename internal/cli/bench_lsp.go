@@ -27,6 +27,13 @@ type lspReport struct {
 	EditFile          string  `json:"edit_file,omitempty"`
 	EditP50ms         float64 `json:"edit_p50_ms"`
 	EditP99ms         float64 `json:"edit_p99_ms"`
+	// Keystrokes typed into EditFile while the server indexed the
+	// workspace cold: each a didChange and the documentSymbol request that
+	// reads the document's new graph, timed together.
+	IndexingKeystrokes int     `json:"keystrokes_while_indexing"`
+	IndexingEditP50ms  float64 `json:"keystroke_while_indexing_p50_ms"`
+	IndexingEditP99ms  float64 `json:"keystroke_while_indexing_p99_ms"`
+	IndexingEditMaxms  float64 `json:"keystroke_while_indexing_max_ms"`
 }
 
 // benchProcess is an `anchorage serve` process started by a benchmark with
@@ -102,10 +109,10 @@ func benchServer(ctx context.Context, root string, names []string) (*lspReport, 
 		return nil, err
 	}
 	rep.FirstSymbolMs = float64(time.Since(start).Microseconds()) / 1000
-	for {
+	indexing := func() (bool, error) {
 		res, err := c.call("workspace/executeCommand", map[string]any{"command": "anchorage.index.status"})
 		if err != nil {
-			return nil, err
+			return false, err
 		}
 		var st struct {
 			Folders []struct {
@@ -114,11 +121,39 @@ func benchServer(ctx context.Context, root string, names []string) (*lspReport, 
 			} `json:"folders"`
 		}
 		json.Unmarshal(res, &st)
-		if len(st.Folders) > 0 && !st.Folders[0].Indexing && st.Folders[0].Files > 0 {
+		return !(len(st.Folders) > 0 && !st.Folders[0].Indexing && st.Folders[0].Files > 0), nil
+	}
+	typist, err := newBenchTypist(c, root)
+	if err != nil {
+		return nil, err
+	}
+	var keystrokes []time.Duration
+	for {
+		busy, err := indexing()
+		if err != nil {
+			return nil, err
+		}
+		if !busy {
 			break
 		}
 		rep.FirstSymbolDuring = true
-		time.Sleep(50 * time.Millisecond)
+		if typist == nil || len(keystrokes) >= maxIndexingKeystrokes {
+			time.Sleep(50 * time.Millisecond)
+			continue
+		}
+		// A line of a function typed, or deleted, a keystroke at a time.
+		ks, err := typist.line()
+		if err != nil {
+			return nil, fmt.Errorf("typing into %s: %w", typist.rel, err)
+		}
+		keystrokes = append(keystrokes, ks...)
+	}
+	if typist != nil {
+		rep.EditFile = typist.rel
+		rep.IndexingKeystrokes = len(keystrokes)
+		rep.IndexingEditP50ms, _ = percentiles(keystrokes)
+		rep.IndexingEditP99ms = percentile(keystrokes, 0.99)
+		rep.IndexingEditMaxms = percentile(keystrokes, 1)
 	}
 	rep.IndexSeconds = time.Since(start).Seconds()
 	var times []time.Duration
@@ -134,6 +169,114 @@ func benchServer(ctx context.Context, root string, names []string) (*lspReport, 
 	c.call("shutdown", nil)
 	c.notify("exit", nil)
 	return rep, nil
+}
+
+// maxIndexingKeystrokes bounds the keystrokes timed during a cold index.
+const maxIndexingKeystrokes = 5000
+
+// benchTypedFunction is what benchTypist types, above a function of the
+// file: every keystroke but the last leaves the file with a syntax error
+// that the rest of the file must survive.
+const benchTypedFunction = "func Ping(ctx context.Context) error {\n\tif err := c.rwc.SetDeadline(time.Time{}); err != nil {\n\t\treturn fmt.Errorf(\"ping: %w\", err)\n\t}\n\treturn nil\n}\n"
+
+// benchTypist types a function into a document open in a benchmarked
+// server, a line at a time, then deletes it, and so on.
+type benchTypist struct {
+	c       *rawClient
+	rel     string
+	uri     string
+	version int
+	// line0 is the blank line typed on; lines holds the function's lines
+	// and typed how many of them are in the document.
+	line0 int
+	lines []string
+	typed int
+	// deleting is set while the function is being deleted.
+	deleting bool
+}
+
+// newBenchTypist opens net/http/server.go of root in the server (nil when
+// root has no such file) and makes room for a function above conn.serve
+// (or at its end).
+func newBenchTypist(c *rawClient, root string) (*benchTypist, error) {
+	const rel = "net/http/server.go"
+	src, err := os.ReadFile(filepath.Join(root, filepath.FromSlash(rel)))
+	if err != nil {
+		return nil, nil
+	}
+	text := string(src)
+	at := strings.Index(text, "\nfunc (c *conn) serve(")
+	if at < 0 {
+		at = len(text)
+	} else {
+		at = strings.LastIndex(text[:at], "\n\n") + 1
+	}
+	t := &benchTypist{c: c, rel: rel, uri: "file://" + filepath.ToSlash(filepath.Join(root, rel)), version: 1,
+		line0: strings.Count(text[:at], "\n"), lines: strings.SplitAfter(benchTypedFunction, "\n")}
+	t.lines = t.lines[:len(t.lines)-1] // the empty string after the last line break
+	if err := c.notify("textDocument/didOpen", map[string]any{"textDocument": map[string]any{
+		"uri": t.uri, "languageId": "go", "version": t.version, "text": text[:at] + "\n" + text[at:]}}); err != nil {
+		return nil, err
+	}
+	return t, nil
+}
+
+// line types the next line of the function, or deletes the last one
+// typed, a character at a time, and returns how long each keystroke took:
+// the didChange, then a documentSymbol request, which reads the graph of
+// the document's new text.
+func (t *benchTypist) line() ([]time.Duration, error) {
+	var out []time.Duration
+	key := func(l0, c0, l1, c1 int, text string) error {
+		t.version++
+		start := time.Now()
+		rng := map[string]any{"start": map[string]int{"line": l0, "character": c0}, "end": map[string]int{"line": l1, "character": c1}}
+		if err := t.c.notify("textDocument/didChange", map[string]any{
+			"textDocument":   map[string]any{"uri": t.uri, "version": t.version},
+			"contentChanges": []map[string]any{{"range": rng, "text": text}},
+		}); err != nil {
+			return err
+		}
+		if _, err := t.c.call("textDocument/documentSymbol", map[string]any{"textDocument": map[string]any{"uri": t.uri}}); err != nil {
+			return err
+		}
+		out = append(out, time.Since(start))
+		return nil
+	}
+	if !t.deleting {
+		line := t.line0 + t.typed
+		col := 0
+		for _, r := range t.lines[t.typed] {
+			// Columns are UTF-16 units; the function is ASCII.
+			if err := key(line, col, line, col, string(r)); err != nil {
+				return out, err
+			}
+			if r == '\n' {
+				line, col = line+1, 0
+			} else {
+				col++
+			}
+		}
+		t.typed++
+		t.deleting = t.typed == len(t.lines)
+		return out, nil
+	}
+	t.typed--
+	line := t.line0 + t.typed
+	text := t.lines[t.typed]
+	// The line break first (joining the next line), then the line's
+	// characters from its end.
+	n := len(text) - 1
+	if err := key(line, n, line+1, 0, ""); err != nil {
+		return out, err
+	}
+	for col := n; col > 0; col-- {
+		if err := key(line, col-1, line, col, ""); err != nil {
+			return out, err
+		}
+	}
+	t.deleting = t.typed > 0
+	return out, nil
 }
 
 // benchEdits types into an identifier of the largest Go file (or any file)
