@@ -474,3 +474,118 @@ func topLevelSpans(root *sitter.Node) []span {
 	}
 	return out
 }
+
+// nodeTypes is a set of a grammar's node types, by symbol; any stands for
+// every type.
+type nodeTypes struct {
+	any  bool
+	syms []uint8
+}
+
+// has reports whether the set holds a symbol.
+func (t *nodeTypes) has(sym sitter.Symbol) bool {
+	return t.any || int(sym) < len(t.syms) && t.syms[sym] != 0
+}
+
+// patternInner returns, for each node type that patterns of q (compiled
+// from src) start at, the node types those patterns name below it (a
+// superset of what a match may hold as its direct child). A query of one
+// child of the tree's root runs the root's patterns only when they name
+// the child's type (see Parser.query).
+func patternInner(q *sitter.Query, src []byte, grammar *sitter.Language) map[sitter.Symbol]*nodeTypes {
+	if !canCollect {
+		return nil
+	}
+	cq := *(**C.TSQuery)(unsafe.Pointer(q))
+	count := uint32(C.ts_query_pattern_count(cq))
+	byName := map[string][]sitter.Symbol{}
+	for s := range sitter.Symbol(grammar.SymbolCount()) {
+		if grammar.SymbolType(s) == sitter.SymbolTypeRegular {
+			byName[grammar.SymbolName(s)] = append(byName[grammar.SymbolName(s)], s)
+		}
+	}
+	out := map[sitter.Symbol]*nodeTypes{}
+	for i := range count {
+		start := int(C.ts_query_start_byte_for_pattern(cq, C.uint32_t(i)))
+		end := len(src)
+		if i+1 < count {
+			end = int(C.ts_query_start_byte_for_pattern(cq, C.uint32_t(i+1)))
+		}
+		if start >= end || end > len(src) {
+			return nil
+		}
+		names, any := nodeNames(src[start:end])
+		if len(names) == 0 {
+			return nil
+		}
+		for _, root := range byName[names[0]] {
+			t := out[root]
+			if t == nil {
+				t = &nodeTypes{syms: make([]uint8, grammar.SymbolCount())}
+				out[root] = t
+			}
+			t.any = t.any || any
+			for _, n := range names[1:] {
+				for _, s := range byName[n] {
+					t.syms[s] = 1
+				}
+			}
+		}
+	}
+	return out
+}
+
+// nodeNames returns the node type names a query pattern's text names, the
+// pattern's root first, and whether it may match a node of any type (a
+// wildcard or an anonymous node outside a predicate).
+func nodeNames(text []byte) (names []string, any bool) {
+	depth, pred := 0, -1 // pred: the depth of the predicate being read, or -1
+	for i := 0; i < len(text); i++ {
+		switch c := text[i]; {
+		case c == ';':
+			for i < len(text) && text[i] != '\n' {
+				i++
+			}
+		case c == '"':
+			if pred < 0 {
+				any = true
+			}
+			for i++; i < len(text) && text[i] != '"'; i++ {
+				if text[i] == '\\' {
+					i++
+				}
+			}
+		case c == '(':
+			depth++
+			j := i + 1
+			if j < len(text) && text[j] == '#' {
+				if pred < 0 {
+					pred = depth
+				}
+				continue
+			}
+			k := j
+			for k < len(text) && (text[k] == '_' || text[k] == '.' || 'a' <= text[k] && text[k] <= 'z' ||
+				'A' <= text[k] && text[k] <= 'Z' || '0' <= text[k] && text[k] <= '9') {
+				k++
+			}
+			switch name := string(text[j:k]); name {
+			case "":
+			case "_":
+				any = true
+			default:
+				if pred < 0 {
+					names = append(names, name)
+				}
+			}
+		case c == ')':
+			if depth == pred {
+				pred = -1
+			}
+			depth--
+		case c == '_' && (i == 0 || !isWordByte(text[i-1])) && (i+1 == len(text) || !isWordByte(text[i+1])):
+			any = true
+		}
+	}
+	return names, any
+}

@@ -73,6 +73,12 @@ func FuzzDocumentApply(f *testing.F) {
 	f.Add(uint8(2), 0, 0, 0, 0, "\xff\xfe", 1, 0, "\x00")
 	f.Add(uint8(0), -5, -5, 2, -1, "{", 1<<40, 1<<40, "}")
 	f.Add(uint8(8), 2, 4, 2, 9, "Changed", 8, 4, "Other") // Java docs
+	// Unfinished code: unbalanced brackets and quotes, typed and then
+	// half deleted (the recovery path).
+	f.Add(uint8(0), 3, 0, 3, 0, "func broken( {\n", 3, 13, "")
+	f.Add(uint8(1), 8, 0, 8, 0, "def half(:\n    x = \"unclosed\n", 9, 4, "[(")
+	f.Add(uint8(2), 2, 0, 2, 0, "class Open {\n  m() { return `tpl ${\n", 3, 0, "'")
+	f.Add(uint8(0), 5, 0, 5, 0, "var s = \"a\nfunc f() { [ ( {\n", 6, 11, "}])")
 	f.Add(uint8(9), 0, 4, 0, 9, "Changed", 3, 3, "x")     // TypeScript docs
 	f.Add(uint8(10), 0, 4, 0, 5, "g", 3, 4, "T")          // Rust docs
 	// Unfinished code: unbalanced brackets and quotes, above and inside

@@ -209,8 +209,12 @@ func (p *Parser) query(lang *Language, src []byte, root, within *sitter.Node) ra
 			// Matches in the node start in its subtree, or at the root
 			// when a pattern starts there ((source_file (comment))).
 			var outer *sitter.Node
-			if sym := int(root.Symbol()); sym < len(lang.roots) && lang.roots[sym] != 0 {
-				outer = root
+			if sym := root.Symbol(); int(sym) < len(lang.roots) && lang.roots[sym] != 0 {
+				// Only when one of them names the node's type: running them
+				// walks every child of the root up to the node.
+				if t := lang.inner[sym]; t == nil || t.has(within.Symbol()) {
+					outer = root
+				}
 			}
 			lo, hi = within.StartByte(), within.EndByte()
 			collected = col.collectRooted(p.cursor, lang, within, outer)

@@ -70,6 +70,9 @@ type Language struct {
 	// roots marks, by grammar symbol, the node types tags patterns start
 	// at; nil when they cannot be listed (see patternRoots).
 	roots []uint8
+	// inner holds, for each node type patterns start at, the node types
+	// they name below it (see patternInner); nil when unknown.
+	inner map[sitter.Symbol]*nodeTypes
 }
 
 // predicate is a compiled #eq?, #not-eq?, #match?, #not-match? or
@@ -190,6 +193,9 @@ func (l *Language) compileOnce() error {
 	}
 	l.grammar, l.tags, l.captureNames, l.predicates, l.keepNodes = grammar, q, names, preds, keep
 	l.roots = patternRoots(q, src, grammar)
+	if l.roots != nil {
+		l.inner = patternInner(q, src, grammar)
+	}
 	return nil
 }
 
