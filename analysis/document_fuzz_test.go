@@ -79,8 +79,8 @@ func FuzzDocumentApply(f *testing.F) {
 	f.Add(uint8(1), 8, 0, 8, 0, "def half(:\n    x = \"unclosed\n", 9, 4, "[(")
 	f.Add(uint8(2), 2, 0, 2, 0, "class Open {\n  m() { return `tpl ${\n", 3, 0, "'")
 	f.Add(uint8(0), 5, 0, 5, 0, "var s = \"a\nfunc f() { [ ( {\n", 6, 11, "}])")
-	f.Add(uint8(9), 0, 4, 0, 9, "Changed", 3, 3, "x")     // TypeScript docs
-	f.Add(uint8(10), 0, 4, 0, 5, "g", 3, 4, "T")          // Rust docs
+	f.Add(uint8(9), 0, 4, 0, 9, "Changed", 3, 3, "x") // TypeScript docs
+	f.Add(uint8(10), 0, 4, 0, 5, "g", 3, 4, "T")      // Rust docs
 	// Unfinished code: unbalanced brackets and quotes, above and inside
 	// definitions, in every language.
 	f.Add(uint8(5), 12, 0, 12, 0, "func Half() {\n\tx := 1\n", 20, 0, "\"unclosed")
