@@ -262,6 +262,8 @@ from this command.`,
 				if l.IndexingKeystrokes > 0 {
 					fmt.Fprintf(w, "server          keystroke while indexing p50 %.2f ms  p99 %.2f ms  max %.2f ms  (%d keystrokes into open %s: didChange + documentSymbol)\n",
 						l.IndexingEditP50ms, l.IndexingEditP99ms, l.IndexingEditMaxms, l.IndexingKeystrokes, l.EditFile)
+					fmt.Fprintf(w, "server          keystroke once indexed p50 %.2f ms  p99 %.2f ms  (%d keystrokes, the same way)\n",
+						l.IdleEditP50ms, l.IdleEditP99ms, l.IdleKeystrokes)
 				}
 			}
 			return nil

@@ -34,6 +34,11 @@ type lspReport struct {
 	IndexingEditP50ms  float64 `json:"keystroke_while_indexing_p50_ms"`
 	IndexingEditP99ms  float64 `json:"keystroke_while_indexing_p99_ms"`
 	IndexingEditMaxms  float64 `json:"keystroke_while_indexing_max_ms"`
+	// The same keystrokes once the index is built: what they cost
+	// without the indexer, on the same machine at the same time.
+	IdleKeystrokes int     `json:"keystrokes_after_indexing"`
+	IdleEditP50ms  float64 `json:"keystroke_after_indexing_p50_ms"`
+	IdleEditP99ms  float64 `json:"keystroke_after_indexing_p99_ms"`
 }
 
 // benchProcess is an `anchorage serve` process started by a benchmark with
@@ -148,14 +153,27 @@ func benchServer(ctx context.Context, root string, names []string) (*lspReport, 
 		}
 		keystrokes = append(keystrokes, ks...)
 	}
+	rep.IndexSeconds = time.Since(start).Seconds()
 	if typist != nil {
 		rep.EditFile = typist.rel
 		rep.IndexingKeystrokes = len(keystrokes)
 		rep.IndexingEditP50ms, _ = percentiles(keystrokes)
 		rep.IndexingEditP99ms = percentile(keystrokes, 0.99)
 		rep.IndexingEditMaxms = percentile(keystrokes, 1)
+		// The function typed and deleted twice more, with the index
+		// built.
+		var idle []time.Duration
+		for range 4 * len(typist.lines) {
+			ks, err := typist.line()
+			if err != nil {
+				return nil, fmt.Errorf("typing into %s: %w", typist.rel, err)
+			}
+			idle = append(idle, ks...)
+		}
+		rep.IdleKeystrokes = len(idle)
+		rep.IdleEditP50ms, _ = percentiles(idle)
+		rep.IdleEditP99ms = percentile(idle, 0.99)
 	}
-	rep.IndexSeconds = time.Since(start).Seconds()
 	var times []time.Duration
 	for _, n := range names {
 		t := time.Now()
