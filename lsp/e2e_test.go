@@ -32,6 +32,8 @@ import (
 	"go.lsp.dev/protocol"
 	"go.lsp.dev/uri"
 	"go.uber.org/zap"
+
+	"github.com/anchorage-dev/anchorage/internal/pgtest"
 )
 
 // anchorageBin is the binary under test, built once by TestMain; empty
@@ -65,7 +67,7 @@ func TestMain(m *testing.M) {
 		os.Exit(1)
 	}
 	anchorageBin = bin
-	code := m.Run()
+	code := pgtest.Main(m) // m.Run, then the team tests' PostgreSQL stops
 	os.RemoveAll(dir)
 	os.Exit(code)
 }
