@@ -230,13 +230,16 @@ func TestE2ETeam(t *testing.T) {
 		t.Fatal(err)
 	}
 	sent := make(chan struct{})
+	callCtx, cancelCall := context.WithCancel(ctx)
 	go func() {
 		defer close(sent)
-		b.command(t, string(command.MemoryTeamApprove.Name()), p.ID) // its answer may never come
+		// Its answer may never come: the call ends with callCtx.
+		b.conn.Call(callCtx, "workspace/executeCommand", &protocol.ExecuteCommandParams{
+			Command: string(command.MemoryTeamApprove.Name()), Arguments: []any{p.ID}}, nil)
 	}()
 	b.lspProc.cmd.Process.Kill()
 	<-b.lspProc.done
-	b.conn.Close() // the request's answer never comes
+	cancelCall()
 	<-sent
 	b2 := connect(t, startProcWith(t, dataB, "--team-url", bobURL))
 	b2.memStart(t, rootB)

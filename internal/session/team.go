@@ -18,6 +18,11 @@ import (
 // changes when no notification came (TeamOptions.CatchUp).
 const DefaultTeamCatchUp = 30 * time.Second
 
+// teamOpTimeout bounds one round trip to the team database (a sync, a
+// send): a database that does not answer is unreachable, not a request
+// that hangs.
+const teamOpTimeout = 20 * time.Second
+
 // maxTeamBackoff bounds the wait between two attempts to reach an
 // unreachable team database.
 const maxTeamBackoff = 30 * time.Second
@@ -167,6 +172,8 @@ func (t *Team) connect(ctx context.Context) (*team.Store, error) {
 	if r != nil {
 		return r, nil
 	}
+	ctx, cancel := context.WithTimeout(ctx, teamOpTimeout)
+	defer cancel()
 	r, err := team.Open(ctx, t.url)
 	if err != nil {
 		return nil, err
@@ -323,6 +330,8 @@ func (t *Team) Pull(ctx context.Context) (memory.TeamApplied, error) {
 }
 
 func (t *Team) pullLocked(ctx context.Context, st *memory.Store) (memory.TeamApplied, error) {
+	ctx, cancel := context.WithTimeout(ctx, teamOpTimeout)
+	defer cancel()
 	r, err := t.connect(ctx)
 	if err != nil {
 		return memory.TeamApplied{}, err
@@ -609,10 +618,12 @@ func (t *Team) sendNow(ctx context.Context, st *memory.Store, it memory.TeamOutb
 		st.TeamOutboxDone(ctx, it.ID)
 		return memory.TeamRule{}, false, err
 	}
-	got, err := send(ctx, r, it)
+	sendCtx, cancel := context.WithTimeout(ctx, teamOpTimeout)
+	got, err := send(sendCtx, r, it)
 	if err != nil && isUnreachable(err) && ctx.Err() == nil {
-		got, err = send(ctx, r, it) // a stale pooled connection fails once
+		got, err = send(sendCtx, r, it) // a stale pooled connection fails once
 	}
+	cancel()
 	switch {
 	case err == nil:
 	case isUnreachable(err):
@@ -651,6 +662,8 @@ func (t *Team) Audit(ctx context.Context, limit int) ([]team.AuditEntry, error) 
 		t.setReachable(!isUnreachable(err), err)
 		return nil, err
 	}
+	ctx, cancel := context.WithTimeout(ctx, teamOpTimeout)
+	defer cancel()
 	return r.Audit(ctx, limit)
 }
 
