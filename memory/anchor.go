@@ -703,6 +703,7 @@ func (a *Anchorer) rankIn(ctx context.Context, rule string, langs, preferred []s
 		f.Spell = math.Max(spelled.of(sym), rq.nameSpell(sym.Name))
 		f.Home = home.of(sym)
 		lines := sym.Range.End.Line - sym.Range.Start.Line + 1
+		f.Long = anchorLong(lines)
 		from, to := 0, lines-1
 		if lines > anchorExcerptLines {
 			from, to = rq.relevantSpan(strings.Split(text, "\n"), anchorExcerptLines)

@@ -450,6 +450,8 @@ type calibrationRule struct {
 	size     []float64
 	grounded float64
 	corpus   float64
+	// hasExample is set for a rule with known examples.
+	hasExample bool
 }
 
 // collectRules scores every candidate of every rule of a set.
@@ -466,7 +468,7 @@ func collectRules(t *testing.T, a *Anchorer, cases []anchorCase) []calibrationRu
 		if err != nil {
 			t.Fatal(err)
 		}
-		r := calibrationRule{}
+		r := calibrationRule{hasExample: len(c.File) > 0}
 		for _, s := range scored {
 			r.x = append(r.x, s.features.ranking())
 			r.coverage = append(r.coverage, s.features.Coverage)
@@ -635,6 +637,10 @@ func fitCalibration(rules []calibrationRule, w []float64, file bool) []float64 {
 	return c
 }
 
+// anchorSeenBlindSets are the blind sets whose misses have been read:
+// training sets since.
+var anchorSeenBlindSets = []string{"blind-rules.jsonl", "blind-rules2.jsonl"}
+
 // TestAnchorCalibrate fits the ranking weights and the relevance
 // calibration on the training sets and prints them for
 // anchorRankWeights and anchorCalibration:
@@ -651,36 +657,44 @@ func TestAnchorCalibrate(t *testing.T) {
 		rules = append(rules, collectRules(t, s, readAnchorCases(t, "gostdlib.jsonl"))...)
 	}
 	if *anchorBlind {
-		// The first blind set, seen since its first run: a development
-		// set now, each rule in its own workspace.
-		byRoot := map[string][]anchorCase{}
-		var roots []string
-		for _, c := range readAnchorCases(t, "blind-rules.jsonl") {
-			if _, ok := byRoot[c.Root]; !ok {
-				roots = append(roots, c.Root)
+		// The first two blind sets, seen since their first runs:
+		// development sets now, each rule in its own workspace.
+		for _, set := range anchorSeenBlindSets {
+			byRoot := map[string][]anchorCase{}
+			var roots []string
+			for _, c := range readAnchorCases(t, set) {
+				if _, ok := byRoot[c.Root]; !ok {
+					roots = append(roots, c.Root)
+				}
+				byRoot[c.Root] = append(byRoot[c.Root], c)
 			}
-			byRoot[c.Root] = append(byRoot[c.Root], c)
-		}
-		for _, root := range roots {
-			if _, err := os.Stat(root); err != nil {
-				t.Fatalf("workspace of blind-rules.jsonl: %v", err)
+			for _, root := range roots {
+				if _, err := os.Stat(root); err != nil {
+					t.Fatalf("workspace of %s: %v", set, err)
+				}
+				s := NewAnchorer(openEvalIndex(t, root, *anchorBlindDir))
+				rules = append(rules, collectRules(t, s, byRoot[root])...)
 			}
-			s := NewAnchorer(openEvalIndex(t, root, *anchorBlindDir))
-			rules = append(rules, collectRules(t, s, byRoot[root])...)
 		}
 	}
 	w := fitRanking(rules)
 	c := fitCalibration(rules, w, false)
 	var b strings.Builder
-	for i, name := range []string{"focus", "name", "agreement", "named", "literal", "test", "spell", "type"} {
+	for i, name := range []string{"focus", "name", "agreement", "named", "literal", "test", "spell", "type", "head", "long", "quoted", "path"} {
 		fmt.Fprintf(&b, "\t%.2f, // %s\n", w[i], name)
 	}
 	b.WriteString("calibration:\n")
 	for i, name := range []string{"intercept", "ranking score", "margin", "coverage", "grounded", "corpus"} {
 		fmt.Fprintf(&b, "\t%.2f, // %s\n", c[i], name)
 	}
-	top1 := 0
+	top1, pooled, withExample := 0, 0, 0
 	for _, r := range rules {
+		if r.hasExample {
+			withExample++
+		}
+		if slices.Contains(r.good, true) {
+			pooled++
+		}
 		best := -1
 		for i, x := range r.x {
 			if best < 0 || dotw(w, x) > dotw(w, r.x[best]) {
@@ -691,7 +705,8 @@ func TestAnchorCalibrate(t *testing.T) {
 			top1++
 		}
 	}
-	t.Logf("%d rules; the fitted ranking puts a known example first for %d\nranking weights:\n%s", len(rules), top1, b.String())
+	t.Logf("%d rules (%d with an example, %d of them with one among the candidates); the fitted ranking puts a known example first for %d\nranking weights:\n%s",
+		len(rules), withExample, pooled, top1, b.String())
 }
 
 var (
@@ -743,4 +758,67 @@ func TestAnchorDebug(t *testing.T) {
 			c.Quality, c.Relevance, f.Score, f.Margin, f.Focus, f.Name, f.Grounded, f.Agreement, f.Named, f.Literal, f.Spell, f.Type, f.Home, f.matched, f.keyTerms, c.Size, c.File, c.Symbol)
 	}
 	t.Log(b.String())
+}
+
+var anchorMisses = flag.Bool("anchor.misses", false, "with -anchor.blind: print, for each rule whose top candidate is wrong, the top candidates and where its known examples rank")
+
+// TestAnchorMisses prints the misses of a blind set by class: for each
+// rule whose top candidate is not a known example, the top three and the
+// best-ranked known example with its rank and features, or that no known
+// example was a candidate at all:
+//
+//	go test ./memory -run TestAnchorMisses -anchor.misses -anchor.blind -anchor.set SET -anchor.dir DIR -v
+func TestAnchorMisses(t *testing.T) {
+	if !*anchorMisses || !*anchorBlind {
+		t.Skip("run with -anchor.misses -anchor.blind")
+	}
+	byRoot := map[string][]anchorCase{}
+	var roots []string
+	for _, c := range readAnchorCases(t, *anchorBlindSet) {
+		if _, ok := byRoot[c.Root]; !ok {
+			roots = append(roots, c.Root)
+		}
+		byRoot[c.Root] = append(byRoot[c.Root], c)
+	}
+	line := func(i int, c anchorScored) string {
+		f := c.features
+		return fmt.Sprintf("    #%-3d q %.2f r %.2f s %5.2f foc %.2f nam %.2f agr %.2f named %.1f lit %.1f spell %.2f type %.0f %d/%d %3d lines  %s %s",
+			i+1, c.Quality, c.Relevance, f.Score, f.Focus, f.Name, f.Agreement, f.Named, f.Literal, f.Spell, f.Type, f.matched, f.keyTerms, c.lines, c.File, c.Symbol)
+	}
+	for _, root := range roots {
+		a := NewAnchorer(openEvalIndex(t, root, *anchorDir))
+		var b strings.Builder
+		for _, c := range byRoot[root] {
+			if len(c.File) == 0 {
+				continue
+			}
+			_, lang, _, err := a.anchorScope(AnchorOptions{Scope: c.Scope})
+			if err != nil {
+				t.Fatal(err)
+			}
+			scored, _, err := a.rank(context.Background(), c.Rule, anchorLanguages(lang, c.origins()), c.origins())
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(scored) > 0 && c.accepts(&scored[0].AnchorCandidate, true) {
+				continue
+			}
+			fmt.Fprintf(&b, "%q (want %v)\n", anchorShorten(c.Rule, 100), c.Symbol)
+			for i := range min(3, len(scored)) {
+				b.WriteString(line(i, scored[i]) + "\n")
+			}
+			found := false
+			for i := range scored {
+				if c.accepts(&scored[i].AnchorCandidate, true) {
+					b.WriteString(line(i, scored[i]) + "  ← known example\n")
+					found = true
+					break
+				}
+			}
+			if !found {
+				b.WriteString("    no known example among the candidates\n")
+			}
+		}
+		t.Logf("%s:\n%s", filepath.Base(root), b.String())
+	}
 }

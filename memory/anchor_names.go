@@ -51,7 +51,9 @@ func (rq *anchorQuery) nameSpell(name string) float64 {
 			continue
 		}
 		for k, t := range rq.terms {
-			if t.keyword || !anchorFormMatches(t, p) {
+			// Keywords count too: names are made of words (setDefault,
+			// deferClose) whatever the language leaves out of its code.
+			if !anchorFormMatches(t, p) {
 				continue
 			}
 			covered++
@@ -88,13 +90,19 @@ func (a *Anchorer) addNamed(ctx context.Context, rq *anchorQuery, pool *anchorPo
 	}
 	var terms []weighted
 	for _, t := range rq.terms {
-		if !t.known || t.keyword {
+		if !t.known {
 			continue
 		}
 		var alts []string
 		for _, f := range t.forms {
 			if len(f) >= 3 && isLowerWord(f) {
-				alts = append(alts, `"`+f+`"`)
+				alts = anchorAppendNew(alts, `"`+f+`"`)
+			}
+			// Names write a word shorter than its stem (configured →
+			// config, validate → valid): its first letters find them,
+			// and nameSpell keeps those it begins.
+			if len(f) >= 7 && isLowerWord(f) {
+				alts = anchorAppendNew(alts, `"`+f[:len(f)-2]+`"`)
 			}
 		}
 		if len(alts) == 0 {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"path"
 	"slices"
 	"strings"
 	"unicode"
@@ -48,6 +49,10 @@ type anchorQuery struct {
 	// literals are lower-case code fragments the rule quotes
 	// (sync.once, %w), looked for verbatim.
 	literals []string
+	// quoted are the lower-case identifiers the rule names that no
+	// English word is written as (ErrFrameTooLarge, addCleanup,
+	// auto_spec), looked for verbatim in the code.
+	quoted []string
 	// words are the rule's key words as written, for the semantic
 	// search.
 	words []string
@@ -139,6 +144,8 @@ func analyzeAnchorRule(rule string) anchorQuery {
 		rq.idents = append(rq.idents, id)
 		if strings.ContainsAny(id, ".:") {
 			rq.literals = anchorAppendNew(rq.literals, strings.ToLower(id))
+		} else if anchorCodeSpelled(id) {
+			rq.quoted = anchorAppendNew(rq.quoted, strings.ToLower(id))
 		}
 	}
 	return rq
@@ -171,6 +178,21 @@ func anchorContrast(rule string) (int, int) {
 		hi++
 	}
 	return lo, hi
+}
+
+// anchorCodeSpelled reports whether an identifier is written as only code
+// writes words: with an underscore or a capital inside (auto_spec,
+// addCleanup, ErrFrameTooLarge).
+func anchorCodeSpelled(id string) bool {
+	if strings.Contains(strings.Trim(id, "_"), "_") {
+		return true
+	}
+	for i, r := range id {
+		if i > 0 && unicode.IsUpper(r) {
+			return true
+		}
+	}
+	return false
 }
 
 func anchorAppendNew(xs []string, x string) []string {
@@ -381,6 +403,23 @@ type anchorFeatures struct {
 	// rule does not name: rules mostly describe what code does, which a
 	// function shows better than the type it works on.
 	Type float64
+	// Quoted is the share of the identifiers the rule names
+	// (ErrFrameTooLarge, addCleanup) that the symbol's code holds
+	// verbatim: an example uses what the rule names, called or not.
+	Quoted float64
+	// Path is the weighted share of the rule's known terms that the
+	// symbol's file path spells (flow.go for "flow-control window",
+	// async_case.py for "async test case").
+	Path float64
+	// Head is 1 when the symbol's own name holds one of the rule's first
+	// two terms, the word a rule begins with being what it is about
+	// ("Seal a mock …": seal; "Check that a stream ID …": validStreamID).
+	Head float64
+	// Long grows with the lines of a symbol longer than
+	// anchorExcerptLines: 0 up to them, 0.5 at twice as many, 1 from four
+	// times. A long symbol holds more of any rule's words by its length
+	// alone.
+	Long float64
 	// Home is how close the symbol is to where the rule's corrections
 	// were made (see anchorHome.of): 1 for the symbol they were about,
 	// down to 0 for code elsewhere.
@@ -509,9 +548,20 @@ func (rq *anchorQuery) features(c *anchorCand, text string) anchorFeatures {
 		}
 		f.Literal = float64(found) / float64(len(rq.literals))
 	}
+	if len(rq.quoted) > 0 {
+		found := 0
+		for _, q := range rq.quoted {
+			if strings.Contains(lower, q) {
+				found++
+			}
+		}
+		f.Quoted = float64(found) / float64(len(rq.quoted))
+	}
 	if !rq.aboutTests && (retrieval.IsTestPath(sym.Path) || retrieval.IsFixturePath(sym.Path)) {
 		f.Test = 1
 	}
+	f.Head = rq.headIn(sym.Name)
+	f.Path = rq.pathShare(sym.Path)
 	switch sym.Kind {
 	case analysis.KindClass, analysis.KindStruct, analysis.KindInterface, analysis.KindTrait, analysis.KindEnum, analysis.KindType:
 		if !c.named {
@@ -519,6 +569,70 @@ func (rq *anchorQuery) features(c *anchorCand, text string) anchorFeatures {
 		}
 	}
 	return f
+}
+
+// headIn returns 1 when a symbol's own name holds one of the rule's
+// first two terms (any of its code forms, or a word of four letters or
+// more that one begins with the other), else 0.
+func (rq *anchorQuery) headIn(name string) float64 {
+	head := rq.terms[:min(2, len(rq.terms))]
+	found := false
+	analysis.CodeWords(name, func(w string, _, _ int, whole bool) error {
+		if whole || found || len(w) < 2 {
+			return nil
+		}
+		p := analysis.Stem(w)
+		for _, t := range head {
+			if anchorFormMatches(t, p) {
+				found = true
+			}
+		}
+		return nil
+	})
+	if found {
+		return 1
+	}
+	return 0
+}
+
+// pathShare returns the weighted share of the rule's known terms that
+// the words of a file's path (its directories and base name, without
+// the extension) hold: any of their code forms, or a word of four
+// letters or more that one begins with the other.
+func (rq *anchorQuery) pathShare(file string) float64 {
+	file = strings.TrimSuffix(file, path.Ext(file))
+	var parts []string
+	analysis.CodeWords(file, func(w string, _, _ int, whole bool) error {
+		if !whole && len(w) >= 2 {
+			parts = append(parts, analysis.Stem(w))
+		}
+		return nil
+	})
+	var total, got float64
+	for _, t := range rq.terms {
+		if !t.known {
+			continue
+		}
+		total += t.weight
+		for _, p := range parts {
+			if anchorFormMatches(t, p) {
+				got += t.weight
+				break
+			}
+		}
+	}
+	if total == 0 {
+		return 0
+	}
+	return got / total
+}
+
+// anchorLong is the Long feature of a symbol of the given lines.
+func anchorLong(lines int) float64 {
+	if lines <= anchorExcerptLines {
+		return 0
+	}
+	return math.Min(1, math.Log2(float64(lines)/anchorExcerptLines)/2)
 }
 
 // anchorStems returns the stems of the words of text, identifier parts and
@@ -548,7 +662,7 @@ func anchorHasPrefixed(set map[string]bool, stem string) bool {
 
 // anchorRankFeatures is how many features rank a rule's candidates (see
 // anchorFeatures.ranking).
-const anchorRankFeatures = 8
+const anchorRankFeatures = 12
 
 // anchorRankWeights weigh a candidate's features (in the order of
 // anchorFeatures.ranking) into its ranking score. They are fitted by
@@ -558,14 +672,18 @@ const anchorRankFeatures = 8
 // rule's known examples among all of the rule's candidates is maximised.
 func anchorRankWeights() [anchorRankFeatures]float64 {
 	return [anchorRankFeatures]float64{
-		6.71,  // focus
-		1.74,  // name
-		2.68,  // agreement
-		2.31,  // named
-		3.31,  // literal
+		4.94,  // focus
+		1.59,  // name
+		3.32,  // agreement
+		1.89,  // named
+		3.30,  // literal
 		0.00,  // test
-		0.32,  // spell
-		-2.31, // type
+		0.65,  // spell
+		-3.36, // type
+		1.12,  // head
+		-0.10, // long
+		2.17,  // quoted
+		2.96,  // path
 	}
 }
 
@@ -587,12 +705,12 @@ func anchorRankWeights() [anchorRankFeatures]float64 {
 // recency is anchored once its relevance reaches 2/3.
 func anchorCalibration() [6]float64 {
 	return [6]float64{
-		-4.25, // intercept
-		0.25,  // ranking score
-		0.34,  // margin
-		1.78,  // coverage
-		4.31,  // grounded
-		-0.48, // corpus
+		-4.66, // intercept
+		0.35,  // ranking score
+		0.37,  // margin
+		1.01,  // coverage
+		4.79,  // grounded
+		-0.58, // corpus
 	}
 }
 
@@ -631,7 +749,7 @@ func anchorRelevance(f anchorFeatures) float64 {
 // all but Grounded, which is the same for all of them, and Home, which
 // the development sets do not measure.
 func (f anchorFeatures) ranking() [anchorRankFeatures]float64 {
-	return [anchorRankFeatures]float64{f.Focus, f.Name, f.Agreement, f.Named, f.Literal, f.Test, f.Spell, f.Type}
+	return [anchorRankFeatures]float64{f.Focus, f.Name, f.Agreement, f.Named, f.Literal, f.Test, f.Spell, f.Type, f.Head, f.Long, f.Quoted, f.Path}
 }
 
 func anchorLogistic(z float64) float64 {
