@@ -95,15 +95,16 @@ func (a *Anchorer) addNamed(ctx context.Context, rq *anchorQuery, pool *anchorPo
 		}
 		var alts []string
 		for _, f := range t.forms {
-			if len(f) >= 3 && isLowerWord(f) {
-				alts = anchorAppendNew(alts, `"`+f+`"`)
+			if len(f) < 3 || !isLowerWord(f) {
+				continue
 			}
 			// Names write a word shorter than its stem (configured →
-			// config, validate → valid): its first letters find them,
-			// and nameSpell keeps those it begins.
-			if len(f) >= 7 && isLowerWord(f) {
-				alts = anchorAppendNew(alts, `"`+f[:len(f)-2]+`"`)
+			// config, validate → valid): its first letters find them
+			// (and the stem), and nameSpell keeps those it begins.
+			if len(f) >= 7 {
+				f = f[:len(f)-2]
 			}
+			alts = anchorAppendNew(alts, `"`+f+`"`)
 		}
 		if len(alts) == 0 {
 			continue
