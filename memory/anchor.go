@@ -598,7 +598,7 @@ func (a *Anchorer) rankIn(ctx context.Context, rule string, langs, preferred []s
 		s := *a.Searcher
 		s.Feedback = nil
 		s.IgnoreVisibility = true // an example may be any function
-		s.Vectors = anchorNoExpansion(s.Vectors)
+		s.NoExpansion = true      // the features score every word of the rule
 		resp, err := s.Search(ctx, retrieval.Request{Query: q, Strategy: retrieval.Semantic, TopK: anchorSemanticPool})
 		var qe *retrieval.QueryError
 		if err != nil && !errors.As(err, &qe) {
@@ -967,31 +967,3 @@ func anchorSizeScore(lines int) float64 {
 	}
 	return 40 / float64(lines)
 }
-
-// anchorNoExpansion returns the searcher's vectors without their query
-// expansion: the words near a rule's in vector space cost a second search
-// of the index (a third of the time of anchoring a rule on the standard
-// library), and the names, graph and home candidates find what the
-// rule's own words miss. The vectors still re-rank the candidates.
-func anchorNoExpansion(v retrieval.Vectorizer) retrieval.Vectorizer {
-	if v == nil {
-		return nil
-	}
-	if _, ok := v.(retrieval.Expander); !ok {
-		return v
-	}
-	if _, ok := v.(analysis.InlineEmbedder); ok {
-		return anchorInlineVectors{v}
-	}
-	return anchorVectors{v}
-}
-
-// anchorVectors hide the Expander of a Vectorizer.
-type anchorVectors struct{ retrieval.Vectorizer }
-
-// anchorInlineVectors hide the Expander of a Vectorizer that embeds
-// inline, and keep that.
-type anchorInlineVectors struct{ retrieval.Vectorizer }
-
-// EmbedsInline marks the vectors as inline (analysis.InlineEmbedder).
-func (anchorInlineVectors) EmbedsInline() {}

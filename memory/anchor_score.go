@@ -672,18 +672,18 @@ const anchorRankFeatures = 12
 // rule's known examples among all of the rule's candidates is maximised.
 func anchorRankWeights() [anchorRankFeatures]float64 {
 	return [anchorRankFeatures]float64{
-		4.94,  // focus
-		1.59,  // name
-		3.32,  // agreement
-		1.89,  // named
-		3.30,  // literal
+		5.27,  // focus
+		1.71,  // name
+		3.12,  // agreement
+		1.86,  // named
+		3.38,  // literal
 		0.00,  // test
-		0.65,  // spell
-		-3.36, // type
+		0.59,  // spell
+		-3.37, // type
 		1.12,  // head
 		-0.10, // long
-		2.17,  // quoted
-		2.96,  // path
+		2.29,  // quoted
+		2.83,  // path
 	}
 }
 
@@ -705,12 +705,12 @@ func anchorRankWeights() [anchorRankFeatures]float64 {
 // recency is anchored once its relevance reaches 2/3.
 func anchorCalibration() [6]float64 {
 	return [6]float64{
-		-4.66, // intercept
-		0.35,  // ranking score
-		0.37,  // margin
-		1.01,  // coverage
-		4.79,  // grounded
-		-0.58, // corpus
+		-5.60, // intercept
+		0.36,  // ranking score
+		0.42,  // margin
+		1.76,  // coverage
+		4.20,  // grounded
+		-0.35, // corpus
 	}
 }
 

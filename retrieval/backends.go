@@ -298,7 +298,7 @@ func (s *Searcher) semanticRank(ctx context.Context, query string, topK int) ([]
 	)
 	named := concepts().terms(query)
 	e, _ := s.Vectors.(Expander)
-	expand := len(named) > 0 || e != nil
+	expand := !s.NoExpansion && (len(named) > 0 || e != nil)
 	if expand {
 		wg.Go(func() {
 			var near []string

@@ -42,6 +42,12 @@ type Searcher struct {
 	// be one, it should not.
 	IgnoreVisibility bool
 
+	// NoExpansion leaves out the query expansion of a search by meaning
+	// (the words code uses for the query's phrases, and the words near
+	// them in vector space): a second search of the index. Anchoring,
+	// which scores every word of a rule itself, does without it.
+	NoExpansion bool
+
 	// noPopularity leaves the popularity signal out of semantic search,
 	// for the evaluation to measure what it adds.
 	noPopularity bool
