@@ -718,7 +718,7 @@ func anchorCalibration() [6]float64 {
 // places. The place of the corrections adds to the ranking score and, as
 // evidence that the code there is what the rule is about, to relevance.
 const (
-	anchorHomeWeight = 3.0
+	anchorHomeWeight = 5.0
 	anchorHomeLogit  = 2.5
 )
 
