@@ -34,8 +34,9 @@ type teamState struct {
 	// user was told the database is away.
 	last session.TeamStatus
 	told bool
-	// url is the URL the session's team was made with.
-	url string
+	// url is the URL the session's team was made with; warnedURL the
+	// last other value the user was told needs a restart.
+	url, warnedURL string
 }
 
 // teamURL returns the team database's URL in force: the editor's
@@ -312,4 +313,36 @@ func (s *Server) teamActions(ctx context.Context, p *protocol.CodeActionParams) 
 		}
 	}
 	return out
+}
+
+// teamSettingChanged tells the user, once per new value, that a
+// memory.team.url changed after the team's sync started takes effect
+// when the server starts again (the cache and the sync are of one team
+// per session).
+func (s *Server) teamSettingChanged() {
+	u := s.teamURL()
+	s.team.mu.Lock()
+	started, warned := s.team.url, s.team.warnedURL
+	s.team.mu.Unlock()
+	if started == "" && u != "" && u != warned {
+		s.team.mu.Lock()
+		s.team.warnedURL = u
+		s.team.mu.Unlock()
+		s.startTeam() // a team named after the start: used if the session is not made yet
+		return
+	}
+	s.team.mu.Lock()
+	changed := started != "" && u != started && u != warned
+	if changed {
+		s.team.warnedURL = u
+	}
+	s.team.mu.Unlock()
+	if !changed {
+		return
+	}
+	if u == "" {
+		s.showMessage(protocol.MessageTypeInfo, "Anchorage: memory.team.url was removed; the team's rules stay until the server restarts.")
+		return
+	}
+	s.showMessage(protocol.MessageTypeInfo, "Anchorage: memory.team.url changed to "+config.RedactURL(u)+"; restart the server (reload the window) to use that team's rules.")
 }

@@ -260,3 +260,57 @@ func TestE2ETeam(t *testing.T) {
 	}
 	t.Logf("killed during the approval: approved %d time(s)", n)
 }
+
+// TestE2ETeamUnreachableSetting names an unreachable team database in
+// the editor's settings: the server says so once, without the password,
+// and keeps serving.
+func TestE2ETeamUnreachableSetting(t *testing.T) {
+	t.Parallel()
+	root := sampleApp(t)
+	c := startClient(t)
+	const url = "postgres://alice:s3cret-pw@127.0.0.1:1/anchorage?connect_timeout=5"
+	c.memStartWith(t, root, map[string]any{"memory": map[string]any{"team": map[string]any{"url": url}}})
+	f := c.wait(t, 0, eventTimeout, "the team database reported unreachable", isShowMessageOf(protocol.MessageTypeWarning, "cannot be reached"))
+	var p protocol.ShowMessageParams
+	if err := json.Unmarshal(f.Params, &p); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(p.Message, "s3cret-pw") || !strings.Contains(p.Message, "xxxxx") {
+		t.Errorf("showMessage %q: want the URL without its password", p.Message)
+	}
+	var st struct {
+		Status struct {
+			URL       string `json:"url"`
+			Reachable bool   `json:"reachable"`
+			Cache     struct {
+				Outbox int `json:"outbox"`
+			} `json:"cache"`
+		} `json:"status"`
+	}
+	var q teamAnswer
+	c.memCommand(t, &q, string(command.MemoryTeamPropose.Name()), map[string]any{"text": "Prefer table-driven tests"})
+	if !q.Queued {
+		t.Errorf("a proposal while unreachable: %+v, want it queued", q)
+	}
+	c.memCommand(t, &st, string(command.MemoryTeamStatus.Name()))
+	if st.Status.Reachable || st.Status.Cache.Outbox != 1 || strings.Contains(st.Status.URL, "s3cret-pw") {
+		t.Errorf("status %+v", st.Status)
+	}
+	for _, fr := range c.all() {
+		if strings.Contains(string(fr.Params), "s3cret-pw") {
+			t.Errorf("the password was sent to the editor: %s %s", fr.Method, fr.Params)
+		}
+	}
+	if strings.Contains(c.stderr.String(), "s3cret-pw") {
+		t.Error("the password is in the server's log")
+	}
+	n := 0
+	for _, fr := range c.all() {
+		if isShowMessageOf(protocol.MessageTypeWarning, "cannot be reached")(fr) {
+			n++
+		}
+	}
+	if n != 1 {
+		t.Errorf("told %d times that the team database cannot be reached, want once", n)
+	}
+}

@@ -118,6 +118,7 @@ func (s *Server) applySettings(raw any) {
 
 func (s *Server) didChangeConfiguration(ctx context.Context, p *protocol.DidChangeConfigurationParams) error {
 	s.applySettings(p.Settings)
+	s.teamSettingChanged()
 	for _, f := range s.snapshotFolders() {
 		s.indexFolder(f, "Re-indexing "+f.name)
 	}
