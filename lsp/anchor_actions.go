@@ -16,34 +16,6 @@ import (
 	"github.com/anchorage-dev/anchorage/memory"
 )
 
-// ruleAction is something the user can do with a rule of an example: run
-// Command (on the server), or open Location.
-type ruleAction struct {
-	Title string `json:"title"`
-	// Kind is "open" (Location), "command" (Command).
-	Kind     string             `json:"kind"`
-	Command  *protocol.Command  `json:"command,omitempty"`
-	Location *protocol.Location `json:"location,omitempty"`
-}
-
-// correctionView is a correction a rule came from, with where it was made
-// when that is in an open folder.
-type correctionView struct {
-	Text     string             `json:"text"`
-	File     string             `json:"file,omitempty"`
-	Line     int                `json:"line,omitempty"`
-	Location *protocol.Location `json:"location,omitempty"`
-}
-
-// exampleRuleView is one rule of an example, for the lens's pick list.
-type exampleRuleView struct {
-	ruleView
-	// Manual is set when the user chose the example.
-	Manual      bool             `json:"manual"`
-	Corrections []correctionView `json:"corrections"`
-	Actions     []ruleAction     `json:"actions"`
-}
-
 // maxChoiceRules is how many rules of one example get their other
 // candidate examples listed (each is a search).
 const maxChoiceRules = 3
@@ -56,11 +28,11 @@ const maxChoices = 5
 // id), most important first, each with its rationale, its corrections and
 // the actions on it — open a correction, choose another example (the best
 // other candidates), re-anchor, delete.
-func (s *Server) exampleRules(ctx context.Context, a command.ExampleRulesArgs) (any, error) {
-	out := map[string]any{"uri": a.URI, "symbol": a.Symbol, "rules": []exampleRuleView{}}
+func (s *Server) exampleRules(ctx context.Context, a command.ExampleRulesArgs) (command.ExampleRulesResult, error) {
+	out := command.ExampleRulesResult{URI: a.URI, Symbol: a.Symbol, Rules: []command.ExampleRuleView{}}
 	st, err := s.memoryStore(ctx, false)
 	if err != nil {
-		return nil, s.memoryError(string(command.MemoryExampleRules.Name()), err)
+		return command.ExampleRulesResult{}, s.memoryError(string(command.MemoryExampleRules.Name()), err)
 	}
 	if st == nil {
 		return out, nil
@@ -73,14 +45,14 @@ func (s *Server) exampleRules(ctx context.Context, a command.ExampleRulesArgs) (
 				continue // deleted since the lens was made
 			}
 			if err != nil {
-				return nil, s.memoryError(string(command.MemoryExampleRules.Name()), err)
+				return command.ExampleRulesResult{}, s.memoryError(string(command.MemoryExampleRules.Name()), err)
 			}
 			rules = append(rules, r)
 		}
 	} else {
 		_, drs, err := s.documentRules(ctx, a.URI)
 		if err != nil {
-			return nil, s.memoryError(string(command.MemoryExampleRules.Name()), err)
+			return command.ExampleRulesResult{}, s.memoryError(string(command.MemoryExampleRules.Name()), err)
 		}
 		for _, dr := range drs {
 			if a.Symbol == "" || dr.Rule.Anchor.Symbol == a.Symbol {
@@ -89,17 +61,17 @@ func (s *Server) exampleRules(ctx context.Context, a command.ExampleRulesArgs) (
 		}
 	}
 	x := s.anchors(st)
-	views := []exampleRuleView{}
+	views := []command.ExampleRuleView{}
 	for i, r := range rules {
 		p := x.Locate(ctx, r)
-		v := exampleRuleView{ruleView: ruleView{Rule: r, Location: s.placementLocation(p), AnchorStatus: p.Status},
-			Manual: r.Anchor != nil && memory.ReadAnchorMeta(r).Manual, Corrections: []correctionView{}}
+		v := command.ExampleRuleView{RuleView: command.RuleView{Rule: r, Location: s.placementLocation(p), AnchorStatus: p.Status},
+			Manual: r.Anchor != nil && memory.ReadAnchorMeta(r).Manual, Corrections: []command.CorrectionView{}}
 		cs, err := st.RuleCorrections(ctx, r.ID)
 		if err != nil {
-			return nil, s.memoryError(string(command.MemoryExampleRules.Name()), err)
+			return command.ExampleRulesResult{}, s.memoryError(string(command.MemoryExampleRules.Name()), err)
 		}
 		for _, c := range cs {
-			cv := correctionView{Text: c.Text, File: c.File}
+			cv := command.CorrectionView{Text: c.Text, File: c.File}
 			if c.Range != nil {
 				cv.Line = c.Range.Start.Line + 1
 			}
@@ -118,15 +90,15 @@ func (s *Server) exampleRules(ctx context.Context, a command.ExampleRulesArgs) (
 		v.Actions = s.ruleActions(ctx, x, r, p, v.Corrections, i < maxChoiceRules)
 		views = append(views, v)
 	}
-	out["rules"] = views
+	out.Rules = views
 	return out, nil
 }
 
 // ruleActions are the actions on rule r, whose anchor is at p: open its
 // corrections, use one of its other best candidates (when choices),
 // find its example again, delete it.
-func (s *Server) ruleActions(ctx context.Context, x *memory.Anchors, r memory.Rule, p memory.Placement, cs []correctionView, choices bool) []ruleAction {
-	var out []ruleAction
+func (s *Server) ruleActions(ctx context.Context, x *memory.Anchors, r memory.Rule, p memory.Placement, cs []command.CorrectionView, choices bool) []command.RuleAction {
+	var out []command.RuleAction
 	for i, c := range cs {
 		if c.Location == nil || i == maxChoices {
 			continue
@@ -135,7 +107,7 @@ func (s *Server) ruleActions(ctx context.Context, x *memory.Anchors, r memory.Ru
 		if c.Line > 0 {
 			where = fmt.Sprintf("%s:%d", c.File, c.Line)
 		}
-		out = append(out, ruleAction{Title: fmt.Sprintf("Open correction: “%s” (%s)", shorten(c.Text, 60), where), Kind: "open", Location: c.Location})
+		out = append(out, command.RuleAction{Title: fmt.Sprintf("Open correction: “%s” (%s)", shorten(c.Text, 60), where), Kind: "open", Location: c.Location})
 	}
 	if choices {
 		origins, err := x.Store.RuleOrigins(ctx, r.ID)
@@ -160,7 +132,7 @@ func (s *Server) ruleActions(ctx context.Context, x *memory.Anchors, r memory.Ru
 					continue
 				}
 				n++
-				out = append(out, ruleAction{
+				out = append(out, command.RuleAction{
 					Title: fmt.Sprintf("Use %s (%s:%d) as the example — matches %d of %d key terms", c.Symbol, c.File, c.Line, c.MatchedTerms, c.KeyTerms),
 					Kind:  "command",
 					Command: &protocol.Command{Title: "Use as the example", Command: string(command.MemoryUseExample.Name()), Arguments: []any{command.UseExampleArgs{
@@ -175,8 +147,8 @@ func (s *Server) ruleActions(ctx context.Context, x *memory.Anchors, r memory.Ru
 		reanchor = "Re-anchor: its example is gone"
 	}
 	out = append(out,
-		ruleAction{Title: reanchor, Kind: "command", Command: &protocol.Command{Title: reanchor, Command: string(command.MemoryReanchor.Name()), Arguments: []any{command.IDArgs{ID: r.ID}}}},
-		ruleAction{Title: fmt.Sprintf("Delete rule %d", r.ID), Kind: "command", Command: &protocol.Command{Title: "Delete rule", Command: string(command.MemoryDeleteRule.Name()), Arguments: []any{command.IDArgs{ID: r.ID}}}},
+		command.RuleAction{Title: reanchor, Kind: "command", Command: &protocol.Command{Title: reanchor, Command: string(command.MemoryReanchor.Name()), Arguments: []any{command.IDArgs{ID: r.ID}}}},
+		command.RuleAction{Title: fmt.Sprintf("Delete rule %d", r.ID), Kind: "command", Command: &protocol.Command{Title: "Delete rule", Command: string(command.MemoryDeleteRule.Name()), Arguments: []any{command.IDArgs{ID: r.ID}}}},
 	)
 	return out
 }
@@ -184,55 +156,55 @@ func (s *Server) ruleActions(ctx context.Context, x *memory.Anchors, r memory.Ru
 // useExample runs anchorage.memory.useExample {id, uri, symbol, line?}:
 // the definition becomes the rule's example, kept until the user changes
 // it. A name the document does not define leaves the rule as it was.
-func (s *Server) useExample(ctx context.Context, a command.UseExampleArgs) (any, error) {
+func (s *Server) useExample(ctx context.Context, a command.UseExampleArgs) (command.RuleResult, error) {
 	f, rel, err := s.folderFor(a.URI)
 	if err != nil {
-		return nil, jsonrpc2.Errorf(jsonrpc2.InvalidParams, "%s: uri: %v", string(command.MemoryUseExample.Name()), err)
+		return command.RuleResult{}, jsonrpc2.Errorf(jsonrpc2.InvalidParams, "%s: uri: %v", string(command.MemoryUseExample.Name()), err)
 	}
 	st, err := s.memoryStore(ctx, true)
 	if err != nil {
-		return nil, s.memoryError(string(command.MemoryUseExample.Name()), err)
+		return command.RuleResult{}, s.memoryError(string(command.MemoryUseExample.Name()), err)
 	}
 	r, err := st.Rule(ctx, a.ID)
 	if err != nil {
-		return nil, s.memoryError(string(command.MemoryUseExample.Name()), err)
+		return command.RuleResult{}, s.memoryError(string(command.MemoryUseExample.Name()), err)
 	}
 	w := s.memoryWorkspace(f, nil)
 	an, err := w.Anchorer(ctx)
 	if err != nil {
-		return nil, s.memoryError(string(command.MemoryUseExample.Name()), err)
+		return command.RuleResult{}, s.memoryError(string(command.MemoryUseExample.Name()), err)
 	}
 	res, err := an.Choose(ctx, r.Content, a.Symbol, rel, a.Line)
 	if errors.Is(err, memory.ErrNoSuchSymbol) || errors.Is(err, memory.ErrAmbiguousSymbol) {
-		return nil, jsonrpc2.Errorf(jsonrpc2.InvalidParams, "%s: rule %d keeps its example: %v", string(command.MemoryUseExample.Name()), a.ID, err)
+		return command.RuleResult{}, jsonrpc2.Errorf(jsonrpc2.InvalidParams, "%s: rule %d keeps its example: %v", string(command.MemoryUseExample.Name()), a.ID, err)
 	}
 	if err != nil {
-		return nil, s.memoryError(string(command.MemoryUseExample.Name()), err)
+		return command.RuleResult{}, s.memoryError(string(command.MemoryUseExample.Name()), err)
 	}
 	res.Scope = r.Scope
 	ra := res.RuleAnchor(w.Root, w.Project)
 	if err := st.SetAnchor(ctx, r.ID, *ra); err != nil {
-		return nil, s.memoryError(string(command.MemoryUseExample.Name()), err)
+		return command.RuleResult{}, s.memoryError(string(command.MemoryUseExample.Name()), err)
 	}
 	if r, err = st.Rule(ctx, r.ID); err != nil {
-		return nil, s.memoryError(string(command.MemoryUseExample.Name()), err)
+		return command.RuleResult{}, s.memoryError(string(command.MemoryUseExample.Name()), err)
 	}
 	s.memoryChanged(ctx)
 	p := s.anchors(st).Locate(ctx, r)
-	return map[string]any{"rule": ruleView{Rule: r, Location: s.placementLocation(p), AnchorStatus: p.Status}}, nil
+	return command.RuleResult{Rule: command.RuleView{Rule: r, Location: s.placementLocation(p), AnchorStatus: p.Status}}, nil
 }
 
 // deleteRule runs anchorage.memory.deleteRule {id}.
-func (s *Server) deleteRule(ctx context.Context, a command.IDArgs) (any, error) {
+func (s *Server) deleteRule(ctx context.Context, a command.IDArgs) (command.DeletedResult, error) {
 	st, err := s.memoryStore(ctx, true)
 	if err != nil {
-		return nil, s.memoryError(string(command.MemoryDeleteRule.Name()), err)
+		return command.DeletedResult{}, s.memoryError(string(command.MemoryDeleteRule.Name()), err)
 	}
 	if err := st.DeleteRule(ctx, a.ID); err != nil {
-		return nil, s.memoryError(string(command.MemoryDeleteRule.Name()), err)
+		return command.DeletedResult{}, s.memoryError(string(command.MemoryDeleteRule.Name()), err)
 	}
 	s.memoryChanged(ctx)
-	return map[string]any{"deleted": a.ID}, nil
+	return command.DeletedResult{Deleted: a.ID}, nil
 }
 
 // maxExampleActions caps the "Use F as the example of rule N" actions of

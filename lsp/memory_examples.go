@@ -9,6 +9,7 @@ import (
 
 	"github.com/anchorage-dev/anchorage/analysis"
 	"github.com/anchorage-dev/anchorage/internal/feature"
+	"github.com/anchorage-dev/anchorage/lsp/command"
 	"github.com/anchorage-dev/anchorage/memory"
 )
 
@@ -58,20 +59,6 @@ func (s *Server) workspaceFolder(w *memory.Workspace) *folder {
 	return nil
 }
 
-// ruleLocation is where a rule's anchor is now.
-type ruleLocation struct {
-	URI protocol.DocumentURI `json:"uri"`
-	// Range is the symbol's, SelectionRange its name's.
-	Range          protocol.Range `json:"range"`
-	SelectionRange protocol.Range `json:"selection_range"`
-	Symbol         string         `json:"symbol,omitempty"`
-	// Line is Range's first line, 1-based.
-	Line int `json:"line"`
-	// Path is the file's path for messages: relative to its workspace
-	// folder, after the folder's name when several are open.
-	Path string `json:"path"`
-}
-
 // displayPath is a folder's file as messages name it: its path relative
 // to the folder, after the folder's name when several folders are open.
 func (s *Server) displayPath(f *folder, rel string) string {
@@ -82,17 +69,17 @@ func (s *Server) displayPath(f *folder, rel string) string {
 }
 
 // placementLocation is the location of a live anchor, or nil.
-func (s *Server) placementLocation(p memory.Placement) *ruleLocation {
+func (s *Server) placementLocation(p memory.Placement) *command.RuleLocation {
 	f := s.workspaceFolder(p.Workspace)
 	if p.Status != memory.AnchorLive || f == nil {
 		return nil
 	}
 	if p.Symbol == nil {
 		top := protocol.Range{}
-		return &ruleLocation{URI: f.fileURI(p.File), Range: top, SelectionRange: top, Line: 1, Path: s.displayPath(f, p.File)}
+		return &command.RuleLocation{URI: f.fileURI(p.File), Range: top, SelectionRange: top, Line: 1, Path: s.displayPath(f, p.File)}
 	}
 	sym := *p.Symbol
-	return &ruleLocation{
+	return &command.RuleLocation{
 		URI: f.fileURI(p.File), Range: toRange(sym.Range), SelectionRange: selectionRange(sym),
 		Symbol: sym.QualifiedName, Line: sym.Range.Start.Line + 1, Path: s.displayPath(f, p.File),
 	}

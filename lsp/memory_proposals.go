@@ -4,30 +4,22 @@ import (
 	"context"
 
 	"go.lsp.dev/jsonrpc2"
-	"go.lsp.dev/protocol"
 
 	"github.com/anchorage-dev/anchorage/internal/feature"
 	"github.com/anchorage-dev/anchorage/lsp/command"
 	"github.com/anchorage-dev/anchorage/memory"
 )
 
-// correctionResult is anchorage.memory.recordCorrection's answer.
-type correctionResult struct {
-	Correction memory.Correction `json:"correction"`
-	// Open is how many corrections wait for anchorage.memory.propose.
-	Open int `json:"open_corrections"`
-}
-
 // recordCorrection runs anchorage.memory.recordCorrection {text, uri?,
 // range?, session?} or ["text"]: the file, its language and project come
 // from the uri, which must be in a workspace folder; the session is the
 // server's unless named.
-func (s *Server) recordCorrection(ctx context.Context, a command.CorrectionArgs) (any, error) {
+func (s *Server) recordCorrection(ctx context.Context, a command.CorrectionArgs) (command.CorrectionResult, error) {
 	c := memory.Correction{Text: a.Text, Session: a.Session}
 	if a.URI != "" {
 		f, rel, err := s.folderFor(a.URI)
 		if err != nil {
-			return nil, jsonrpc2.Errorf(jsonrpc2.InvalidParams, "%s: uri: %v", string(command.MemoryRecordCorrection.Name()), err)
+			return command.CorrectionResult{}, jsonrpc2.Errorf(jsonrpc2.InvalidParams, "%s: uri: %v", string(command.MemoryRecordCorrection.Name()), err)
 		}
 		c.File, c.Project = rel, s.projectOf(f)
 	}
@@ -39,27 +31,20 @@ func (s *Server) recordCorrection(ctx context.Context, a command.CorrectionArgs)
 	}
 	st, err := s.memoryStore(ctx, true)
 	if err != nil {
-		return nil, s.memoryError(string(command.MemoryRecordCorrection.Name()), err)
+		return command.CorrectionResult{}, s.memoryError(string(command.MemoryRecordCorrection.Name()), err)
 	}
 	if st, err = s.memoryView(st, a.Session); err != nil {
-		return nil, s.memoryError(string(command.MemoryRecordCorrection.Name()), err)
+		return command.CorrectionResult{}, s.memoryError(string(command.MemoryRecordCorrection.Name()), err)
 	}
 	rec, err := st.RecordCorrection(ctx, c)
 	if err != nil {
-		return nil, s.memoryError(string(command.MemoryRecordCorrection.Name()), err)
+		return command.CorrectionResult{}, s.memoryError(string(command.MemoryRecordCorrection.Name()), err)
 	}
 	open, err := st.OpenCorrections(ctx)
 	if err != nil {
-		return nil, s.memoryError(string(command.MemoryRecordCorrection.Name()), err)
+		return command.CorrectionResult{}, s.memoryError(string(command.MemoryRecordCorrection.Name()), err)
 	}
-	return correctionResult{Correction: rec, Open: len(open)}, nil
-}
-
-// proposalView is a proposal as the memory commands answer it, with the
-// place its diagnostic is shown, if any.
-type proposalView struct {
-	memory.Proposal
-	Location *protocol.Location `json:"location"`
+	return command.CorrectionResult{Correction: rec, Open: len(open)}, nil
 }
 
 // proposeRules runs anchorage.memory.propose {session?}: the open
@@ -67,76 +52,61 @@ type proposalView struct {
 // for "*") become at most five pending proposals, phrased by the LLM of
 // the memory.llm settings if any, each given a candidate example by the
 // anchor engine, and published as hint diagnostics.
-func (s *Server) proposeRules(ctx context.Context, a command.SessionArgs) (any, error) {
+func (s *Server) proposeRules(ctx context.Context, a command.SessionArgs) (command.ProposalsResult, error) {
 	st, err := s.memoryStore(ctx, true)
 	if err != nil {
-		return nil, s.memoryError(string(command.MemoryPropose.Name()), err)
+		return command.ProposalsResult{}, s.memoryError(string(command.MemoryPropose.Name()), err)
 	}
 	if st, err = s.memoryView(st, a.Session, s.llmOption()); err != nil {
-		return nil, s.memoryError(string(command.MemoryPropose.Name()), err)
+		return command.ProposalsResult{}, s.memoryError(string(command.MemoryPropose.Name()), err)
 	}
 	ps, err := st.Propose(ctx)
 	if err != nil {
-		return nil, s.memoryError(string(command.MemoryPropose.Name()), err)
+		return command.ProposalsResult{}, s.memoryError(string(command.MemoryPropose.Name()), err)
 	}
 	s.anchors(st).SetExamples(ctx, ps)
 	locs, err := s.publishProposals(ctx, "")
 	if err != nil {
-		return nil, s.memoryError(string(command.MemoryPropose.Name()), err)
+		return command.ProposalsResult{}, s.memoryError(string(command.MemoryPropose.Name()), err)
 	}
-	out := make([]proposalView, len(ps))
+	out := make([]command.ProposalView, len(ps))
 	for i, p := range ps {
-		out[i] = proposalView{Proposal: p}
+		out[i] = command.ProposalView{Proposal: p}
 		if loc, ok := locs[p.ID]; ok {
 			out[i].Location = &loc
 		}
 	}
-	return map[string]any{"proposals": out}, nil
+	return command.ProposalsResult{Proposals: out}, nil
 }
 
 // listProposals runs anchorage.memory.proposals: every pending
 // proposal, from any session (the CLI's, an earlier server's), with where
 // its hint is shown. It proposes nothing and creates no database.
-func (s *Server) listProposals(ctx context.Context, _ command.NoArgs) (any, error) {
-	out := []proposalView{}
+func (s *Server) listProposals(ctx context.Context, _ command.NoArgs) (command.ProposalsResult, error) {
+	out := []command.ProposalView{}
 	st, err := s.memoryStore(ctx, false)
 	if err != nil {
-		return nil, s.memoryError(string(command.MemoryProposals.Name()), err)
+		return command.ProposalsResult{}, s.memoryError(string(command.MemoryProposals.Name()), err)
 	}
 	if st == nil {
-		return map[string]any{"proposals": out}, nil
+		return command.ProposalsResult{Proposals: out}, nil
 	}
 	ps, err := st.Proposals(ctx, memory.StatusPending)
 	if err != nil {
-		return nil, s.memoryError(string(command.MemoryProposals.Name()), err)
+		return command.ProposalsResult{}, s.memoryError(string(command.MemoryProposals.Name()), err)
 	}
 	locs, err := s.publishProposals(ctx, "")
 	if err != nil {
-		return nil, s.memoryError(string(command.MemoryProposals.Name()), err)
+		return command.ProposalsResult{}, s.memoryError(string(command.MemoryProposals.Name()), err)
 	}
 	for _, p := range ps {
-		v := proposalView{Proposal: p}
+		v := command.ProposalView{Proposal: p}
 		if loc, ok := locs[p.ID]; ok {
 			v.Location = &loc
 		}
 		out = append(out, v)
 	}
-	return map[string]any{"proposals": out}, nil
-}
-
-// approvalView is what approving a proposal did, with the rule's anchor
-// resolved.
-type approvalView struct {
-	memory.Approval
-	// Location is where the rule's example is now, or nil.
-	Location *ruleLocation `json:"location"`
-	// AnchorStatus is anchored, lost, elsewhere, pending or none (see
-	// ruleView).
-	AnchorStatus memory.AnchorStatus `json:"anchor_status"`
-	// AnchorNote says why the rule has no anchor, when it has none.
-	AnchorNote string `json:"anchor_note,omitempty"`
-	// Summary tells the approval in one line, for editors to show.
-	Summary string `json:"summary"`
+	return command.ProposalsResult{Proposals: out}, nil
 }
 
 // scopeChoices runs anchorage.memory.scopeChoices {ids}: the scopes the
@@ -162,14 +132,14 @@ func (s *Server) scopeChoices(ctx context.Context, a command.ScopeChoicesArgs) (
 // approveProposal runs anchorage.memory.approve {id, scope?}: the proposal
 // becomes a rule (or merges into one), which is anchored at once to its
 // best example in the workspace.
-func (s *Server) approveProposal(ctx context.Context, a command.IDArgs) (any, error) {
+func (s *Server) approveProposal(ctx context.Context, a command.IDArgs) (command.ApprovalView, error) {
 	st, err := s.memoryStore(ctx, true)
 	if err != nil {
-		return nil, s.memoryError(string(command.MemoryApprove.Name()), err)
+		return command.ApprovalView{}, s.memoryError(string(command.MemoryApprove.Name()), err)
 	}
 	ap, err := st.Approve(ctx, a.ID, a.Scope)
 	if err != nil {
-		return nil, s.memoryError(string(command.MemoryApprove.Name()), err)
+		return command.ApprovalView{}, s.memoryError(string(command.MemoryApprove.Name()), err)
 	}
 	// The approval is committed: what follows may fail without undoing
 	// it, and says so in the answer.
@@ -180,16 +150,16 @@ func (s *Server) approveProposal(ctx context.Context, a command.IDArgs) (any, er
 
 // approveAllProposals runs anchorage.memory.approveAll {scope?}: every
 // pending proposal is approved, strongest first, and its rule anchored.
-func (s *Server) approveAllProposals(ctx context.Context, a command.ScopeArgs) (any, error) {
+func (s *Server) approveAllProposals(ctx context.Context, a command.ScopeArgs) (command.ApprovalsResult, error) {
 	st, err := s.memoryStore(ctx, true)
 	if err != nil {
-		return nil, s.memoryError(string(command.MemoryApproveAll.Name()), err)
+		return command.ApprovalsResult{}, s.memoryError(string(command.MemoryApproveAll.Name()), err)
 	}
 	aps, err := st.ApproveAll(ctx, a.Scope)
 	if err != nil {
-		return nil, s.memoryError(string(command.MemoryApproveAll.Name()), err)
+		return command.ApprovalsResult{}, s.memoryError(string(command.MemoryApproveAll.Name()), err)
 	}
-	out := make([]approvalView, 0, len(aps))
+	out := make([]command.ApprovalView, 0, len(aps))
 	x := s.anchors(st)
 	for _, ap := range aps {
 		out = append(out, s.anchorApproval(ctx, x, ap))
@@ -197,15 +167,15 @@ func (s *Server) approveAllProposals(ctx context.Context, a command.ScopeArgs) (
 	if len(aps) > 0 {
 		s.memoryChanged(ctx)
 	}
-	return map[string]any{"approvals": out}, nil
+	return command.ApprovalsResult{Approvals: out}, nil
 }
 
 // anchorApproval anchors the rule of an approval (see
 // memory.Anchors.AnchorApproval) and returns its view.
-func (s *Server) anchorApproval(ctx context.Context, x *memory.Anchors, ap memory.Approval) approvalView {
+func (s *Server) anchorApproval(ctx context.Context, x *memory.Anchors, ap memory.Approval) command.ApprovalView {
 	aa := x.AnchorApproval(ctx, ap)
 	loc := s.placementLocation(aa.Placement)
-	v := approvalView{Approval: aa.Approval, Location: loc, AnchorStatus: aa.Placement.Status, AnchorNote: aa.Note}
+	v := command.ApprovalView{Approval: aa.Approval, Location: loc, AnchorStatus: aa.Placement.Status, AnchorNote: aa.Note}
 	sum := feature.Approval{Merged: v.Merged, RuleID: v.Rule.ID, Scope: v.Rule.Scope, Content: v.Rule.Content,
 		Note: v.AnchorNote, Superseded: v.Superseded}
 	if loc != nil && v.AnchorStatus == memory.AnchorLive {
@@ -216,18 +186,18 @@ func (s *Server) anchorApproval(ctx context.Context, x *memory.Anchors, ap memor
 }
 
 // rejectProposal runs anchorage.memory.reject {id}.
-func (s *Server) rejectProposal(ctx context.Context, a command.IDArgs) (any, error) {
+func (s *Server) rejectProposal(ctx context.Context, a command.IDArgs) (command.ProposalResult, error) {
 	st, err := s.memoryStore(ctx, true)
 	if err != nil {
-		return nil, s.memoryError(string(command.MemoryReject.Name()), err)
+		return command.ProposalResult{}, s.memoryError(string(command.MemoryReject.Name()), err)
 	}
 	if err := st.Reject(ctx, a.ID); err != nil {
-		return nil, s.memoryError(string(command.MemoryReject.Name()), err)
+		return command.ProposalResult{}, s.memoryError(string(command.MemoryReject.Name()), err)
 	}
 	p, err := st.Proposal(ctx, a.ID)
 	if err != nil {
-		return nil, s.memoryError(string(command.MemoryReject.Name()), err)
+		return command.ProposalResult{}, s.memoryError(string(command.MemoryReject.Name()), err)
 	}
 	s.memoryChanged(ctx)
-	return map[string]any{"proposal": p}, nil
+	return command.ProposalResult{Proposal: p}, nil
 }

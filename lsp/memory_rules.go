@@ -10,27 +10,14 @@ import (
 	"github.com/anchorage-dev/anchorage/memory"
 )
 
-// ruleView is a rule as the memory commands answer it, with its anchor
-// resolved through the live graph.
-type ruleView struct {
-	memory.Rule
-	// Location is where the anchor's symbol is now, or nil.
-	Location *ruleLocation `json:"location"`
-	// AnchorStatus is "anchored" (Location is set), "lost" (the file or
-	// symbol is gone: re-anchor it), "elsewhere" (anchored in a
-	// workspace that is not open), "pending" (its folder is still being
-	// indexed) or "none" (no anchor).
-	AnchorStatus memory.AnchorStatus `json:"anchor_status"`
-}
-
 // listRules runs anchorage.memory.list {scope?, uri?, symbol?}: the
 // active rules, most important first.
-func (s *Server) listRules(ctx context.Context, a command.ListArgs) (any, error) {
+func (s *Server) listRules(ctx context.Context, a command.ListArgs) (command.RulesResult, error) {
 	filter := memory.RuleFilter{}
 	if strings.TrimSpace(a.Scope) != "" {
 		if !isScopeKind(a.Scope) {
 			if _, err := memory.NormalizeScope(a.Scope); err != nil {
-				return nil, s.memoryError(string(command.MemoryList.Name()), err)
+				return command.RulesResult{}, s.memoryError(string(command.MemoryList.Name()), err)
 			}
 		}
 		filter.Scopes = []string{a.Scope}
@@ -42,22 +29,22 @@ func (s *Server) listRules(ctx context.Context, a command.ListArgs) (any, error)
 	if a.URI != "" {
 		f, r, err := s.folderFor(a.URI)
 		if err != nil {
-			return nil, jsonrpc2.Errorf(jsonrpc2.InvalidParams, "%s: uri: %v", string(command.MemoryList.Name()), err)
+			return command.RulesResult{}, jsonrpc2.Errorf(jsonrpc2.InvalidParams, "%s: uri: %v", string(command.MemoryList.Name()), err)
 		}
 		docFolder, rel = f, r
 		filter.AnchorFile = rel
 	}
-	out := []ruleView{}
+	out := []command.RuleView{}
 	st, err := s.memoryStore(ctx, false)
 	if err != nil {
-		return nil, s.memoryError(string(command.MemoryList.Name()), err)
+		return command.RulesResult{}, s.memoryError(string(command.MemoryList.Name()), err)
 	}
 	if st == nil {
-		return map[string]any{"rules": out}, nil // no memory yet
+		return command.RulesResult{Rules: out}, nil // no memory yet
 	}
 	rules, err := st.Rules(ctx, filter)
 	if err != nil {
-		return nil, s.memoryError(string(command.MemoryList.Name()), err)
+		return command.RulesResult{}, s.memoryError(string(command.MemoryList.Name()), err)
 	}
 	x := s.anchors(st)
 	for _, r := range rules {
@@ -68,9 +55,9 @@ func (s *Server) listRules(ctx context.Context, a command.ListArgs) (any, error)
 			continue
 		}
 		p := x.Locate(ctx, r)
-		out = append(out, ruleView{Rule: r, Location: s.placementLocation(p), AnchorStatus: p.Status})
+		out = append(out, command.RuleView{Rule: r, Location: s.placementLocation(p), AnchorStatus: p.Status})
 	}
-	return map[string]any{"rules": out}, nil
+	return command.RulesResult{Rules: out}, nil
 }
 
 // isScopeKind reports whether a scope filter names a kind of scope.
@@ -83,19 +70,19 @@ func isScopeKind(scope string) bool {
 // looks for the rule's best example again. A new example replaces the
 // anchor; when there is none, a lost anchor is cleared and a live one
 // kept.
-func (s *Server) reanchorRule(ctx context.Context, a command.IDArgs) (any, error) {
+func (s *Server) reanchorRule(ctx context.Context, a command.IDArgs) (command.ReanchorResult, error) {
 	st, err := s.memoryStore(ctx, true)
 	if err != nil {
-		return nil, s.memoryError(string(command.MemoryReanchor.Name()), err)
+		return command.ReanchorResult{}, s.memoryError(string(command.MemoryReanchor.Name()), err)
 	}
 	re, err := s.anchors(st).Reanchor(ctx, a.ID)
 	if err != nil {
-		return nil, s.memoryError(string(command.MemoryReanchor.Name()), err)
+		return command.ReanchorResult{}, s.memoryError(string(command.MemoryReanchor.Name()), err)
 	}
 	s.memoryChanged(ctx)
-	return map[string]any{
-		"rule":       ruleView{Rule: re.Rule, Location: s.placementLocation(re.Placement), AnchorStatus: re.Placement.Status},
-		"reanchored": re.Reanchored, "note": re.Note,
+	return command.ReanchorResult{
+		Rule:       command.RuleView{Rule: re.Rule, Location: s.placementLocation(re.Placement), AnchorStatus: re.Placement.Status},
+		Reanchored: re.Reanchored, Note: re.Note,
 	}, nil
 }
 

@@ -39,7 +39,7 @@ func (s *Server) searcherFor(f *folder) *retrieval.Searcher {
 
 // search runs anchorage.search: {"query", "top_k"?, "strategy"?,
 // "budget"?, "group"?} or ["query"].
-func (s *Server) search(ctx context.Context, a command.SearchArgs) (any, error) {
+func (s *Server) search(ctx context.Context, a command.SearchArgs) (*feature.SearchAnswer, error) {
 	req := a.Request
 	folders := sortedFolders(s.snapshotFolders())
 	if len(folders) == 0 {
@@ -168,16 +168,16 @@ func (s *Server) searchUsed(ctx context.Context, a command.SearchUsedArgs) (comm
 
 // routingStats runs anchorage.routing.stats: per strategy, the searches,
 // the router's mean confidence and how often a result was used.
-func (s *Server) routingStats(ctx context.Context, _ command.NoArgs) (any, error) {
+func (s *Server) routingStats(ctx context.Context, _ command.NoArgs) (command.RoutingStatsResult, error) {
 	fb := s.feedbackStore()
 	if fb == nil {
-		return nil, fmt.Errorf("%s: routing feedback is unavailable (see the server log)", string(command.RoutingStats.Name()))
+		return command.RoutingStatsResult{}, fmt.Errorf("%s: routing feedback is unavailable (see the server log)", string(command.RoutingStats.Name()))
 	}
 	stats, err := fb.Stats(ctx)
 	if err != nil {
-		return nil, err
+		return command.RoutingStatsResult{}, err
 	}
-	return map[string]any{"strategies": stats}, nil
+	return command.RoutingStatsResult{Strategies: stats}, nil
 }
 
 // reindex runs anchorage.reindex: every folder is brought up to date

@@ -6,7 +6,8 @@
 // dispatch binds a handler to each declared command with [Bind], which
 // decodes the argument into its declared type (a bad argument is an
 // [*ArgError] naming the field); the TypeScript and Lua constants and
-// argument shapes of the editors are generated from it by go generate,
+// argument and result shapes of the editors are generated from it by go
+// generate,
 // and a test fails when the checked-in files drift from it.
 package command
 
@@ -16,6 +17,7 @@ import (
 	"reflect"
 
 	"github.com/anchorage-dev/anchorage/analysis"
+	"github.com/anchorage-dev/anchorage/internal/feature"
 	"github.com/anchorage-dev/anchorage/memory"
 	"github.com/anchorage-dev/anchorage/memory/recall"
 )
@@ -90,24 +92,24 @@ var (
 	Inheritance = def[SymbolArgs, *analysis.Answer]("anchorage.inheritance", "The bases and derived types of a type.", shorthand(`["symbol", depth?]`))
 	IndexStatus = def[NoArgs, IndexStatusResult]("anchorage.index.status", "The index of each workspace folder: progress, database, counts.")
 
-	Search        = def[SearchArgs, any]("anchorage.search", "A routed search of the workspace folders.", shorthand(`["query"]`))
+	Search        = def[SearchArgs, *feature.SearchAnswer]("anchorage.search", "A routed search of the workspace folders.", shorthand(`["query"]`))
 	SearchUsed    = def[SearchUsedArgs, UsedResult]("anchorage.search.used", "Records that the user opened a search result.")
-	RoutingStats  = def[NoArgs, any]("anchorage.routing.stats", "Searches per strategy and how often a result was used.")
+	RoutingStats  = def[NoArgs, RoutingStatsResult]("anchorage.routing.stats", "Searches per strategy and how often a result was used.")
 	Reindex       = def[NoArgs, ReindexResult]("anchorage.reindex", "Brings every folder's index up to date again, with progress.")
 	ContextInject = def[InjectArgs, *memory.Injection]("anchorage.context.inject", "The rules that apply, with their examples, in Markdown for an AI assistant.", optional)
 
-	MemoryRecordCorrection = def[CorrectionArgs, any]("anchorage.memory.recordCorrection", "Records a correction the user made.", shorthand(`["text"]`))
-	MemoryPropose          = def[SessionArgs, any]("anchorage.memory.propose", "Proposes rules from the open corrections and shows them as hints.", optional)
-	MemoryApprove          = def[IDArgs, any]("anchorage.memory.approve", "Approves a proposal as a rule.", shorthand(`[id]`))
-	MemoryApproveAll       = def[ScopeArgs, any]("anchorage.memory.approveAll", "Approves every pending proposal.", optional)
+	MemoryRecordCorrection = def[CorrectionArgs, CorrectionResult]("anchorage.memory.recordCorrection", "Records a correction the user made.", shorthand(`["text"]`))
+	MemoryPropose          = def[SessionArgs, ProposalsResult]("anchorage.memory.propose", "Proposes rules from the open corrections and shows them as hints.", optional)
+	MemoryApprove          = def[IDArgs, ApprovalView]("anchorage.memory.approve", "Approves a proposal as a rule.", shorthand(`[id]`))
+	MemoryApproveAll       = def[ScopeArgs, ApprovalsResult]("anchorage.memory.approveAll", "Approves every pending proposal.", optional)
 	MemoryScopeChoices     = def[ScopeChoicesArgs, ScopeChoicesResult]("anchorage.memory.scopeChoices", "The scopes pending proposals can be approved with.")
-	MemoryReject           = def[IDArgs, any]("anchorage.memory.reject", "Rejects a proposal.", shorthand(`[id]`))
-	MemoryList             = def[ListArgs, any]("anchorage.memory.list", "The active rules, most important first.", optional, shorthand(`["scope"]`))
-	MemoryProposals        = def[NoArgs, any]("anchorage.memory.proposals", "Every pending proposal, with where its hint is shown.")
-	MemoryReanchor         = def[IDArgs, any]("anchorage.memory.reanchor", "Finds a rule's example again.", shorthand(`[id]`))
-	MemoryExampleRules     = def[ExampleRulesArgs, any]("anchorage.memory.exampleRules", "The rules of an example, with their corrections and actions.")
-	MemoryUseExample       = def[UseExampleArgs, any]("anchorage.memory.useExample", "Makes a definition the example of a rule.")
-	MemoryDeleteRule       = def[IDArgs, any]("anchorage.memory.deleteRule", "Deletes a rule.", shorthand(`[id]`))
+	MemoryReject           = def[IDArgs, ProposalResult]("anchorage.memory.reject", "Rejects a proposal.", shorthand(`[id]`))
+	MemoryList             = def[ListArgs, RulesResult]("anchorage.memory.list", "The active rules, most important first.", optional, shorthand(`["scope"]`))
+	MemoryProposals        = def[NoArgs, ProposalsResult]("anchorage.memory.proposals", "Every pending proposal, with where its hint is shown.")
+	MemoryReanchor         = def[IDArgs, ReanchorResult]("anchorage.memory.reanchor", "Finds a rule's example again.", shorthand(`[id]`))
+	MemoryExampleRules     = def[ExampleRulesArgs, ExampleRulesResult]("anchorage.memory.exampleRules", "The rules of an example, with their corrections and actions.")
+	MemoryUseExample       = def[UseExampleArgs, RuleResult]("anchorage.memory.useExample", "Makes a definition the example of a rule.")
+	MemoryDeleteRule       = def[IDArgs, DeletedResult]("anchorage.memory.deleteRule", "Deletes a rule.", shorthand(`[id]`))
 	MemorySearch           = def[MemorySearchArgs, recall.Response]("anchorage.memory.search", "Searches the memory near the working-memory slots.", shorthand(`["query"]`))
 	Stats                  = def[NoArgs, StatsResult]("anchorage.stats", "Statistics of the rules and the memory graph.")
 

@@ -2,11 +2,12 @@ package command
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
-	"maps"
 	"reflect"
 	"slices"
 	"strings"
+	"time"
 	"unicode"
 )
 
@@ -31,16 +32,23 @@ func Key(n Name) string {
 	return strings.Join(parts, "")
 }
 
-// field is a JSON field of an argument type.
+// field is a JSON field of an argument or result type.
 type field struct {
 	name     string
 	typ      reflect.Type
 	optional bool
+	// nullable is set when the field is written as null when it is
+	// not set: a pointer without omitempty.
+	nullable bool
 }
 
-// jsonFields lists a struct's JSON fields, embedded structs flattened.
+// jsonFields lists a struct's JSON fields as encoding/json writes them:
+// embedded structs (and pointers to them) flattened, a field of the outer
+// struct hiding an embedded one of the same name.
 func jsonFields(t reflect.Type) []field {
 	var out []field
+	seen := map[string]bool{}
+	var embedded []reflect.Type
 	for i := range t.NumField() {
 		f := t.Field(i)
 		tag := f.Tag.Get("json")
@@ -48,16 +56,152 @@ func jsonFields(t reflect.Type) []field {
 			continue
 		}
 		name, opts, _ := strings.Cut(tag, ",")
-		if f.Anonymous && name == "" && f.Type.Kind() == reflect.Struct {
-			out = append(out, jsonFields(f.Type)...)
+		ft := f.Type
+		if f.Anonymous && name == "" && (ft.Kind() == reflect.Struct || ft.Kind() == reflect.Pointer && ft.Elem().Kind() == reflect.Struct) {
+			if ft.Kind() == reflect.Pointer {
+				ft = ft.Elem()
+			}
+			embedded = append(embedded, ft)
 			continue
 		}
 		if name == "" {
 			name = f.Name
 		}
-		optional := strings.Contains(","+opts+",", ",omitempty,") || f.Type.Kind() == reflect.Pointer
-		out = append(out, field{name: name, typ: f.Type, optional: optional})
+		omitempty := strings.Contains(","+opts+",", ",omitempty,")
+		optional := omitempty || ft.Kind() == reflect.Pointer
+		nullable := !omitempty && ft.Kind() == reflect.Pointer
+		out = append(out, field{name: name, typ: ft, optional: optional, nullable: nullable})
+		seen[name] = true
 	}
+	for _, e := range embedded {
+		for _, f := range jsonFields(e) {
+			if !seen[f.name] {
+				out = append(out, f)
+				seen[f.name] = true
+			}
+		}
+	}
+	return out
+}
+
+// syntax is how one language writes the types of JSON values: the
+// TypeScript and Lua emitters share one walk over the Go types (ref) and
+// differ only in these words.
+type syntax struct {
+	str, boolean, integer, number, unknown, object string
+	array                                          func(elem string) string
+	record                                         func(elem string) string
+	// name names a named struct, for its declaration and references.
+	name func(t reflect.Type) string
+}
+
+var (
+	tsSyntax = syntax{
+		str: "string", boolean: "boolean", integer: "number", number: "number", unknown: "unknown", object: "object",
+		array:  func(e string) string { return e + "[]" },
+		record: func(e string) string { return "Record<string, " + e + ">" },
+		name:   tsName,
+	}
+	luaSyntax = syntax{
+		str: "string", boolean: "boolean", integer: "integer", number: "number", unknown: "any", object: "table",
+		array:  func(e string) string { return e + "[]" },
+		record: func(e string) string { return "table<string, " + e + ">" },
+		name:   func(t reflect.Type) string { return "anchorage." + tsName(t) },
+	}
+)
+
+// Types whose JSON is not their fields.
+var (
+	timeType    = reflect.TypeFor[time.Time]()
+	rawType     = reflect.TypeFor[json.RawMessage]()
+	marshalerTy = reflect.TypeFor[json.Marshaler]()
+)
+
+// ref writes t in sx; named structs are added to named (when not nil),
+// with the structs their fields name, and referred to by name.
+func (sx syntax) ref(t reflect.Type, named map[string]reflect.Type) string {
+	switch {
+	case t == timeType:
+		return sx.str
+	case t == rawType:
+		return sx.unknown
+	}
+	switch t.Kind() {
+	case reflect.Pointer:
+		return sx.ref(t.Elem(), named)
+	case reflect.String:
+		return sx.str
+	case reflect.Bool:
+		return sx.boolean
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		return sx.integer
+	case reflect.Float32, reflect.Float64:
+		return sx.number
+	case reflect.Slice, reflect.Array:
+		if t.Elem().Kind() == reflect.Uint8 {
+			return sx.str // base64
+		}
+		return sx.array(sx.ref(t.Elem(), named))
+	case reflect.Map:
+		return sx.record(sx.ref(t.Elem(), named))
+	case reflect.Struct:
+		if t.Implements(marshalerTy) || reflect.PointerTo(t).Implements(marshalerTy) {
+			return sx.unknown // its JSON is its own
+		}
+		if named == nil || t.Name() == "" {
+			return sx.object
+		}
+		name := sx.name(t)
+		if _, ok := named[name]; !ok {
+			named[name] = t
+			for _, f := range jsonFields(t) {
+				sx.ref(f.typ, named)
+			}
+		}
+		return name
+	default:
+		return sx.unknown
+	}
+}
+
+// declaration is a named struct as a language declares it: its name and
+// its fields' names and types.
+type declaration struct {
+	name   string
+	fields []declaredField
+}
+
+type declaredField struct {
+	name, typ          string
+	optional, nullable bool
+}
+
+// declarations returns the named structs in named, sorted by name, with
+// their fields written in sx (adding to named the structs they name).
+func (sx syntax) declarations(named map[string]reflect.Type) []declaration {
+	var out []declaration
+	done := map[string]bool{}
+	for {
+		var next []string
+		for n := range named {
+			if !done[n] {
+				next = append(next, n)
+			}
+		}
+		if len(next) == 0 {
+			break
+		}
+		for _, n := range next {
+			done[n] = true
+			d := declaration{name: n}
+			for _, f := range jsonFields(named[n]) {
+				d.fields = append(d.fields, declaredField{name: f.name, typ: sx.ref(f.typ, named), optional: f.optional, nullable: f.nullable})
+			}
+			out = append(out, d)
+		}
+	}
+	slices.SortFunc(out, func(a, b declaration) int { return strings.Compare(a.name, b.name) })
 	return out
 }
 
@@ -77,48 +221,13 @@ func Shape(c *Command) string {
 		if f.optional {
 			q = "?"
 		}
-		fmt.Fprintf(&b, "%q%s: %s", f.name, q, tsType(f.typ, nil))
+		fmt.Fprintf(&b, "%q%s: %s", f.name, q, tsSyntax.ref(f.typ, nil))
 	}
 	b.WriteString("}")
 	if c.Shorthand != "" {
 		b.WriteString(" or " + c.Shorthand)
 	}
 	return b.String()
-}
-
-// tsType is a Go type in TypeScript; named structs are added to named
-// (when not nil) and referred to by name.
-func tsType(t reflect.Type, named map[string]reflect.Type) string {
-	switch t.Kind() {
-	case reflect.Pointer:
-		return tsType(t.Elem(), named)
-	case reflect.String:
-		return "string"
-	case reflect.Bool:
-		return "boolean"
-	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
-		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64,
-		reflect.Float32, reflect.Float64:
-		return "number"
-	case reflect.Slice, reflect.Array:
-		return tsType(t.Elem(), named) + "[]"
-	case reflect.Map:
-		return "Record<string, " + tsType(t.Elem(), named) + ">"
-	case reflect.Struct:
-		if named == nil || t.Name() == "" {
-			return "object"
-		}
-		name := tsName(t)
-		if _, ok := named[name]; !ok {
-			named[name] = t
-			for _, f := range jsonFields(t) {
-				tsType(f.typ, named)
-			}
-		}
-		return name
-	default:
-		return "unknown"
-	}
 }
 
 // tsName is the TypeScript name of a named struct: its Go name, with the
@@ -154,22 +263,30 @@ func TypeScript() []byte {
 	for _, c := range All() {
 		arg := "undefined"
 		if c.Args != nil {
-			arg = tsType(c.Args, named)
+			arg = tsSyntax.ref(c.Args, named)
 			if c.Optional {
 				arg += " | undefined"
 			}
 		}
 		fmt.Fprintf(&b, "  '%s': %s;\n", c.Name, arg)
 	}
+	b.WriteString("}\n\n/** Each command's result. */\nexport interface CommandResults {\n")
+	for _, c := range All() {
+		fmt.Fprintf(&b, "  '%s': %s;\n", c.Name, resultRef(tsSyntax, c, named))
+	}
 	b.WriteString("}\n")
-	for _, n := range slices.Sorted(maps.Keys(named)) {
-		fmt.Fprintf(&b, "\nexport interface %s {\n", n)
-		for _, f := range jsonFields(named[n]) {
+	for _, d := range tsSyntax.declarations(named) {
+		fmt.Fprintf(&b, "\nexport interface %s {\n", d.name)
+		for _, f := range d.fields {
 			q := ""
 			if f.optional {
 				q = "?"
 			}
-			fmt.Fprintf(&b, "  %s%s: %s;\n", tsKey(f.name), q, tsType(f.typ, named))
+			typ := f.typ
+			if f.nullable {
+				typ += " | null"
+			}
+			fmt.Fprintf(&b, "  %s%s: %s;\n", tsKey(f.name), q, typ)
 		}
 		b.WriteString("}\n")
 	}
@@ -186,39 +303,13 @@ func tsKey(name string) string {
 	return name
 }
 
-// luaType is a Go type in LuaLS annotations.
-func luaType(t reflect.Type, named map[string]reflect.Type) string {
-	switch t.Kind() {
-	case reflect.Pointer:
-		return luaType(t.Elem(), named)
-	case reflect.String:
-		return "string"
-	case reflect.Bool:
-		return "boolean"
-	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
-		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
-		return "integer"
-	case reflect.Float32, reflect.Float64:
-		return "number"
-	case reflect.Slice, reflect.Array:
-		return luaType(t.Elem(), named) + "[]"
-	case reflect.Map:
-		return "table<string, " + luaType(t.Elem(), named) + ">"
-	case reflect.Struct:
-		if t.Name() == "" {
-			return "table"
-		}
-		name := "anchorage." + tsName(t)
-		if _, ok := named[name]; !ok {
-			named[name] = t
-			for _, f := range jsonFields(t) {
-				luaType(f.typ, named)
-			}
-		}
-		return name
-	default:
-		return "any"
+// resultRef is a command's result type in sx: null for none (a
+// pointer, which a failed command may not set, is still its type).
+func resultRef(sx syntax, c *Command, named map[string]reflect.Type) string {
+	if c.Result == nil || c.Result.Kind() == reflect.Interface {
+		return sx.unknown
 	}
+	return sx.ref(c.Result, named)
 }
 
 // Lua returns the Lua module of the commands: require('anchorage.protocol')
@@ -228,24 +319,27 @@ func Lua() []byte {
 	var b bytes.Buffer
 	fmt.Fprintf(&b, "-- %s\n-- The anchorage.* commands of the language server (lsp/command).\n", generatedHeader)
 	named := map[string]reflect.Type{}
-	var args bytes.Buffer
+	var args, results bytes.Buffer
 	for _, c := range All() {
 		if c.Args != nil {
-			fmt.Fprintf(&args, "-- %s: %s\n", c.Name, luaType(c.Args, named))
+			fmt.Fprintf(&args, "-- %s: %s\n", c.Name, luaSyntax.ref(c.Args, named))
 		}
+		fmt.Fprintf(&results, "-- %s: %s\n", c.Name, resultRef(luaSyntax, c, named))
 	}
-	for _, n := range slices.Sorted(maps.Keys(named)) {
-		fmt.Fprintf(&b, "\n---@class %s\n", n)
-		for _, f := range jsonFields(named[n]) {
+	for _, d := range luaSyntax.declarations(named) {
+		fmt.Fprintf(&b, "\n---@class %s\n", d.name)
+		for _, f := range d.fields {
 			q := ""
-			if f.optional {
+			if f.optional || f.nullable {
 				q = "?"
 			}
-			fmt.Fprintf(&b, "---@field %s%s %s\n", f.name, q, luaType(f.typ, named))
+			fmt.Fprintf(&b, "---@field %s%s %s\n", f.name, q, f.typ)
 		}
 	}
 	b.WriteString("\n-- Each command's argument:\n")
 	b.Write(args.Bytes())
+	b.WriteString("\n-- Each command's result:\n")
+	b.Write(results.Bytes())
 	b.WriteString("\nlocal M = {\n")
 	for _, c := range All() {
 		fmt.Fprintf(&b, "  -- %s\n  %s = '%s',\n", c.Doc, Key(c.Name), c.Name)

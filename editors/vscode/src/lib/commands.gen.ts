@@ -122,11 +122,114 @@ export interface CommandArgs {
   'anchorage.memory.team.retire': TeamIDArgs;
 }
 
+/** Each command's result. */
+export interface CommandResults {
+  'anchorage.callers': AnalysisAnswer;
+  'anchorage.callees': AnalysisAnswer;
+  'anchorage.blastRadius': AnalysisAnswer;
+  'anchorage.inheritance': AnalysisAnswer;
+  'anchorage.index.status': IndexStatusResult;
+  'anchorage.search': FeatureSearchAnswer;
+  'anchorage.search.used': UsedResult;
+  'anchorage.routing.stats': RoutingStatsResult;
+  'anchorage.reindex': ReindexResult;
+  'anchorage.context.inject': MemoryInjection;
+  'anchorage.memory.recordCorrection': CorrectionResult;
+  'anchorage.memory.propose': ProposalsResult;
+  'anchorage.memory.approve': ApprovalView;
+  'anchorage.memory.approveAll': ApprovalsResult;
+  'anchorage.memory.scopeChoices': ScopeChoicesResult;
+  'anchorage.memory.reject': ProposalResult;
+  'anchorage.memory.list': RulesResult;
+  'anchorage.memory.proposals': ProposalsResult;
+  'anchorage.memory.reanchor': ReanchorResult;
+  'anchorage.memory.exampleRules': ExampleRulesResult;
+  'anchorage.memory.useExample': RuleResult;
+  'anchorage.memory.deleteRule': DeletedResult;
+  'anchorage.memory.search': RecallResponse;
+  'anchorage.stats': StatsResult;
+  'anchorage.slots.status': RecallStatus;
+  'anchorage.slots.set': RecallStatus;
+  'anchorage.slots.pin': RecallStatus;
+  'anchorage.slots.unpin': RecallStatus;
+  'anchorage.memory.team.status': unknown;
+  'anchorage.memory.team.pull': unknown;
+  'anchorage.memory.team.propose': unknown;
+  'anchorage.memory.team.approve': unknown;
+  'anchorage.memory.team.reject': unknown;
+  'anchorage.memory.team.retire': unknown;
+}
+
+export interface AnalysisAnswer {
+  symbol: string;
+  operation: string;
+  definitions: AnalysisDefinitionAnswer[];
+}
+
+export interface AnalysisDefinitionAnswer {
+  definition: unknown;
+  result: unknown;
+  omitted_ambiguous?: number;
+}
+
+export interface ApprovalView {
+  location?: RuleLocation | null;
+  anchor_status: string;
+  anchor_note?: string;
+  summary: string;
+  proposal: MemoryProposal;
+  rule: MemoryRule;
+  merged: boolean;
+  superseded?: number[];
+  kept_conflicting?: number[];
+}
+
+export interface ApprovalsResult {
+  approvals: ApprovalView[];
+}
+
 export interface CorrectionArgs {
   text: string;
   uri?: string;
   range?: ProtocolRange;
   session?: string;
+}
+
+export interface CorrectionResult {
+  correction: MemoryCorrection;
+  open_corrections: number;
+}
+
+export interface CorrectionView {
+  text: string;
+  file?: string;
+  line?: number;
+  location?: ProtocolLocation;
+}
+
+export interface DeletedResult {
+  deleted: number;
+}
+
+export interface ExampleRuleView {
+  manual: boolean;
+  corrections: CorrectionView[];
+  actions: RuleAction[];
+  location?: RuleLocation | null;
+  anchor_status: string;
+  id: number;
+  category: string;
+  scope: string;
+  content: string;
+  rationale: string;
+  source_variants: string[];
+  confidence: number;
+  priority: number;
+  anchor?: MemoryRuleAnchor | null;
+  superseded_by?: number;
+  created_at: string;
+  updated_at: string;
+  team?: string;
 }
 
 export interface ExampleRulesArgs {
@@ -135,9 +238,82 @@ export interface ExampleRulesArgs {
   rules?: number[];
 }
 
+export interface ExampleRulesResult {
+  uri: string;
+  symbol: string;
+  rules: ExampleRuleView[];
+}
+
+export interface FeatureScopeChoice {
+  label: string;
+  description: string;
+  scope: string;
+}
+
+export interface FeatureSearchAnswer {
+  results: FeatureSearchResult[];
+  query: string;
+  strategy: string;
+  confidence: number;
+  reasoning: string;
+  elapsed_ms: number;
+  total: number;
+  partial?: boolean;
+  notice?: string;
+  tokens?: number;
+  feedback_id?: number;
+  files?: RetrievalFileResult[];
+  evidence?: RetrievalEvidence;
+}
+
+export interface FeatureSearchResult {
+  root?: string;
+  name_line?: number;
+  name_column?: number;
+  file: string;
+  line: number;
+  end_line: number;
+  symbol: string;
+  kind: string;
+  score: number;
+  strategy: string;
+  multi_strategy: boolean;
+  snippet: string;
+  doc?: string;
+  truncated?: boolean;
+}
+
+export interface FeedbackStrategyStats {
+  strategy: string;
+  queries: number;
+  avg_confidence: number;
+  avg_results: number;
+  used: number;
+  searches_used: number;
+  utilisation: number;
+}
+
+export interface FolderStatus {
+  root: string;
+  indexing: boolean;
+  done: number;
+  total: number;
+  database: string;
+  files: number;
+  files_by_language: Record<string, number>;
+  symbols: number;
+  edges: number;
+  unresolved_calls: number;
+  files_with_syntax_errors: number;
+}
+
 export interface IDArgs {
   id: number;
   scope?: string;
+}
+
+export interface IndexStatusResult {
+  folders: FolderStatus[];
 }
 
 export interface InjectArgs {
@@ -153,6 +329,138 @@ export interface ListArgs {
   symbol?: string;
 }
 
+export interface MemdocTokenMetrics {
+  full_tokens: number;
+  returned_tokens: number;
+  savings_pct: number;
+}
+
+export interface MemoryCorrection {
+  id: number;
+  text: string;
+  file?: string;
+  range?: MemoryRange;
+  language?: string;
+  project?: string;
+  session?: string;
+  proposal_id?: number;
+  created_at: string;
+}
+
+export interface MemoryInjectTokens {
+  budget: number;
+  rules_budget: number;
+  examples_budget: number;
+  rules: number;
+  examples: number;
+  total: number;
+}
+
+export interface MemoryInjectedExample {
+  file: string;
+  symbol?: string;
+  root?: string;
+  language: string;
+  line: number;
+  end_line: number;
+  lines: number;
+  moved: boolean;
+  tokens: number;
+  truncated: boolean;
+}
+
+export interface MemoryInjectedRule {
+  id: number;
+  scope: string;
+  category: string;
+  content: string;
+  relevance: number;
+  in_file: boolean;
+  tokens: number;
+  truncated: boolean;
+  example_status: string;
+  example?: MemoryInjectedExample | null;
+}
+
+export interface MemoryInjection {
+  markdown: string;
+  rules: MemoryInjectedRule[];
+  tokens: MemoryInjectTokens;
+  file?: string;
+  language?: string;
+  project?: string;
+  scopes: string[];
+  considered: number;
+  dropped: number;
+  rules_truncated: boolean;
+  examples_truncated: boolean;
+  truncated: boolean;
+}
+
+export interface MemoryPosition {
+  line: number;
+  character: number;
+}
+
+export interface MemoryProposal {
+  id: number;
+  status: string;
+  category: string;
+  scope: string;
+  content: string;
+  rationale: string;
+  source_variants: string[];
+  frequency: number;
+  cohesion: number;
+  confidence: number;
+  priority: number;
+  origin: string;
+  note?: string;
+  project?: string;
+  language?: string;
+  file?: string;
+  range?: MemoryRange;
+  example_file?: string;
+  example_symbol?: string;
+  duplicate_of?: number;
+  contradicts?: number;
+  contradicts_proposal?: number;
+  conflict?: string;
+  rule_id?: number;
+  corrections: number[];
+  created_at: string;
+  decided_at?: string;
+}
+
+export interface MemoryRange {
+  start: MemoryPosition;
+  end: MemoryPosition;
+}
+
+export interface MemoryRule {
+  id: number;
+  category: string;
+  scope: string;
+  content: string;
+  rationale: string;
+  source_variants: string[];
+  confidence: number;
+  priority: number;
+  corrections: number;
+  anchor?: MemoryRuleAnchor | null;
+  superseded_by?: number;
+  created_at: string;
+  updated_at: string;
+  team?: string;
+}
+
+export interface MemoryRuleAnchor {
+  file: string;
+  symbol?: string;
+  score: number;
+  metadata?: unknown;
+}
+
 export interface MemorySearchArgs {
   query: string;
   slot?: string;
@@ -161,6 +469,67 @@ export interface MemorySearchArgs {
   top_k?: number;
   anchors?: string[];
   includeContent?: boolean;
+}
+
+export interface MemoryStats {
+  database: string;
+  rules: number;
+  rules_by_scope: Record<string, number>;
+  anchored: number;
+  superseded: number;
+  proposals: Record<string, number>;
+  corrections: number;
+  open_corrections: number;
+}
+
+export interface ProposalResult {
+  proposal: MemoryProposal;
+}
+
+export interface ProposalView {
+  location?: ProtocolLocation | null;
+  id: number;
+  status: string;
+  category: string;
+  scope: string;
+  content: string;
+  rationale: string;
+  source_variants: string[];
+  frequency: number;
+  cohesion: number;
+  confidence: number;
+  priority: number;
+  origin: string;
+  note?: string;
+  project?: string;
+  language?: string;
+  file?: string;
+  range?: MemoryRange;
+  example_file?: string;
+  example_symbol?: string;
+  duplicate_of?: number;
+  contradicts?: number;
+  contradicts_proposal?: number;
+  conflict?: string;
+  rule_id?: number;
+  corrections: number[];
+  created_at: string;
+  decided_at?: string;
+}
+
+export interface ProposalsResult {
+  proposals: ProposalView[];
+}
+
+export interface ProtocolCommand {
+  title: string;
+  command: string;
+  arguments?: unknown[];
+}
+
+export interface ProtocolLocation {
+  uri: string;
+  range: ProtocolRange;
 }
 
 export interface ProtocolPosition {
@@ -173,12 +542,161 @@ export interface ProtocolRange {
   end: ProtocolPosition;
 }
 
+export interface ReanchorResult {
+  rule: RuleView;
+  reanchored: boolean;
+  note: string;
+}
+
+export interface RecallAnchorInfo {
+  id: string;
+  kind: string;
+  title: string;
+}
+
+export interface RecallMetrics {
+  searches: number;
+  local_searches: number;
+  local_hits: number;
+  fallbacks: number;
+  local_hit_rate: number;
+  fallback_rate: number;
+  avg_hops: number;
+  avg_visited: number;
+  anchor_moves: number;
+  nodes: number;
+  edges: number;
+}
+
+export interface RecallResponse {
+  results: RecallResult[];
+  slot: string;
+  fallback: boolean;
+  notices: string[];
+}
+
+export interface RecallResult {
+  id: string;
+  kind: string;
+  title: string;
+  scope?: string;
+  path?: string;
+  score: number;
+  hops: number;
+  via: string;
+  content?: string;
+  missing_anchors?: string[];
+  token_metrics?: MemdocTokenMetrics;
+}
+
+export interface RecallSlotStatus {
+  slot: string;
+  anchor?: RecallAnchorInfo | null;
+  summary: string;
+  pinned: boolean;
+  hop_budget: number;
+  last_used: string;
+}
+
+export interface RecallStatus {
+  slots: RecallSlotStatus[];
+}
+
+export interface ReindexResult {
+  folders: number;
+  started: boolean;
+}
+
+export interface RetrievalEvidence {
+  paths?: RetrievalMention[];
+  modules?: RetrievalMention[];
+  names?: RetrievalMention[];
+}
+
+export interface RetrievalFileResult {
+  file: string;
+  score: number;
+  why: string[];
+  functions: RetrievalResult[];
+}
+
+export interface RetrievalMention {
+  text: string;
+  weight: number;
+  source: string;
+}
+
+export interface RetrievalResult {
+  file: string;
+  line: number;
+  end_line: number;
+  symbol: string;
+  kind: string;
+  score: number;
+  strategy: string;
+  multi_strategy: boolean;
+  snippet: string;
+  doc?: string;
+  truncated?: boolean;
+}
+
+export interface RoutingStatsResult {
+  strategies: FeedbackStrategyStats[];
+}
+
+export interface RuleAction {
+  title: string;
+  kind: string;
+  command?: ProtocolCommand;
+  location?: ProtocolLocation;
+}
+
+export interface RuleLocation {
+  uri: string;
+  range: ProtocolRange;
+  selection_range: ProtocolRange;
+  symbol?: string;
+  line: number;
+  path: string;
+}
+
+export interface RuleResult {
+  rule: RuleView;
+}
+
+export interface RuleView {
+  location?: RuleLocation | null;
+  anchor_status: string;
+  id: number;
+  category: string;
+  scope: string;
+  content: string;
+  rationale: string;
+  source_variants: string[];
+  confidence: number;
+  priority: number;
+  corrections: number;
+  anchor?: MemoryRuleAnchor | null;
+  superseded_by?: number;
+  created_at: string;
+  updated_at: string;
+  team?: string;
+}
+
+export interface RulesResult {
+  rules: RuleView[];
+}
+
 export interface ScopeArgs {
   scope?: string;
 }
 
 export interface ScopeChoicesArgs {
   ids: number[];
+}
+
+export interface ScopeChoicesResult {
+  choices: FeatureScopeChoice[];
 }
 
 export interface SearchArgs {
@@ -204,6 +722,11 @@ export interface SlotArgs {
   id?: string;
 }
 
+export interface StatsResult {
+  memory?: MemoryStats | null;
+  graph?: RecallMetrics | null;
+}
+
 export interface SymbolArgs {
   symbol: string;
   depth?: number;
@@ -226,4 +749,8 @@ export interface UseExampleArgs {
   uri: string;
   symbol: string;
   line?: number;
+}
+
+export interface UsedResult {
+  recorded: boolean;
 }
