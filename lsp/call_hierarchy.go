@@ -13,9 +13,10 @@ import (
 	"github.com/anchorage-dev/anchorage/analysis"
 )
 
-// itemData is what a call hierarchy item carries to find its symbol again.
+// itemData is what a call hierarchy item carries to find its symbol again
+// in the file its URI names (the URI, not a path in the data, carries a
+// file name that is not valid UTF-8 through JSON).
 type itemData struct {
-	Path          string `json:"path"`
 	QualifiedName string `json:"qualified_name"`
 	Line          int    `json:"line"`
 }
@@ -28,7 +29,7 @@ func (f *folder) callItem(sym analysis.SymbolInfo) protocol.CallHierarchyItem {
 		URI:            f.fileURI(sym.Path),
 		Range:          toRange(sym.Range),
 		SelectionRange: selectionRange(sym),
-		Data:           itemData{Path: sym.Path, QualifiedName: sym.QualifiedName, Line: sym.Range.Start.Line},
+		Data:           itemData{QualifiedName: sym.QualifiedName, Line: sym.Range.Start.Line},
 	}
 }
 
@@ -53,7 +54,7 @@ func (s *Server) prepareCallHierarchy(ctx context.Context, p *protocol.CallHiera
 // itemSymbol finds the indexed symbol of a call hierarchy item, after
 // writing open documents to the index.
 func (s *Server) itemSymbol(ctx context.Context, item protocol.CallHierarchyItem) (*folder, analysis.SymbolInfo, error) {
-	f, _, err := s.folderFor(item.URI)
+	f, rel, err := s.folderFor(item.URI)
 	if err != nil {
 		return nil, analysis.SymbolInfo{}, err
 	}
@@ -65,12 +66,12 @@ func (s *Server) itemSymbol(ctx context.Context, item protocol.CallHierarchyItem
 	if err := f.ws.Flush(ctx); err != nil {
 		return nil, analysis.SymbolInfo{}, err
 	}
-	sym, ok, err := f.ws.Index().FindSymbol(ctx, d.Path, d.QualifiedName, d.Line)
+	sym, ok, err := f.ws.Index().FindSymbol(ctx, rel, d.QualifiedName, d.Line)
 	if err != nil {
 		return nil, analysis.SymbolInfo{}, err
 	}
 	if !ok {
-		return nil, analysis.SymbolInfo{}, fmt.Errorf("%s is no longer in %s", d.QualifiedName, d.Path)
+		return nil, analysis.SymbolInfo{}, fmt.Errorf("%s is no longer in %s", d.QualifiedName, rel)
 	}
 	return f, sym, nil
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net/url"
 	"path/filepath"
 	"slices"
 	"sort"
@@ -314,12 +315,25 @@ func configureIndex(f *folder, editor Settings) {
 	f.ws.Index().ConfigureFilters(ignore, languages)
 }
 
-// filePath returns the file name of a file: URI.
+// filePath returns the file name of a file: URI. Percent-escapes decode
+// to bytes (RFC 3986), so a name that is not valid UTF-8 comes back as it
+// is on disk; a URI that does not parse is an invalid-params error.
 func filePath(u protocol.DocumentURI) (string, error) {
 	if !strings.HasPrefix(string(u), "file:") {
 		return "", jsonrpc2.Errorf(jsonrpc2.InvalidParams, "%s: only file: URIs are supported", u)
 	}
-	return uri.URI(u).Filename(), nil
+	parsed, err := url.Parse(string(u))
+	if err != nil {
+		return "", jsonrpc2.Errorf(jsonrpc2.InvalidParams, "%s: not a file URI: %v", u, errors.Unwrap(err))
+	}
+	if parsed.Path == "" {
+		return "", jsonrpc2.Errorf(jsonrpc2.InvalidParams, "%s: a file URI without a path", u)
+	}
+	p := parsed.Path
+	if len(p) >= 3 && p[0] == '/' && p[2] == ':' && ('a' <= p[1]|0x20 && p[1]|0x20 <= 'z') {
+		p = p[1:] // /C:/dir on Windows
+	}
+	return filepath.FromSlash(p), nil
 }
 
 func (s *Server) initialize(ctx context.Context, p *protocol.InitializeParams) (*protocol.InitializeResult, error) {

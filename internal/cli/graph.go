@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/anchorage-dev/anchorage/analysis"
+	"github.com/anchorage-dev/anchorage/internal/fname"
 	"github.com/anchorage-dev/anchorage/internal/session"
 	"github.com/anchorage-dev/anchorage/retrieval"
 )
@@ -43,6 +44,7 @@ func newGraphCmd(g *globalFlags) *cobra.Command {
 				if err != nil {
 					return fmt.Errorf("%w in %s", err, ix.Root())
 				}
+				quoteAnswer(a)
 				if g.json {
 					return writeJSON(cmd.OutOrStdout(), a)
 				}
@@ -122,7 +124,16 @@ func newImportsCmd(g *globalFlags, f *graphFlags) *cobra.Command {
 			if err != nil {
 				return err
 			}
+			if raw, qerr := fname.Unquote(args[0]); len(files) == 0 && qerr == nil && raw != args[0] {
+				// A file name as printed, with \xNN escapes.
+				if files, imports, importedBy, err = ix.Imports(cmd.Context(), raw); err != nil {
+					return err
+				}
+			}
 			importedBy = retrieval.TestsLast(importedBy)
+			quoteStrings(files)
+			quoteImports(imports)
+			quoteImports(importedBy)
 			if len(files) == 0 {
 				return fmt.Errorf("no indexed file, directory or module named %q in %s", args[0], ix.Root())
 			}
@@ -159,6 +170,9 @@ func newSymbolsCmd(g *globalFlags, f *graphFlags) *cobra.Command {
 			matches, err := ix.Symbols(cmd.Context(), args[0], f.limit)
 			if err != nil {
 				return err
+			}
+			for i := range matches {
+				quoteSymbol(&matches[i].SymbolInfo)
 			}
 			if g.json {
 				return writeJSON(cmd.OutOrStdout(), map[string]any{"query": args[0], "symbols": nonNil(matches)})

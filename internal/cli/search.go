@@ -70,6 +70,7 @@ kw: (or grep:), re: (a regular expression), sym:, sem:, hybrid:.`,
 			if err != nil {
 				return err
 			}
+			quoteResponse(resp)
 			if g.json {
 				return writeJSON(cmd.OutOrStdout(), resp)
 			}
