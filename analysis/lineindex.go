@@ -131,16 +131,44 @@ func (li *lineIndex) offset(line, col int) int {
 	end := len(li.src)
 	if line+1 < len(li.starts) {
 		end = li.starts[line+1] - 1 // the \n
-		if end > start && li.src[end-1] == '\r' {
-			end--
+	}
+	return columnOffset(li.src, start, end, col)
+}
+
+// offsetOf is lineIndex.offset without an index: it scans text up to the
+// line only, which suits one edit of a large text.
+func offsetOf(text []byte, line, col int) int {
+	if line < 0 {
+		return 0
+	}
+	start := 0
+	for ; line > 0; line-- {
+		j := bytes.IndexByte(text[start:], '\n')
+		if j < 0 {
+			return len(text)
 		}
+		start += j + 1
+	}
+	end := len(text)
+	if j := bytes.IndexByte(text[start:], '\n'); j >= 0 {
+		end = start + j
+	}
+	return columnOffset(text, start, end, col)
+}
+
+// columnOffset returns the offset of a UTF-16 column in the line
+// src[start:end] (end at its \n, or the end of the file), as
+// lineIndex.offset describes.
+func columnOffset(src []byte, start, end, col int) int {
+	if end > start && end < len(src) && src[end-1] == '\r' {
+		end--
 	}
 	units := 0
 	for i := start; i < end; {
 		if units >= col {
 			return i
 		}
-		r, size := utf8.DecodeRune(li.src[i:end])
+		r, size := utf8.DecodeRune(src[i:end])
 		n := 1
 		if r >= 0x10000 {
 			n = 2

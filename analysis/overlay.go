@@ -121,6 +121,7 @@ func (w *Workspace) OpenDocuments() []OpenDocument {
 	defer w.mu.Unlock()
 	out := make([]OpenDocument, 0, len(w.docs))
 	for rel, od := range w.docs {
+		od.owned = false
 		out = append(out, OpenDocument{Path: rel, Version: od.version, Text: od.text})
 	}
 	slices.SortFunc(out, func(a, b OpenDocument) int { return strings.Compare(a.Path, b.Path) })

@@ -60,6 +60,9 @@ type openDoc struct {
 	lang    *Language
 	version int32
 	text    []byte
+	// owned says that text's array is referenced from here only, so that
+	// edits may change it in place; handing text out clears it.
+	owned bool
 	// oversized is set when text is over the size cap: it is not parsed.
 	oversized bool
 
@@ -70,6 +73,9 @@ type openDoc struct {
 	// doc is the parsed state, guarded by the workspace's parseMu (nil
 	// before the first parse).
 	doc *Document
+	// graph is doc's graph as its last parse left it, guarded by the
+	// workspace's mu: its symbols may be read without parseMu.
+	graph *FileGraph
 }
 
 // FlushDelay is how long after the last change an open document's graph
@@ -169,7 +175,7 @@ func (w *Workspace) Change(ctx context.Context, rel string, version int32, edits
 	if version <= od.version {
 		return fmt.Errorf("change %s to version %d (at %d): %w", rel, version, od.version, ErrStaleVersion)
 	}
-	od.text = applyEdits(od.text, edits)
+	od.text, od.owned = applyEdits(od.text, od.owned, edits)
 	od.version = version
 	wasOversized := od.oversized
 	od.oversized = len(od.text) > limit
@@ -187,27 +193,40 @@ func (w *Workspace) Change(ctx context.Context, rel string, version int32, edits
 }
 
 // applyEdits returns text with edits applied in order, as Document.Apply
-// applies them. text is not modified.
-func applyEdits(text []byte, edits []TextEdit) []byte {
-	var lines *lineIndex
+// applies them, and whether the result is owned (see openDoc.owned). A
+// text that is not owned is not modified: readers of earlier versions
+// may hold it. Edits arrive faster than requests read the text, so each
+// costs a scan up to its line, not an index of every line, and a run of
+// edits between two readers copies the text once: the copy has room to
+// grow, and the next edits move only the text after them.
+func applyEdits(text []byte, owned bool, edits []TextEdit) ([]byte, bool) {
 	for _, e := range edits {
 		if e.Range == nil {
-			text, lines = []byte(e.Text), nil
+			text, owned = []byte(e.Text), true
 			continue
 		}
-		if lines == nil {
-			lines = newLineIndex(text)
+		start := offsetOf(text, e.Range.StartLine, e.Range.StartColumn)
+		end := start
+		if e.Range.EndLine != e.Range.StartLine || e.Range.EndColumn != e.Range.StartColumn {
+			end = offsetOf(text, e.Range.EndLine, e.Range.EndColumn)
 		}
-		start := lines.offset(e.Range.StartLine, e.Range.StartColumn)
-		end := lines.offset(e.Range.EndLine, e.Range.EndColumn)
 		if end < start {
 			start, end = end, start
 		}
-		next := make([]byte, 0, len(text)-(end-start)+len(e.Text))
+		n := len(text) - (end - start) + len(e.Text)
+		if owned && n <= cap(text) {
+			old := len(text)
+			text = text[:max(n, old)]
+			copy(text[start+len(e.Text):], text[end:old])
+			copy(text[start:], e.Text)
+			text = text[:n]
+			continue
+		}
+		next := make([]byte, 0, n+n/8+64)
 		text = append(append(append(next, text[:start]...), e.Text...), text[end:]...)
-		lines = nil
+		owned = true
 	}
-	return text
+	return text, owned
 }
 
 // Oversized reports whether an open document is over the size cap, kept
@@ -258,6 +277,40 @@ func (w *Workspace) Snapshot(rel string) (text []byte, g *FileGraph, version int
 	return w.parsed(context.Background(), rel)
 }
 
+// Text returns an open document's newest text and its version, without
+// waiting for a parse, or false when the file is not open. The text must
+// not be modified.
+func (w *Workspace) Text(rel string) (text []byte, version int32, ok bool) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	od := w.docs[rel]
+	if od == nil {
+		return nil, 0, false
+	}
+	od.owned = false
+	return od.text, od.version, true
+}
+
+// ParsedSymbols returns the symbols of an open document's newest finished
+// parse, as FileSymbols does, without parsing or waiting for a parse in
+// progress: they may be some edits behind the text. It is false when the
+// document is not open or was never parsed. It suits work that follows
+// the user (the working-memory slots) and must not compete with requests
+// for the parser.
+func (w *Workspace) ParsedSymbols(rel string) ([]SymbolInfo, bool) {
+	w.mu.Lock()
+	od := w.docs[rel]
+	var g *FileGraph
+	if od != nil {
+		g = od.graph
+	}
+	w.mu.Unlock()
+	if g == nil {
+		return nil, false
+	}
+	return graphSymbols(g), true
+}
+
 // parsed returns an open document's text and graph as of its version when
 // called, or newer: when the last parse is older, it parses the newest
 // text, once for all the edits made since. Callers that queue up behind
@@ -282,8 +335,17 @@ func (w *Workspace) parsedSnapshot(ctx context.Context, rel string) (text []byte
 	w.mu.Unlock()
 	w.parseMu.Lock()
 	defer w.parseMu.Unlock()
+	// w.mu is held only to read and update the document's state, never
+	// through work on a syntax tree: edits (didChange) take it, and must
+	// not wait for a parse.
 	w.mu.Lock()
-	w.releaseRetired()
+	retired := w.retired
+	w.retired = nil
+	w.mu.Unlock()
+	for _, d := range retired {
+		d.Close()
+	}
+	w.mu.Lock()
 	od := w.docs[rel]
 	if od == nil {
 		w.mu.Unlock()
@@ -291,15 +353,16 @@ func (w *Workspace) parsedSnapshot(ctx context.Context, rel string) (text []byte
 	}
 	if od.oversized {
 		defer w.mu.Unlock()
+		od.owned = false
 		return od.text, &FileGraph{Path: rel, Language: od.lang.Name}, nil, od.version, true
 	}
 	doc := od.doc
 	if doc != nil && (doc.Version >= want || !od.reset && len(od.queue) == 0) {
-		defer w.mu.Unlock()
-		return doc.Text(), doc.Graph(), doc.snap, doc.Version, true
+		w.mu.Unlock()
+		return doc.Text(), doc.Graph(), doc.snap, doc.Version, true // doc is parseMu's
 	}
 	queue, reset, text, version, lang := od.queue, od.reset, od.text, od.version, od.lang
-	od.queue, od.reset = nil, false
+	od.queue, od.reset, od.owned = nil, false, false
 	w.mu.Unlock()
 
 	// The parse runs to the end even if the caller gives up: the edits it
@@ -316,26 +379,28 @@ func (w *Workspace) parsedSnapshot(ctx context.Context, rel string) (text []byte
 	}
 
 	w.mu.Lock()
-	defer w.mu.Unlock()
-	if w.docs[rel] != od {
-		// Closed or opened again meanwhile.
+	if w.docs[rel] != od || err != nil {
+		// Closed or opened again meanwhile, or the parse failed (then the
+		// next reader parses afresh).
+		if w.docs[rel] == od {
+			od.doc, od.graph, od.queue, od.reset = nil, nil, nil, true
+		}
+		od = w.docs[rel]
+		var text []byte
+		var g *FileGraph
+		var version int32
+		if od != nil {
+			od.owned = false
+			text, g, version = od.text, &FileGraph{Path: rel, Language: od.lang.Name}, od.version
+		}
+		w.mu.Unlock()
 		if doc != nil {
 			doc.Close()
 		}
-		if od = w.docs[rel]; od == nil {
-			return nil, nil, nil, 0, false
-		}
-		return od.text, &FileGraph{Path: rel, Language: od.lang.Name}, nil, od.version, true
+		return text, g, nil, version, od != nil
 	}
-	if err != nil {
-		// Parsed afresh by the next reader.
-		if doc != nil {
-			doc.Close()
-		}
-		od.doc, od.queue, od.reset = nil, nil, true
-		return od.text, &FileGraph{Path: rel, Language: od.lang.Name}, nil, od.version, true
-	}
-	od.doc = doc
+	od.doc, od.graph = doc, doc.Graph()
+	w.mu.Unlock()
 	return doc.Text(), doc.Graph(), doc.snap, doc.Version, true
 }
 

@@ -219,7 +219,7 @@ func TestWorkspaceCoalescedEdits(t *testing.T) {
 			symbolNames(t, w, "a.go") // parsed once before the edits
 			want := []byte(src)
 			for i, e := range tt.edits {
-				want = applyEdits(want, e)
+				want, _ = applyEdits(want, false, e)
 				if err := w.Change(ctx, "a.go", int32(i+2), e); err != nil {
 					t.Fatal(err)
 				}

@@ -169,7 +169,7 @@ func (s *Server) proposalLocation(ctx context.Context, p memory.Proposal) (proto
 // or cannot be read.
 func (s *Server) lineRange(f *folder, rel string, line uint32) protocol.Range {
 	empty := protocol.Range{Start: protocol.Position{Line: line}, End: protocol.Position{Line: line}}
-	text, _, _, ok := f.ws.Snapshot(rel)
+	text, _, ok := f.ws.Text(rel)
 	if !ok {
 		b, err := os.ReadFile(filepath.Join(f.dir, filepath.FromSlash(rel)))
 		if err != nil {

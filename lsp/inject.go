@@ -41,7 +41,7 @@ func (s *Server) contextInject(ctx context.Context, a command.InjectArgs) (*memo
 		req.Project = s.projectOf(f)
 		deps.Index = f.ws.Index()
 		deps.Overlay = func(rel string) ([]byte, bool) {
-			text, _, _, ok := f.ws.Snapshot(rel)
+			text, _, ok := f.ws.Text(rel)
 			return text, ok
 		}
 	}

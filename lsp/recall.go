@@ -352,9 +352,14 @@ func (s *Server) focusRecallOn(u protocol.DocumentURI, pos protocol.Position, sy
 func (s *Server) focusOn(ctx context.Context, p *focusPlace) {
 	syms := p.syms
 	if syms == nil {
-		var err error
-		if syms, err = p.f.ws.FileSymbols(ctx, p.rel); err != nil {
-			return
+		// The newest parse's symbols, never a parse of its own: edits come
+		// faster than parses, and requests need the parser.
+		var ok bool
+		if syms, ok = p.f.ws.ParsedSymbols(p.rel); !ok {
+			var err error
+			if syms, err = p.f.ws.FileSymbols(ctx, p.rel); err != nil {
+				return
+			}
 		}
 	}
 	input := recall.FocusText(p.rel, syms, int(p.pos.Line))

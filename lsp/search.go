@@ -25,7 +25,7 @@ func (s *Server) searcherFor(f *folder) *retrieval.Searcher {
 		Router:  s.router,
 		Vectors: s.vectorizer(),
 		Overlay: func(rel string) ([]byte, bool) {
-			text, _, _, ok := f.ws.Snapshot(rel)
+			text, _, ok := f.ws.Text(rel)
 			return text, ok
 		},
 		Partial: func() (bool, string) {

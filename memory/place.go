@@ -84,7 +84,7 @@ func (w *Workspace) FileSymbols(ctx context.Context, rel string) ([]analysis.Sym
 // FileText returns a file's text as the editor has it when it is open,
 // else from disk; false when it is gone.
 func (w *Workspace) FileText(rel string) ([]byte, bool) {
-	if text, _, _, ok := w.Live.Snapshot(rel); ok {
+	if text, _, ok := w.Live.Text(rel); ok { // the text, without waiting for a parse
 		return text, true
 	}
 	text, err := os.ReadFile(filepath.Join(w.Root, filepath.FromSlash(rel)))

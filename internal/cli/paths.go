@@ -2,8 +2,8 @@ package cli
 
 import (
 	"github.com/anchorage-dev/anchorage/analysis"
+	"github.com/anchorage-dev/anchorage/internal/feature"
 	"github.com/anchorage-dev/anchorage/internal/fname"
-	"github.com/anchorage-dev/anchorage/retrieval"
 )
 
 // The index keeps a file's path as the bytes the file system gave. The
@@ -69,7 +69,14 @@ func quoteStrings(ss []string) {
 }
 
 // quoteResponse quotes the paths of a search's results.
-func quoteResponse(r *retrieval.Response) {
+func quoteResponse(a *feature.SearchAnswer) {
+	for i := range a.Results {
+		a.Results[i].File = fname.Quote(a.Results[i].File)
+	}
+	if a.Response == nil {
+		return
+	}
+	r := a.Response
 	for i := range r.Results {
 		r.Results[i].File = fname.Quote(r.Results[i].File)
 	}
