@@ -6,10 +6,13 @@ import type { Readable } from 'node:stream';
 import * as vscode from 'vscode';
 import {
   CancellationToken,
+  CloseAction,
   DidChangeConfigurationNotification,
+  ErrorAction,
   ExecuteCommandRequest,
   LanguageClient,
   LanguageClientOptions,
+  RevealOutputChannelOn,
   ServerOptions,
   State,
 } from 'vscode-languageclient/node';
@@ -29,6 +32,7 @@ import {
 import { ProgressTracker, ProgressValue, ServerState, statusLabel, statusText, statusTooltip } from './lib/status';
 import { IndexStatus } from './lib/types';
 import { errorMessage } from './lib/errors';
+import { CrashTracker, gaveUpMessage, missingCommands, outdatedMessage, restartedMessage } from './lib/health';
 
 export const LANGUAGES = ['go', 'python', 'javascript', 'typescript', 'typescriptreact', 'rust', 'java'];
 export const INDEX_STATUS_COMMAND = Commands.indexStatus;
@@ -47,6 +51,11 @@ export class Anchorage implements vscode.Disposable {
   private stateListener: vscode.Disposable | undefined;
   private readonly disposables: vscode.Disposable[] = [];
   private pending = 0;
+  private readonly crashes = new CrashTracker();
+  /** The commands the extension needs that the running server lacks (an older server). */
+  private missing: string[] = [];
+  /** The servers already told to be outdated (path and version), to tell each once. */
+  private readonly toldOutdated = new Set<string>();
   /** The memory surfaces (commands, tree view, proposal count). */
   memory: Memory | undefined;
 
@@ -95,6 +104,14 @@ export class Anchorage implements vscode.Disposable {
     const clientOptions: LanguageClientOptions = {
       documentSelector: LANGUAGES.map((language) => ({ scheme: 'file', language })),
       outputChannel: this.output,
+      // Failed requests go to the output channel, not to a notification
+      // each: a stopped or older server would stack them up. The
+      // extension tells the user itself, once (errorHandler, checkServer).
+      revealOutputChannelOn: RevealOutputChannelOn.Never,
+      errorHandler: {
+        error: (_error, _message, count) => ({ action: count !== undefined && count <= 3 ? ErrorAction.Continue : ErrorAction.Shutdown, handled: true }),
+        closed: () => this.serverClosed(client),
+      },
       // The server logs to stderr; show each line at its own level.
       stdioOptions: {
         stdout: (input, out) => lines(input, (l) => out.info(l)),
@@ -140,7 +157,7 @@ export class Anchorage implements vscode.Disposable {
         },
       },
     };
-    const client = new LanguageClient('anchorage', 'Anchorage', serverOptions, clientOptions);
+    const client = new QuietLanguageClient('anchorage', 'Anchorage', serverOptions, clientOptions);
     this.client = client;
     this.stateListener?.dispose();
     this.stateListener = client.onDidChangeState((e) => {
@@ -148,19 +165,20 @@ export class Anchorage implements vscode.Disposable {
         return;
       }
       if (e.newState === State.Running) {
-        this.setState('running');
+        this.checkServer(client, resolved.command);
+        this.refreshIndexStatusSoon(0);
+        this.memory?.refreshCountSoon(0);
       } else if (e.newState === State.Starting) {
-        this.setState('starting');
+        this.setState(this.state === 'restarting' ? 'restarting' : 'starting');
       } else {
         this.tracker.clear();
-        this.setState(this.state === 'failed' ? 'failed' : 'stopped');
+        this.setState(this.state === 'failed' || this.state === 'restarting' ? this.state : 'stopped');
       }
     });
     this.setState('starting');
     try {
       await client.start();
-      this.lastError = undefined;
-      this.setState('running');
+      this.checkServer(client, resolved.command);
       this.refreshIndexStatusSoon(0);
       this.memory?.tree.refresh();
       this.memory?.refreshCountSoon(0);
@@ -181,6 +199,83 @@ export class Anchorage implements vscode.Disposable {
           }
         });
     }
+  }
+
+  /**
+   * Sets the state of a server that started: running, or outdated when it
+   * lacks commands the extension calls on its own, which is told once per
+   * server binary and version.
+   */
+  private checkServer(client: LanguageClient, command: string): void {
+    if (this.client !== client) {
+      return;
+    }
+    const init = client.initializeResult;
+    this.missing = missingCommands(init?.capabilities.executeCommandProvider?.commands);
+    if (this.missing.length === 0) {
+      this.lastError = undefined;
+      this.setState('running');
+      return;
+    }
+    const version = init?.serverInfo?.version;
+    this.lastError = `it has no ${this.missing.join(', ')}`;
+    this.setState('outdated');
+    const msg = outdatedMessage(command, version, this.missing);
+    this.output.warn(msg);
+    const key = `${command}\u0000${version ?? ''}`;
+    if (this.toldOutdated.has(key)) {
+      return;
+    }
+    this.toldOutdated.add(key);
+    void vscode.window.showWarningMessage(msg, 'Install Instructions', 'Show Output').then((choice) => {
+      if (choice === 'Show Output') {
+        this.output.show();
+      } else if (choice === 'Install Instructions') {
+        void vscode.env.openExternal(vscode.Uri.parse(INSTALL_URL));
+      }
+    });
+  }
+
+  /** Whether the running server offers a command the extension calls on its own. */
+  offers(command: string): boolean {
+    return !this.missing.includes(command);
+  }
+
+  /**
+   * The language client's errorHandler.closed: the server stopped without
+   * being asked (killed, crashed). It is restarted, and the user told
+   * once; when it stops too often, it is left stopped, with one message
+   * that offers to restart it.
+   */
+  private serverClosed(client: LanguageClient): { action: CloseAction; handled: boolean } {
+    if (this.client !== client) {
+      return { action: CloseAction.DoNotRestart, handled: true };
+    }
+    const action = this.crashes.stopped(Date.now());
+    if (action === 'give-up') {
+      const msg = gaveUpMessage(this.crashes.count, this.crashes.windowMs);
+      this.lastError = 'it stopped too often';
+      this.setState('failed');
+      this.output.error(msg);
+      void vscode.window.showErrorMessage(msg, 'Restart Server', 'Show Output').then((choice) => {
+        if (choice === 'Restart Server') {
+          void vscode.commands.executeCommand('anchorage.restartServer');
+        } else if (choice === 'Show Output') {
+          this.output.show();
+        }
+      });
+      return { action: CloseAction.DoNotRestart, handled: true };
+    }
+    this.output.warn('the language server stopped unexpectedly: restarting it');
+    this.setState('restarting');
+    if (action === 'restart-and-tell') {
+      void vscode.window.showWarningMessage(restartedMessage(), 'Show Output').then((choice) => {
+        if (choice === 'Show Output') {
+          this.output.show();
+        }
+      });
+    }
+    return { action: CloseAction.Restart, handled: true };
   }
 
   private async reportMissing(setting: string | undefined): Promise<void> {
@@ -212,6 +307,7 @@ export class Anchorage implements vscode.Disposable {
   }
 
   async restart(): Promise<void> {
+    this.crashes.reset();
     await this.stop();
     await this.start();
   }
@@ -250,7 +346,7 @@ export class Anchorage implements vscode.Disposable {
 
   /** Fetches anchorage.index.status for the tooltip. */
   async refreshIndexStatus(): Promise<IndexStatus | undefined> {
-    if (!this.client || this.client.state !== State.Running) {
+    if (!this.client || this.client.state !== State.Running || !this.offers(INDEX_STATUS_COMMAND)) {
       return undefined;
     }
     try {
@@ -302,7 +398,11 @@ export class Anchorage implements vscode.Disposable {
     this.statusItem.accessibilityInformation = { label: statusLabel(this.state, this.tracker, this.pending), role: 'button' };
     this.statusItem.tooltip = statusTooltip(this.state, this.tracker, this.indexStatus, this.lastError, this.pending);
     this.statusItem.backgroundColor =
-      this.state === 'missing' || this.state === 'failed' ? new vscode.ThemeColor('statusBarItem.errorBackground') : undefined;
+      this.state === 'missing' || this.state === 'failed'
+        ? new vscode.ThemeColor('statusBarItem.errorBackground')
+        : this.state === 'outdated'
+          ? new vscode.ThemeColor('statusBarItem.warningBackground')
+          : undefined;
   }
 
   /** Sends changed server settings; restarts for settings read at start. */
@@ -326,6 +426,19 @@ export class Anchorage implements vscode.Disposable {
     for (const d of this.disposables) {
       d.dispose();
     }
+  }
+}
+
+/**
+ * A language client that logs its errors to the output channel and never
+ * shows them as notifications: a server that fails to start would
+ * otherwise give two (the client's "couldn't create connection" and the
+ * extension's own), and a stopped one one per failed request. The
+ * extension tells the user itself, once, with what to do.
+ */
+class QuietLanguageClient extends LanguageClient {
+  override error(message: string, data?: unknown, _showNotification?: boolean | 'force'): void {
+    super.error(message, data, false);
   }
 }
 

@@ -689,7 +689,8 @@ export class MemoriesProvider implements vscode.TreeDataProvider<RuleNode>, vsco
     // The view's welcome content (package.json, viewsWelcome) shows when
     // there is nothing to list: which one is chosen by this context key.
     if (!this.a.client || this.a.serverState !== 'running') {
-      this.setState(this.a.serverState === 'missing' ? 'missing' : 'stopped');
+      const st = this.a.serverState;
+      this.setState(st === 'missing' || st === 'outdated' || st === 'restarting' ? st : 'stopped');
       if (this.view) {
         this.view.description = undefined; // no count of rules it cannot list
       }
@@ -724,7 +725,7 @@ export class MemoriesProvider implements vscode.TreeDataProvider<RuleNode>, vsco
   private state: string | undefined;
 
   /** Sets the anchorage.memoriesState context key the welcome content depends on. */
-  private setState(state: 'missing' | 'stopped' | 'error' | 'empty' | 'rules'): void {
+  private setState(state: 'missing' | 'stopped' | 'restarting' | 'outdated' | 'error' | 'empty' | 'rules'): void {
     if (state !== this.state) {
       this.state = state;
       void vscode.commands.executeCommand('setContext', 'anchorage.memoriesState', state);

@@ -697,6 +697,120 @@ try {
   const writeMachine = (o) => writeFileSync(machineSettings, JSON.stringify(o, null, 2));
   const original = machineSettings ? JSON.parse(readFileSync(machineSettings, 'utf8')) : undefined;
 
+  /** The pids of the language servers running this binary (their command line starts with it). */
+  const serverPids = (bin) => {
+    const out = [];
+    for (const e of readdirSync('/proc')) {
+      if (!/^\d+$/.test(e)) {
+        continue;
+      }
+      try {
+        const argv = readFileSync(`/proc/${e}/cmdline`, 'utf8').split('\0');
+        if (argv[0] === bin && argv[1] === 'serve') {
+          out.push(Number(e));
+        }
+      } catch {
+        // gone meanwhile
+      }
+    }
+    return out;
+  };
+  /** The toasts on screen, whitespace folded. */
+  const toastTexts = async () =>
+    (await page.locator('.notifications-toasts .notification-toast').allInnerTexts()).map((t) => t.replace(/\s+/g, ' ').trim());
+  /** Waits until the status item's text matches re; returns the texts seen. */
+  const statusUntil = async (re, ms) => {
+    const seen = [];
+    const deadline = Date.now() + ms;
+    for (;;) {
+      const text = ((await statusItem().textContent().catch(() => '')) ?? '').trim();
+      if (seen[seen.length - 1] !== text) {
+        seen.push(text);
+      }
+      if (re.test(text)) {
+        return seen;
+      }
+      if (Date.now() > deadline) {
+        throw new Error(`the status item never matched ${re}; seen ${JSON.stringify(seen)}`);
+      }
+      await page.waitForTimeout(50);
+    }
+  };
+  const memoriesPane = () => page.locator('.pane', { has: page.locator('.pane-header', { hasText: 'Anchorage Memories' }) }).first();
+
+  await check('a killed server: restarted, the status item says so, one clear message, the Memories view still lists the rule', async () => {
+    const bin = process.env.E2E_ANCHORAGE;
+    await closeQuickInput();
+    await runCommand('Notifications: Clear All Notifications');
+    const before = serverPids(bin);
+    if (before.length !== 1) {
+      throw new Error(`want one running server of ${bin}, found pids ${JSON.stringify(before)}`);
+    }
+    process.kill(before[0], 'SIGKILL');
+    const seen = await statusUntil(/restarting/, 15000);
+    seen.push(...(await statusUntil(/^⚓ Anchorage/, 60000)));
+    const after = serverPids(bin);
+    if (after.length !== 1 || after[0] === before[0]) {
+      throw new Error(`want one new server after the kill: pids before ${before}, after ${after}`);
+    }
+    const toast = page.locator('.notifications-toasts .notification-toast', { hasText: 'stopped unexpectedly' }).first();
+    await toast.waitFor({ state: 'visible', timeout: 10000 });
+    // The view and the count come back from the new server.
+    await runCommand('Anchorage: Refresh Memories');
+    await memoriesPane().locator('.monaco-list-row', { hasText: 'Wrap errors' }).first().waitFor({ state: 'visible', timeout: 20000 });
+    await page.waitForTimeout(1000); // time for a stack of notifications to show, if any
+    const ours = (await toastTexts()).filter((t) => /Anchorage|anchorage/.test(t));
+    if (ours.length !== 1) {
+      throw new Error(`want one message, got ${JSON.stringify(ours)}`);
+    }
+    await shot('23-killed-server');
+    return `pid ${before[0]} killed, now ${after[0]}; status ${seen.map((t) => JSON.stringify(t)).join(' → ')}; message: ${ours[0]}`;
+  });
+
+  await check('an older server (built from git history): the status item, one clear message, the Memories view says to update', async () => {
+    const old = process.env.E2E_OLD_ANCHORAGE;
+    if (!machineSettings || !old || !process.env.E2E_OLD_DATA) {
+      return `skipped: ${!old ? 'E2E_OLD_ANCHORAGE' : 'E2E_MACHINE_SETTINGS'} not set`;
+    }
+    await closeQuickInput();
+    await runCommand('Notifications: Clear All Notifications');
+    // On the data the current server wrote, the older one cannot start:
+    // the index's schema is newer than it. One message says so.
+    writeMachine({ ...original, 'anchorage.path': old });
+    await statusUntil(/^Anchorage$/, 60000); // the error icon and the name
+    const failed = page.locator('.notifications-toasts .notification-toast', { hasText: 'did not start' }).first();
+    await failed.waitFor({ state: 'visible', timeout: 15000 });
+    await page.waitForTimeout(1500); // time for a stack of notifications to show, if any
+    const first = (await toastTexts()).filter((t) => /Anchorage|anchorage/.test(t));
+    if (first.length !== 1 || !/newer/.test(first[0])) {
+      throw new Error(`an older server on newer data: want one message saying why, got ${JSON.stringify(first)}`);
+    }
+    await shot('24-older-server-newer-data');
+    // On data of its own, it runs; the extension says it is outdated.
+    await runCommand('Notifications: Clear All Notifications');
+    writeMachine({ ...original, 'anchorage.path': old, 'anchorage.dataDir': process.env.E2E_OLD_DATA });
+    const seen = await statusUntil(/update the server/, 60000);
+    const toast = page.locator('.notifications-toasts .notification-toast', { hasText: 'older than this extension' }).first();
+    await toast.waitFor({ state: 'visible', timeout: 15000 });
+    const welcome = memoriesPane().locator('.welcome-view-content', { hasText: 'older than this extension' }).first();
+    await welcome.waitFor({ state: 'visible', timeout: 20000 });
+    // What still works on the older server: the outline of a file.
+    await openFile('users/repo.go');
+    await page.waitForTimeout(1500); // time for a stack of notifications to show, if any
+    const ours = (await toastTexts()).filter((t) => /Anchorage|anchorage/.test(t));
+    if (ours.length !== 1 || ours[0].includes('`')) {
+      throw new Error(`want one message without backticks, got ${JSON.stringify(ours)}`);
+    }
+    if ((await memoriesPane().locator('.monaco-list-row', { hasText: 'Cannot list rules' }).count()) > 0) {
+      throw new Error('the Memories view shows an error row instead of its welcome');
+    }
+    await shot('25-older-server');
+    // Back to the current server.
+    writeMachine(original);
+    await statusUntil(/^⚓ Anchorage/, 60000);
+    return `newer data: ${first[0]}; own data: status ${seen.map((t) => JSON.stringify(t)).join(' → ')}; message: ${ours[0]}; view: ${(await welcome.innerText().catch(() => '')).replace(/\s+/g, ' ').trim()}`;
+  });
+
   await check('a missing server binary: the status item, one clear message, the Memories view says what to do', async () => {
     if (!machineSettings) {
       return 'skipped: E2E_MACHINE_SETTINGS not set';
@@ -748,6 +862,10 @@ try {
     const buttons = (await welcome.locator('.monaco-button').allInnerTexts()).map((t) => t.trim());
     if (!buttons.includes('Record a Correction') || !buttons.includes('Open the Docs')) {
       throw new Error(`welcome buttons: ${JSON.stringify(buttons)}`);
+    }
+    const ours = (await toastTexts()).filter((t) => /Anchorage|anchorage/.test(t));
+    if (ours.length !== 0) {
+      throw new Error(`a memory without rules is not an error, yet: ${JSON.stringify(ours)}`);
     }
     await shot('22-memories-welcome');
     return `buttons ${JSON.stringify(buttons)}`;

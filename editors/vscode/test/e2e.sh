@@ -102,6 +102,22 @@ else
 fi
 "$WORK/bin/anchorage" --help >/dev/null
 
+# An older server, for the extension's check of a server older than itself:
+# the real binary of an earlier commit (the language server with search and
+# the graph, before the memory commands), built from the repository's
+# history. A clone without that commit (a shallow one) skips the check.
+OLD_COMMIT=8e1f9836b666cae4d385c08916deade71cd95652
+OLD_BIN=""
+if git -C "$REPO" cat-file -e "$OLD_COMMIT^{commit}" 2>/dev/null; then
+  phase "build an older anchorage (commit ${OLD_COMMIT:0:7}, from git history)"
+  mkdir -p "$WORK/old-src" "$WORK/old-bin"
+  git -C "$REPO" archive "$OLD_COMMIT" | tar -x -C "$WORK/old-src"
+  (cd "$WORK/old-src" && go build -buildvcs=false -o "$WORK/old-bin/anchorage" .)
+  OLD_BIN="$WORK/old-bin/anchorage"
+else
+  echo "commit $OLD_COMMIT is not in this clone: the older-server check is skipped"
+fi
+
 # ---- the extension ----------------------------------------------------------
 phase "copy extension sources"
 mkdir -p "$WORK/ext"
@@ -250,10 +266,11 @@ set +e
 # workspace as a user jumping to a definition would).
 OUTSIDE="$(go env GOROOT)/src/net/http/server.go"
 [ -f "$OUTSIDE" ] || OUTSIDE=""
-mkdir -p "$S/empty-data"
+mkdir -p "$S/empty-data" "$S/old-data"
 (cd "$WORK/ext" && E2E_URL="$URL" E2E_ARTIFACTS="$ARTIFACTS" E2E_CHROMIUM="$CHROMIUM" E2E_LOGS="$S/user-data/logs" \
   E2E_ANCHORAGE="$WORK/bin/anchorage" E2E_DATA="$S/anchorage-data" E2E_ROOT="$WORK/sampleapp" \
   E2E_OUTSIDE="$OUTSIDE" E2E_MACHINE_SETTINGS="$S/user-data/Machine/settings.json" E2E_EMPTY_DATA="$S/empty-data" \
+  E2E_OLD_ANCHORAGE="$OLD_BIN" E2E_OLD_DATA="$S/old-data" \
   node test/e2e.mjs)
 E2E_RC=$?
 set -e

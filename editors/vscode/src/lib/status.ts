@@ -73,7 +73,11 @@ export class ProgressTracker {
 /** The idle text: ⚓ (there is no anchor codicon) and the name. */
 export const IDLE_TEXT = '⚓ Anchorage';
 
-export type ServerState = 'starting' | 'running' | 'stopped' | 'missing' | 'failed';
+/**
+ * The server's state: 'restarting' after it stopped unexpectedly,
+ * 'outdated' when it runs but is older than the extension.
+ */
+export type ServerState = 'starting' | 'running' | 'stopped' | 'missing' | 'failed' | 'restarting' | 'outdated';
 
 /** The status bar text; pending counts the memory proposals waiting for approval. */
 export function statusText(state: ServerState, tracker: ProgressTracker, pending = 0): string {
@@ -86,6 +90,10 @@ export function statusText(state: ServerState, tracker: ProgressTracker, pending
       return '$(circle-slash) Anchorage';
     case 'starting':
       return '$(sync~spin) Anchorage: starting';
+    case 'restarting':
+      return '$(sync~spin) Anchorage: restarting';
+    case 'outdated':
+      return '$(warning) Anchorage: update the server';
   }
   const tasks = tracker.running();
   if (tasks.length === 0) {
@@ -150,6 +158,12 @@ export function statusTooltip(state: ServerState, tracker: ProgressTracker, stat
       break;
     case 'starting':
       lines.push('Starting the language server…');
+      break;
+    case 'restarting':
+      lines.push('The language server stopped unexpectedly and is being restarted.');
+      break;
+    case 'outdated':
+      lines.push(`The language server is older than this extension${error ? `: ${error}` : ''}. Click for options.`);
       break;
   }
   for (const t of tracker.running()) {
