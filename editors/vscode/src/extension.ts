@@ -412,6 +412,13 @@ export class Anchorage implements vscode.Disposable {
       await this.restart();
       return;
     }
+    if (this.state === 'failed' && SERVER_SETTING_KEYS.some((k) => e.affectsConfiguration(`anchorage.${k}`))) {
+      // The server did not start (a bad data directory, an index it
+      // cannot read): a changed setting may be the fix, so try again.
+      this.output.info('a server setting changed after a failed start: starting the server again');
+      await this.restart();
+      return;
+    }
     if (SERVER_SETTING_KEYS.some((k) => e.affectsConfiguration(`anchorage.${k}`)) && this.client?.state === State.Running) {
       const settings = buildServerSettings((k) => this.config().get(k));
       await this.client.sendNotification(DidChangeConfigurationNotification.type, { settings: { anchorage: settings } });
