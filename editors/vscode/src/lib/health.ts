@@ -21,7 +21,7 @@ export function outdatedMessage(command: string, version: string | undefined, mi
   const v = version && version.trim() !== '' ? ` (version ${version.trim()})` : '';
   return (
     `Anchorage: the language server ${command}${v} is older than this extension: it has no ${missing.join(', ')} ` +
-    `command${missing.length === 1 ? '' : 's'}. Search, callers and outlines work; rules and the index status do not. ` +
+    `command${missing.length === 1 ? '' : 's'}. Search, callers and outlines work; the rules and their features do not. ` +
     `Update it with "${INSTALL_COMMAND}".`
   );
 }
