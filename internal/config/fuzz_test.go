@@ -18,6 +18,7 @@ func FuzzParse(f *testing.F) {
 		"", "exclude: [a\n", "max_file_size: 1MiB\n", "languages: go\n", "embedding:\n  provider: openai\n",
 		"? [a]\n: b\n", "a: &x [1]\nb: *x\n", "exclude: !!binary aGk=\n", "- - -\n", "max_file_size: 1e3\n",
 		"embedding: {provider: ollama, model: m, api_key: k}\n", "\xff\xfe", "key: \"\\u0000\"\n",
+		"memory:\n  team:\n    url: postgres://a:b@c/d\n", "memory: {team: {url: \"host=x password='p q'\"}}\n",
 	} {
 		f.Add([]byte(s))
 	}
@@ -41,6 +42,14 @@ func FuzzParse(f *testing.F) {
 		}
 		if p := s.Embedding.Provider; p != "" && p != "ollama" && p != "openai" {
 			t.Errorf("provider %q kept", p)
+		}
+		if u := s.TeamURL; u != "" {
+			if err := CheckTeamURL(u); err != nil {
+				t.Errorf("team URL %q kept: %v", u, err)
+			}
+			if v := Resolve(file).Value(KeyTeamURL); HasPassword(v) {
+				t.Errorf("printed team URL %q has a password", v)
+			}
 		}
 		Resolve(file).Value(KeyExclude)
 	})
