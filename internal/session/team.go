@@ -425,7 +425,8 @@ func isUnreachable(err error) bool {
 func (t *Team) setReachable(ok bool, err error) {
 	msg := ""
 	if err != nil {
-		msg = config.Redact(err.Error())
+		// One line: pgx lists each address tried on a line of its own.
+		msg = strings.Join(strings.Fields(config.Redact(err.Error())), " ")
 	}
 	t.mu.Lock()
 	changed := !t.known || t.reachable != ok
