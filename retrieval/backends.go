@@ -360,13 +360,23 @@ func (s *Searcher) semanticRank(ctx context.Context, query string, topK int) ([]
 		weights = append(weights, popularityWeight)
 	}
 	ranked := fuse(lists, weights)
+	wantsAside := asksForAside(query)
 	for i := range ranked {
 		c, ok := chunks[ranked[i].id]
-		if ok && (IsTestPath(c.Path) || IsFixturePath(c.Path)) {
+		if !ok {
+			continue
+		}
+		switch {
+		case IsTestPath(c.Path) || IsFixturePath(c.Path):
+			ranked[i].score *= testPenalty
+		case !wantsAside && isAsidePath(c.Path):
 			ranked[i].score *= testPenalty
 		}
-		if ok && !s.IgnoreVisibility && isUnexported(c) {
+		if !s.IgnoreVisibility && isUnexported(c) {
 			ranked[i].score *= unexportedPenalty
+		}
+		if c.Kind == analysis.KindModule {
+			ranked[i].score *= modulePenalty
 		}
 	}
 	sort.SliceStable(ranked, func(i, j int) bool { return ranked[i].score > ranked[j].score })
@@ -479,6 +489,39 @@ func diversify(ranked []fused, file func(int64) string, decay float64) []fused {
 // question about how something works is answered by its implementation
 // first.
 const testPenalty = 0.5
+
+// modulePenalty scales the score of module-level code (the code between
+// definitions, a module's docstring, tables of data): a question in
+// words is answered by a function, a method or a type first, and a
+// module-level chunk, long and full of words (a module of documentation
+// strings matches every question), would otherwise push them down. It
+// still ranks where nothing else matches its words.
+const modulePenalty = 0.6
+
+// isAsidePath reports whether a root-relative path holds code beside the
+// product (examples, documentation, benchmarks, the tests of a
+// standard library) rather than the code itself; tests and fixtures are
+// IsTestPath and IsFixturePath.
+func isAsidePath(p string) bool {
+	for _, dir := range []string{"test", "examples", "example", "_examples", "docs", "benchmarks"} {
+		if strings.HasPrefix(p, dir+"/") || strings.Contains(p, "/"+dir+"/") {
+			return true
+		}
+	}
+	return false
+}
+
+// asksForAside reports whether a question asks for code beside the
+// product: examples, documentation or benchmarks.
+func asksForAside(query string) bool {
+	for _, t := range QueryTerms(query) {
+		switch t {
+		case "exampl", "doc", "documentat", "benchmark", "bench", "test":
+			return true
+		}
+	}
+	return false
+}
 
 // unexportedPenalty scales the score of code other packages cannot call:
 // of an exported function and an unexported one that answer a question

@@ -1738,3 +1738,41 @@ export class LruCache<V> {
 `,
 	}
 }
+
+// TestSearchSemanticProductFirst checks that a question in words is
+// answered by the product's definitions before examples and module-level
+// code that match its words as well or better (module-level code is
+// still listed), unless the question asks for examples.
+func TestSearchSemanticProductFirst(t *testing.T) {
+	fx := newSearchFixture(t, map[string]string{
+		"walrus/ledger.go":        "package walrus\n\n// BalanceLedger balances a ledger.\nfunc BalanceLedger(l string) string { return l }\n",
+		"examples/ledger/main.go": "package main\n\n// BalanceWalrusLedger balances a walrus ledger: walrus ledger balance.\nfunc BalanceWalrusLedger(ledger string) string { return ledger }\n",
+		"pywalrus/notes.py":       "\"\"\"Notes on how to balance a walrus ledger: each walrus ledger is balanced, walrus by walrus.\"\"\"\nimport walrus\nBALANCE_WALRUS_LEDGER = walrus.balance_walrus_ledger('walrus ledger balance')\n",
+		"pywalrus/ledger.py":      "def balance_ledger(ledger):\n    \"\"\"Balance a walrus ledger.\"\"\"\n    return ledger\n",
+	})
+	for _, tt := range []struct {
+		query string
+		order []string // files in the order their first results must come
+	}{
+		{"balance a walrus ledger", []string{"walrus/ledger.go", "examples/ledger/main.go"}},
+		{"balance a walrus ledger", []string{"pywalrus/ledger.py", "pywalrus/notes.py"}},
+		{"an example that balances a walrus ledger", []string{"examples/ledger/main.go", "walrus/ledger.go"}},
+	} {
+		resp := fx.search(t, Request{Query: tt.query, Strategy: Semantic, TopK: 10})
+		var got []string
+		for _, r := range resp.Results {
+			if !slices.Contains(got, r.File) {
+				got = append(got, r.File)
+			}
+		}
+		var seen []string
+		for _, f := range got {
+			if slices.Contains(tt.order, f) {
+				seen = append(seen, f)
+			}
+		}
+		if !slices.Equal(seen, tt.order) {
+			t.Errorf("%q: results in %q, want %q in that order", tt.query, got, tt.order)
+		}
+	}
+}
