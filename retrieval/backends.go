@@ -375,8 +375,11 @@ func (s *Searcher) semanticRank(ctx context.Context, query string, topK int) ([]
 		if !s.IgnoreVisibility && isUnexported(c) {
 			ranked[i].score *= unexportedPenalty
 		}
-		if c.Kind == analysis.KindModule {
+		switch c.Kind {
+		case analysis.KindModule:
 			ranked[i].score *= modulePenalty
+		case analysis.KindStruct, analysis.KindInterface, analysis.KindType, analysis.KindEnum, analysis.KindTrait:
+			ranked[i].score *= declarationPenalty
 		}
 	}
 	sort.SliceStable(ranked, func(i, j int) bool { return ranked[i].score > ranked[j].score })
@@ -497,6 +500,17 @@ const testPenalty = 0.5
 // strings matches every question), would otherwise push them down. It
 // still ranks where nothing else matches its words.
 const modulePenalty = 0.6
+
+// declarationPenalty scales the score of a declaration of data: a
+// struct, an interface, a named type, an enum, a trait. A struct's
+// fields, each with its comment, name everything its package does with
+// it, so the struct matches questions whose answer is a function or a
+// method that uses it ("make --json and --yaml flags error out if both
+// are passed" is not the Command struct). Classes, which hold their
+// behaviour, are not scaled. On the function-level sets this lifts Go's
+// function hit@5 (cobra 0.60 to 0.64, the MCP SDK 0.68 to 0.74) and
+// leaves Python's and JavaScript's as they were.
+const declarationPenalty = 0.8
 
 // isAsidePath reports whether a root-relative path holds code beside the
 // product (examples, documentation, benchmarks, the tests of a
