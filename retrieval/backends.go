@@ -517,7 +517,8 @@ const declarationPenalty = 0.8
 // standard library) rather than the code itself; tests and fixtures are
 // IsTestPath and IsFixturePath.
 func isAsidePath(p string) bool {
-	for _, dir := range []string{"test", "examples", "example", "_examples", "docs", "benchmarks"} {
+	// Not "example": Java keeps its code under com/example/….
+	for _, dir := range []string{"test", "examples", "_examples", "docs", "benchmarks"} {
 		if strings.HasPrefix(p, dir+"/") || strings.Contains(p, "/"+dir+"/") {
 			return true
 		}

@@ -3,6 +3,7 @@ package retrieval
 import (
 	"context"
 	"fmt"
+	"hash/maphash"
 	"math"
 	"sync"
 	"time"
@@ -22,7 +23,21 @@ type WordVectors struct {
 	// word, and a session asks about the same words again and again.
 	expandMu sync.Mutex
 	expanded map[string][]string
+	// embedded keeps the vectors of the long texts embedded before, by
+	// their hash: a search embeds its hundred or so candidate chunks, and
+	// the searches of a session meet the same chunks again and again.
+	embedMu  sync.Mutex
+	embedded map[uint64][]byte
+	seed     maphash.Seed
 }
+
+// Embedding memory bounds: texts shorter than minEmbedded bytes (a
+// query) are embedded afresh; past maxEmbedded texts the memory starts
+// afresh (about 5 MB of vectors).
+const (
+	minEmbedded = 256
+	maxEmbedded = 1 << 14
+)
 
 // maxExpanded bounds the words whose expansion WordVectors keeps; past it
 // the memory starts afresh.
@@ -53,6 +68,31 @@ func (w *WordVectors) EmbedsInline() {}
 // Embed returns the quantised vector of text, or nil when none of its
 // words is known.
 func (w *WordVectors) Embed(text string) []byte {
+	if len(text) < minEmbedded {
+		return w.embed(text)
+	}
+	w.embedMu.Lock()
+	if w.embedded == nil || len(w.embedded) >= maxEmbedded {
+		if w.embedded == nil {
+			w.seed = maphash.MakeSeed()
+		}
+		w.embedded = make(map[uint64][]byte)
+	}
+	key := maphash.String(w.seed, text)
+	v, ok := w.embedded[key]
+	w.embedMu.Unlock()
+	if ok {
+		return v
+	}
+	v = w.embed(text)
+	w.embedMu.Lock()
+	w.embedded[key] = v
+	w.embedMu.Unlock()
+	return v
+}
+
+// embed is Embed without the memory of texts embedded before.
+func (w *WordVectors) embed(text string) []byte {
 	v := w.m.Embed(text)
 	zero := true
 	for _, x := range v {
