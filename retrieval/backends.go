@@ -378,8 +378,10 @@ func (s *Searcher) semanticRank(ctx context.Context, query string, topK int) ([]
 		switch c.Kind {
 		case analysis.KindModule:
 			ranked[i].score *= modulePenalty
-		case analysis.KindStruct, analysis.KindInterface, analysis.KindType, analysis.KindEnum, analysis.KindTrait:
-			ranked[i].score *= declarationPenalty
+		case analysis.KindStruct, analysis.KindInterface, analysis.KindType:
+			if c.Language == "go" {
+				ranked[i].score *= declarationPenalty
+			}
 		}
 	}
 	sort.SliceStable(ranked, func(i, j int) bool { return ranked[i].score > ranked[j].score })
@@ -501,15 +503,16 @@ const testPenalty = 0.5
 // still ranks where nothing else matches its words.
 const modulePenalty = 0.6
 
-// declarationPenalty scales the score of a declaration of data: a
-// struct, an interface, a named type, an enum, a trait. A struct's
-// fields, each with its comment, name everything its package does with
-// it, so the struct matches questions whose answer is a function or a
-// method that uses it ("make --json and --yaml flags error out if both
-// are passed" is not the Command struct). Classes, which hold their
-// behaviour, are not scaled. On the function-level sets this lifts Go's
-// function hit@5 (cobra 0.60 to 0.64, the MCP SDK 0.68 to 0.74) and
-// leaves Python's and JavaScript's as they were.
+// declarationPenalty scales the score of a Go type declaration: a
+// struct, an interface, a named type. A struct's fields, each with its
+// comment, name everything its package does with it, so the struct
+// matches questions whose answer is a function or a method that uses it
+// ("make --json and --yaml flags error out if both are passed" is not
+// the Command struct). On the function-level sets this lifts Go's
+// function hit@5 (cobra 0.60 to 0.64, the MCP SDK 0.68 to 0.74); Python
+// and JavaScript classes, which hold their behaviour, lost with it, and
+// a Rust struct of command-line options is the answer to "the tool's
+// flags", so only Go's are scaled.
 const declarationPenalty = 0.8
 
 // isAsidePath reports whether a root-relative path holds code beside the
@@ -559,6 +562,9 @@ func isUnexported(c analysis.ChunkInfo) bool {
 		return false
 	}
 	if c.Language == "go" {
+		if name == "main" && c.Kind == analysis.KindFunction {
+			return false // a command's entry point
+		}
 		r, _ := utf8.DecodeRuneInString(name)
 		if !unicode.IsUpper(r) {
 			return true
