@@ -375,13 +375,8 @@ func (s *Searcher) semanticRank(ctx context.Context, query string, topK int) ([]
 		if !s.IgnoreVisibility && isUnexported(c) {
 			ranked[i].score *= unexportedPenalty
 		}
-		switch c.Kind {
-		case analysis.KindModule:
+		if c.Kind == analysis.KindModule {
 			ranked[i].score *= modulePenalty
-		case analysis.KindStruct, analysis.KindInterface, analysis.KindType:
-			if c.Language == "go" {
-				ranked[i].score *= declarationPenalty
-			}
 		}
 	}
 	sort.SliceStable(ranked, func(i, j int) bool { return ranked[i].score > ranked[j].score })
@@ -502,18 +497,6 @@ const testPenalty = 0.5
 // strings matches every question), would otherwise push them down. It
 // still ranks where nothing else matches its words.
 const modulePenalty = 0.6
-
-// declarationPenalty scales the score of a Go type declaration: a
-// struct, an interface, a named type. A struct's fields, each with its
-// comment, name everything its package does with it, so the struct
-// matches questions whose answer is a function or a method that uses it
-// ("make --json and --yaml flags error out if both are passed" is not
-// the Command struct). On the function-level sets this lifts Go's
-// function hit@5 (cobra 0.60 to 0.64, the MCP SDK 0.68 to 0.74); Python
-// and JavaScript classes, which hold their behaviour, lost with it, and
-// a Rust struct of command-line options is the answer to "the tool's
-// flags", so only Go's are scaled.
-const declarationPenalty = 0.8
 
 // isAsidePath reports whether a root-relative path holds code beside the
 // product (examples, documentation, benchmarks, the tests of a
