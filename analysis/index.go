@@ -324,9 +324,22 @@ func (ix *Index) UpdateExcept(ctx context.Context, keep func(rel string) bool, p
 	start := time.Now()
 	w := ix.newWalker()
 	maxSize := w.maxSize
+	filters := ix.filtersOf(w)
+	if sum, ok, err := ix.upToDate(ctx, filters, start); ok || err != nil {
+		return sum, err
+	}
 	found, err := w.walk(ctx)
 	if err != nil {
 		return nil, err
+	}
+	var kept atomic.Bool // whether keep left a file alone: then no manifest
+	keepOpen := keep
+	keep = func(rel string) bool {
+		if keepOpen(rel) {
+			kept.Store(true)
+			return true
+		}
+		return false
 	}
 	known, err := ix.store.FileStates(ctx)
 	if err != nil {
@@ -424,8 +437,59 @@ func (ix *Index) UpdateExcept(ctx context.Context, keep func(rel string) bool, p
 	if err != nil {
 		return nil, err
 	}
+	// What this update found is what the index holds now, unless an
+	// open document was left alone or the vectors wait: the next update
+	// may skip the walk while it stays so.
+	if !kept.Load() && !hasProblem(sum.Problems, "embedding") {
+		if m := newManifest(filters, found, start); m != nil {
+			if err := ix.store.writeManifest(ctx, m); err != nil {
+				return nil, err
+			}
+		}
+	}
 	sum.Seconds = time.Since(start).Seconds()
 	return sum, nil
+}
+
+// filters fingerprints what an update with walker w indexes: the walk's
+// settings, the chunk embedder's type and whether chunks are made.
+func (ix *Index) filtersOf(w *walker) string {
+	return fmt.Sprintf("%s\x00%T\x00%v", w.fingerprint(), ix.opts.Embedder, ix.opts.NoChunks)
+}
+
+// upToDate reports whether the index holds the workspace as it is, by
+// the manifest of its last complete update (see manifest), and then
+// returns the summary of an update that found nothing to do. filters
+// fingerprints the walk's settings.
+func (ix *Index) upToDate(ctx context.Context, filters string, start time.Time) (*Summary, bool, error) {
+	m := ix.store.readManifest(ctx)
+	if m == nil || m.filters != filters || !m.unchanged(ctx, ix.root) {
+		return nil, false, nil
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, false, err
+	}
+	sum := &Summary{Root: ix.root, Skipped: m.skipped, Problems: m.problems, Unchanged: len(m.files)}
+	if len(sum.Problems) > maxProblems {
+		sum.Problems = sum.Problems[:maxProblems]
+	}
+	sum.Timings.Walk = time.Since(start).Seconds()
+	var err error
+	if sum.Stats, err = ix.store.cachedStats(ctx, ix.dirty.Swap(false)); err != nil {
+		return nil, false, err
+	}
+	sum.Seconds = time.Since(start).Seconds()
+	return sum, true, nil
+}
+
+// hasProblem reports whether problems hold one of reason.
+func hasProblem(problems []Problem, reason string) bool {
+	for _, p := range problems {
+		if p.Reason == reason {
+			return true
+		}
+	}
+	return false
 }
 
 // bulkThreshold is the number of files above which a first build drops

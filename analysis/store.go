@@ -475,6 +475,11 @@ func (s *indexStore) Write(ctx context.Context, fn func(w *indexWriter) error) e
 		if err != nil {
 			return fmt.Errorf("write index: %w", err)
 		}
+		// The walk manifest describes the index before this write.
+		if err := raw.Exec(`DELETE FROM meta WHERE key = '` + manifestKey + `'`); err != nil {
+			tx.Rollback()
+			return fmt.Errorf("write index: %w", err)
+		}
 		w := &indexWriter{conn: raw, deferTrigrams: s.bulk.Load()}
 		if w.deferTrigrams {
 			w.callers = &callerTable{}

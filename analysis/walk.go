@@ -129,6 +129,14 @@ type walkResult struct {
 	files    []candidate
 	skipped  map[string]int
 	problems []Problem
+	// dirs are the directories read, with their mtimes; ignores the
+	// ignore files read in them, with their sizes and mtimes; exclude is
+	// .git/info/exclude's stamp (mtime -1 when there is none). A walk
+	// with the same settings finds the same while they are unchanged
+	// (see manifest).
+	dirs    []stamp
+	ignores []stamp
+	exclude stamp
 }
 
 func (w *walkResult) skip(rel, reason, detail string) {
@@ -155,6 +163,8 @@ type walker struct {
 	ignore []gitignore.Pattern
 	// only, when not nil, are the languages to index.
 	only map[string]bool
+	// ignoreLines are the lines of ignore, for the walk's fingerprint.
+	ignoreLines []string
 }
 
 // newWalker returns a walker of root with the filters of opts.
@@ -174,6 +184,7 @@ func newWalker(root string, opts Options, langs *Languages) *walker {
 			continue
 		}
 		w.ignore = append(w.ignore, gitignore.ParsePattern(line, nil))
+		w.ignoreLines = append(w.ignoreLines, line)
 	}
 	if len(opts.Languages) > 0 {
 		w.only = make(map[string]bool, len(opts.Languages))
@@ -212,8 +223,13 @@ func (w *walker) walk(ctx context.Context) (*walkResult, error) {
 	if !st.IsDir() {
 		return res, nil
 	}
-	patterns := readIgnoreFile(filepath.Join(w.root, ".git", "info", "exclude"), nil)
-	patterns = append(patterns, readIgnoreFile(filepath.Join(w.root, ".gitignore"), nil)...)
+	patterns, exclude := readIgnoreFile(filepath.Join(w.root, ".git", "info", "exclude"), nil)
+	res.exclude = stamp{rel: ".git/info/exclude", size: exclude.size, mtime: exclude.mtime}
+	own, ignore := readIgnoreFile(filepath.Join(w.root, ".gitignore"), nil)
+	patterns = append(patterns, own...)
+	if ignore.mtime >= 0 {
+		res.ignores = append(res.ignores, stamp{rel: ".gitignore", size: ignore.size, mtime: ignore.mtime})
+	}
 
 	var (
 		mu     sync.Mutex
@@ -260,6 +276,8 @@ func (w *walker) walk(ctx context.Context) (*walkResult, error) {
 	for _, part := range parts {
 		res.files = append(res.files, part.files...)
 		res.problems = append(res.problems, part.problems...)
+		res.dirs = append(res.dirs, part.dirs...)
+		res.ignores = append(res.ignores, part.ignores...)
 		for k, n := range part.skipped {
 			res.skipped[k] += n
 		}
@@ -301,7 +319,16 @@ func (w *walker) readDir(ctx context.Context, res *walkResult, abs, rel string, 
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
+	// The directory's mtime before its entries: a change while they are
+	// read leaves it different from the one kept.
+	var mtime int64 = -1
+	if info, err := os.Lstat(abs); err == nil {
+		mtime = info.ModTime().UnixNano()
+	}
 	entries, err := os.ReadDir(abs)
+	if err == nil {
+		res.dirs = append(res.dirs, stamp{rel: rel, mtime: mtime})
+	}
 	if err != nil {
 		if rel == "." {
 			return nil, err
@@ -344,7 +371,10 @@ func (w *walker) readDir(ctx context.Context, res *walkResult, abs, rel string, 
 			continue
 		}
 		if isDir {
-			own := readIgnoreFile(filepath.Join(childAbs, ".gitignore"), segs)
+			own, st := readIgnoreFile(filepath.Join(childAbs, ".gitignore"), segs)
+			if st.mtime >= 0 {
+				res.ignores = append(res.ignores, stamp{rel: childRel + "/.gitignore", size: st.size, mtime: st.mtime})
+			}
 			dirs = append(dirs, subdir{abs: childAbs, rel: childRel, patterns: append(slices.Clip(patterns), own...)})
 			continue
 		}
@@ -371,6 +401,8 @@ func (w *walker) readDir(ctx context.Context, res *walkResult, abs, rel string, 
 		}
 		if info.Size() > w.maxSize {
 			res.skip(childRel, SkipTooLarge, fmt.Sprintf("%d bytes, cap %d", info.Size(), w.maxSize))
+			// Cut down in place, it would be indexed: its size counts.
+			res.ignores = append(res.ignores, stamp{rel: childRel, size: info.Size(), mtime: info.ModTime().UnixNano()})
 			continue
 		}
 		res.files = append(res.files, candidate{
@@ -404,13 +436,18 @@ func (w *walker) excluded(rel, name string) bool {
 
 // readIgnoreFile reads the patterns of a .gitignore-style file; domain is
 // the directory, as path segments from the root, that the patterns apply
-// to. A missing or unreadable file has no patterns.
-func readIgnoreFile(file string, domain []string) []gitignore.Pattern {
+// to. A missing or unreadable file has no patterns. It returns the file's
+// size and mtime as read (mtime -1 when it could not be opened).
+func readIgnoreFile(file string, domain []string) ([]gitignore.Pattern, stamp) {
 	f, err := os.Open(file)
 	if err != nil {
-		return nil
+		return nil, stamp{mtime: -1}
 	}
 	defer f.Close()
+	st := stamp{mtime: -1}
+	if info, err := f.Stat(); err == nil {
+		st.size, st.mtime = info.Size(), info.ModTime().UnixNano()
+	}
 	var ps []gitignore.Pattern
 	sc := bufio.NewScanner(f)
 	for sc.Scan() {
@@ -420,5 +457,5 @@ func readIgnoreFile(file string, domain []string) []gitignore.Pattern {
 		}
 		ps = append(ps, gitignore.ParsePattern(line, domain))
 	}
-	return ps
+	return ps, st
 }

@@ -44,10 +44,11 @@ type cliReport struct {
 }
 
 // runCLIBench times command lines of this binary against the index of
-// root in the data directory, as a user runs them: graph symbols without
-// a refresh, a keyword search for a literal (refreshing first, as by
-// default, and not), a routed one-line question, and ripgrep for the same
-// literal over the files of the indexed languages when rg is installed.
+// root in the data directory, as a user runs them: graph symbols (with
+// the refresh of every graph command, and without), a keyword search for
+// a literal (refreshing first, as by default, and not), a routed one-line
+// question, and ripgrep for the same literal over the files of the
+// indexed languages when rg is installed.
 // The index is built first when there is none; nothing is changed
 // between runs.
 func runCLIBench(ctx context.Context, w io.Writer, g *globalFlags, root string, b cliBench) (*cliReport, error) {
@@ -79,6 +80,7 @@ func runCLIBench(ctx context.Context, w io.Writer, g *globalFlags, root string, 
 		args   []string
 		target float64
 	}{
+		{"graph symbols", "", self, append(slices.Clone(common), "graph", "symbols", b.symbol), 60},
 		{"graph symbols --no-refresh", "", self, append(slices.Clone(common), "graph", "symbols", b.symbol, "--no-refresh"), 60},
 		{"keyword search", "", self, append(slices.Clone(common), "search", "--strategy", "keyword", b.symbol), 0},
 		{"keyword search --no-refresh", "", self, append(slices.Clone(common), "search", "--strategy", "keyword", "--no-refresh", b.symbol), 0},
