@@ -1,0 +1,53 @@
+package lsp
+
+import (
+	"encoding/json"
+	"reflect"
+	"testing"
+
+	"go.lsp.dev/jsonrpc2"
+)
+
+// TestResponseFrame: a successful response written with its result as it
+// is reads back as the same JSON as jsonrpc2's own encoding.
+func TestResponseFrame(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		id     jsonrpc2.ID
+		result any
+	}{
+		{"number id, object", jsonrpc2.NewNumberID(7), map[string]any{"a": []int{1, 2}, "b": "é\u2028"}},
+		{"string id, array", jsonrpc2.NewStringID("x\"y"), []string{"one", "two"}},
+		{"null result", jsonrpc2.NewNumberID(0), nil},
+		{"raw result", jsonrpc2.NewNumberID(3), json.RawMessage(` { "spaced" : true } `)},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			resp, err := jsonrpc2.NewResponse(tc.id, tc.result, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, ok := responseFrame(resp)
+			if !ok {
+				t.Fatal("a successful response is not framed")
+			}
+			want, err := json.Marshal(resp)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var g, w any
+			if err := json.Unmarshal(got, &g); err != nil {
+				t.Fatalf("the frame %s is not JSON: %v", got, err)
+			}
+			if err := json.Unmarshal(want, &w); err != nil {
+				t.Fatal(err)
+			}
+			if !reflect.DeepEqual(g, w) {
+				t.Errorf("frame %s, jsonrpc2 writes %s", got, want)
+			}
+		})
+	}
+	errResp, _ := jsonrpc2.NewResponse(jsonrpc2.NewNumberID(1), nil, jsonrpc2.NewError(jsonrpc2.InvalidParams, "bad"))
+	if _, ok := responseFrame(errResp); ok {
+		t.Error("an error response takes the fast path; want jsonrpc2's encoding")
+	}
+}
