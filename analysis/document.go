@@ -151,7 +151,7 @@ func (d *Document) Apply(ctx context.Context, p *Parser, version int32, edits []
 		d.edited = start
 		next := make([]byte, 0, len(text)-(end-start)+len(e.Text))
 		next = append(append(append(next, text[:start]...), e.Text...), text[end:]...)
-		nextLines := newLineIndex(next)
+		nextLines := lines.edited(next, start, end, len(e.Text))
 		if tree != nil {
 			newEnd := start + len(e.Text)
 			tree.Edit(sitter.EditInput{

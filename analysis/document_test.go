@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -40,6 +41,48 @@ func TestLineIndexOffsets(t *testing.T) {
 	}
 	if p := li.position(len(src)); p.Line != 3 || p.Column != 4 {
 		t.Errorf("position(end) = %+v, want line 3 column 4", p)
+	}
+}
+
+// TestLineIndexEdited checks that the line index of an edited text, made
+// from the index before the edit, is the one the text itself gives: line
+// breaks inserted, removed, at the edges of the edit, and \r\n split.
+func TestLineIndexEdited(t *testing.T) {
+	cases := []struct {
+		text       string
+		start, end int
+		insert     string
+	}{
+		{"a\nb\nc\n", 0, 0, "x"},
+		{"a\nb\nc\n", 1, 2, ""},          // the first line break removed
+		{"a\nb\nc\n", 2, 2, "new\nline\n"}, // lines inserted at a line start
+		{"a\nb\nc\n", 1, 5, "\n"},        // several breaks replaced by one
+		{"a\nb\nc", 5, 5, "\n"},           // at the end
+		{"a\r\nb", 1, 2, ""},              // \r\n split
+		{"", 0, 0, "\n\n"},
+		{"\n\n\n", 0, 3, "x"},
+		{"😀\n𝔉\n", 4, 5, "é\n"},
+	}
+	r := rand.New(rand.NewPCG(1, 2))
+	for range 200 {
+		text := []byte(strings.Repeat("ab\ncd\r\n\n", 1+r.IntN(4)))
+		a, b := r.IntN(len(text)+1), r.IntN(len(text)+1)
+		if a > b {
+			a, b = b, a
+		}
+		cases = append(cases, struct {
+			text       string
+			start, end int
+			insert     string
+		}{string(text), a, b, []string{"", "x", "\n", "y\nz\n", "\r\n"}[r.IntN(5)]})
+	}
+	for _, c := range cases {
+		old := newLineIndex([]byte(c.text))
+		next := []byte(c.text[:c.start] + c.insert + c.text[c.end:])
+		got := old.edited(next, c.start, c.end, len(c.insert))
+		if want := newLineIndex(next); !slices.Equal(got.starts, want.starts) {
+			t.Errorf("%q with %d..%d replaced by %q: line starts %v, want %v", c.text, c.start, c.end, c.insert, got.starts, want.starts)
+		}
 	}
 }
 

@@ -46,6 +46,33 @@ func newLineIndex(src []byte) *lineIndex {
 	return &lineIndex{src: src, starts: starts}
 }
 
+// edited returns the line index of next, the text after an edit that
+// replaced the bytes from start to end of li's text by size bytes: the
+// line starts before the edit are kept, those after it moved, and only
+// the inserted text is read.
+func (li *lineIndex) edited(next []byte, start, end, size int) *lineIndex {
+	delta := size - (end - start)
+	// Line starts up to start stay; those in (start, end] followed a line
+	// break that the edit removed; those after end move by delta.
+	keep := sort.Search(len(li.starts), func(i int) bool { return li.starts[i] > start })
+	after := sort.Search(len(li.starts), func(i int) bool { return li.starts[i] > end })
+	inserted := next[start : start+size]
+	starts := make([]int, keep, len(li.starts)-(after-keep)+bytes.Count(inserted, []byte{'\n'}))
+	copy(starts, li.starts[:keep])
+	for i := 0; ; {
+		j := bytes.IndexByte(inserted[i:], '\n')
+		if j < 0 {
+			break
+		}
+		i += j + 1
+		starts = append(starts, start+i)
+	}
+	for _, s := range li.starts[after:] {
+		starts = append(starts, s+delta)
+	}
+	return &lineIndex{src: next, starts: starts}
+}
+
 // position returns the 0-based line and UTF-16 column of offset.
 func (li *lineIndex) position(offset int) Position {
 	offset = max(0, min(offset, len(li.src)))
