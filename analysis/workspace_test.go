@@ -329,3 +329,76 @@ func TestWorkspaceSymbols(t *testing.T) {
 		t.Errorf("after the edit: Symbols(gone) = %q, want %q", list(got), want)
 	}
 }
+
+// TestKeystrokesDoNotWaitForTheIndex types unfinished code into an open
+// document while the index writer is held and a Flush of that document
+// waits for it: every keystroke's graph is read (Snapshot, FileSymbols)
+// without waiting for the writer, with the definitions below the
+// unfinished code kept. Were the keystroke path to wait, the test would
+// hang until its timeout.
+func TestKeystrokesDoNotWaitForTheIndex(t *testing.T) {
+	root := t.TempDir()
+	src := "package a\n\n// FindByID finds.\nfunc FindByID() {}\n\nfunc Later() { FindByID() }\n"
+	writeWorkspace(t, root, map[string]string{"a.go": src})
+	ix := openTestIndex(t, root, nil)
+	mustUpdate(t, ix)
+	w := NewWorkspace(ix)
+	defer w.Shutdown(context.Background())
+	ctx := context.Background()
+	if err := w.Open(ctx, "a.go", 1, []byte(src)); err != nil {
+		t.Fatal(err)
+	}
+	held, release, written := make(chan struct{}), make(chan struct{}), make(chan error, 1)
+	go func() {
+		written <- ix.store.Write(ctx, func(*indexWriter) error {
+			close(held)
+			<-release
+			return nil
+		})
+	}()
+	<-held
+	flushed := make(chan error, 1)
+	go func() { flushed <- w.Flush(ctx) }() // waits for the writer
+	typed := "func Half() {\n\tx := \"unclosed\n"
+	line, col := 2, 0
+	for i, r := range typed {
+		if err := w.Change(ctx, "a.go", int32(i+2), []TextEdit{{Range: &EditRange{line, col, line, col}, Text: string(r)}}); err != nil {
+			t.Fatal(err)
+		}
+		if r == '\n' {
+			line, col = line+1, 0
+		} else {
+			col++
+		}
+		_, g, version, ok := w.Snapshot("a.go")
+		if !ok || version != int32(i+2) {
+			t.Fatalf("keystroke %d: Snapshot = version %d, %v", i, version, ok)
+		}
+		syms, err := w.FileSymbols(ctx, "a.go")
+		if err != nil {
+			t.Fatal(err)
+		}
+		names := map[string]bool{}
+		for _, s := range syms {
+			names[s.QualifiedName] = true
+		}
+		if !names["a.FindByID"] || !names["a.Later"] {
+			t.Fatalf("after %q: symbols %v, want a.FindByID and a.Later kept", typed[:i+1], names)
+		}
+		if i == len(typed)-1 && g.ParseErrors == 0 {
+			t.Errorf("with %q typed, no parse errors reported", typed)
+		}
+	}
+	select {
+	case err := <-flushed:
+		t.Fatalf("Flush returned (%v) while the index writer was held", err)
+	default:
+	}
+	close(release)
+	if err := <-written; err != nil {
+		t.Error(err)
+	}
+	if err := <-flushed; err != nil {
+		t.Errorf("Flush after the writer was released: %v", err)
+	}
+}
