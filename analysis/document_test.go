@@ -54,11 +54,11 @@ func TestLineIndexEdited(t *testing.T) {
 		insert     string
 	}{
 		{"a\nb\nc\n", 0, 0, "x"},
-		{"a\nb\nc\n", 1, 2, ""},          // the first line break removed
+		{"a\nb\nc\n", 1, 2, ""},            // the first line break removed
 		{"a\nb\nc\n", 2, 2, "new\nline\n"}, // lines inserted at a line start
-		{"a\nb\nc\n", 1, 5, "\n"},        // several breaks replaced by one
-		{"a\nb\nc", 5, 5, "\n"},           // at the end
-		{"a\r\nb", 1, 2, ""},              // \r\n split
+		{"a\nb\nc\n", 1, 5, "\n"},          // several breaks replaced by one
+		{"a\nb\nc", 5, 5, "\n"},            // at the end
+		{"a\r\nb", 1, 2, ""},               // \r\n split
 		{"", 0, 0, "\n\n"},
 		{"\n\n\n", 0, 3, "x"},
 		{"😀\n𝔉\n", 4, 5, "é\n"},
