@@ -141,6 +141,12 @@ func (s *Server) teamApplied(ctx context.Context, applied memory.TeamApplied) {
 // folders (all of them when trs is nil), each at the proposer's example
 // when this checkout defines it.
 func (s *Server) anchorTeamRules(ctx context.Context, trs []memory.TeamRule) {
+	s.team.mu.Lock()
+	member := s.team.url != ""
+	s.team.mu.Unlock()
+	if !member {
+		return // no team: the memory is not even opened
+	}
 	st := s.editorMemory(ctx)
 	if st == nil || !st.Team() {
 		return
