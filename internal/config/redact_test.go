@@ -125,23 +125,27 @@ func FuzzRedact(f *testing.F) {
 		if len(pw) < 6 || strings.Contains(Redacted, pw) || !clean(user) || !clean(host) || strings.Contains(user+host, pw) {
 			return
 		}
-		pwURL := pw
 		if strings.ContainsAny(pw, " \t\n\r\f\v/?#") {
 			return // not valid in a URL's userinfo
 		}
-		for _, s := range []string{
-			"postgres://" + user + ":" + pwURL + "@" + host + "/a",
-			"error: connect postgres://" + user + ":" + pwURL + "@" + host + "/a failed",
-		} {
-			if got := Redact(s); strings.Contains(got, pw) {
-				t.Errorf("Redact(%q) = %q keeps the password", s, got)
+		// check fails if Redact keeps pw in the text made by with. A
+		// password whose text is in the redaction of the same text with
+		// another password (the end of "host=" and the host, "xxxxx" and
+		// what follows it) is there for other reasons: not checked.
+		check := func(with func(pw string) string) {
+			if strings.Contains(Redact(with("NEUTRALPW")), pw) {
+				return
+			}
+			if s := with(pw); strings.Contains(Redact(s), pw) {
+				t.Errorf("Redact(%q) = %q keeps the password", s, Redact(s))
 			}
 		}
+		check(func(pw string) string { return "postgres://" + user + ":" + pw + "@" + host + "/a" })
+		check(func(pw string) string {
+			return "error: connect postgres://" + user + ":" + pw + "@" + host + "/a failed"
+		})
 		if !strings.ContainsAny(pw, " \t\n\r\f\v&;'\\") {
-			s := "host=" + host + " password=" + pw + " dbname=a"
-			if got := Redact(s); strings.Contains(got, pw) {
-				t.Errorf("Redact(%q) = %q keeps the password", s, got)
-			}
+			check(func(pw string) string { return "host=" + host + " password=" + pw + " dbname=a" })
 		}
 	})
 }
