@@ -354,6 +354,43 @@ func (l *Language) accepts(pattern uint16, captures []captured, text func(start,
 // patterns, and assigns parents, kinds and qualified names. The returned
 // symbols are numbered from 1 (0 is the module).
 func buildSymbols(defs []definition, module string, src []byte, lines *lineIndex, comments []span) []Symbol {
+	out := nestSymbols(defs, module, lines, func(d definition, s *Symbol) {
+		if s.Doc == "" {
+			s.Doc = cleanDoc(docComment(src, comments, int(d.start)))
+		}
+		// A method declared apart from its type (Go receivers, Rust impl
+		// blocks): its parent is the type when this file defines it,
+		// before or after the method.
+		if d.owner != "" {
+			if j := ownerIndex(defs, d.owner); j >= 0 {
+				s.Parent = -2 - j // resolved below, once every symbol exists
+			}
+		}
+	})
+	for i := range out {
+		if out[i].Parent <= -2 {
+			owner := defs[-2-out[i].Parent]
+			out[i].Parent = 0
+			for j := range out {
+				if out[j].Range.Start.Offset == int(owner.start) && out[j].Range.End.Offset == int(owner.end) && out[j].Name == owner.name {
+					out[i].Parent = out[j].Index
+					break
+				}
+			}
+		}
+	}
+	return out
+}
+
+// nestSymbols sorts defs by position (an enclosing definition before
+// those inside it), drops duplicates found by several patterns, and makes
+// their symbols, numbered from 1: a definition inside another is its child
+// (a function inside a type is a method); one declared apart from its type
+// (d.owner: a Go receiver, a Rust impl) is a method qualified by the type,
+// with no parent. visit, called with each kept definition and its symbol
+// before the next one, fills in what the caller knows: the doc comment
+// when the definition had none, a parent across files or pieces.
+func nestSymbols(defs []definition, module string, lines *lineIndex, visit func(d definition, s *Symbol)) []Symbol {
 	sort.SliceStable(defs, func(i, j int) bool {
 		if defs[i].start != defs[j].start {
 			return defs[i].start < defs[j].start
@@ -381,19 +418,10 @@ func buildSymbols(defs []definition, module string, src []byte, lines *lineIndex
 			Signature: d.signature,
 			Doc:       cleanDoc(d.doc),
 		}
-		if s.Doc == "" {
-			s.Doc = cleanDoc(docComment(src, comments, int(d.start)))
-		}
 		parentLocal := ""
 		if d.owner != "" {
-			// A method declared apart from its type (Go receivers, Rust impl
-			// blocks): its parent is the type when this file defines it,
-			// before or after the method.
 			s.Kind = KindMethod
 			parentLocal = d.owner
-			if j := ownerIndex(defs, d.owner); j >= 0 {
-				s.Parent = -2 - j // resolved below, once every symbol exists
-			}
 		} else if len(stack) > 0 {
 			top := stack[len(stack)-1]
 			s.Parent = out[top].Index
@@ -409,20 +437,9 @@ func buildSymbols(defs []definition, module string, src []byte, lines *lineIndex
 			local = append(local, parentLocal+"."+s.Name)
 			s.QualifiedName = parentLocal + "." + s.Name
 		}
+		visit(d, &s)
 		out = append(out, s)
 		stack = append(stack, len(out)-1)
-	}
-	for i := range out {
-		if out[i].Parent <= -2 {
-			owner := defs[-2-out[i].Parent]
-			out[i].Parent = 0
-			for j := range out {
-				if out[j].Range.Start.Offset == int(owner.start) && out[j].Range.End.Offset == int(owner.end) && out[j].Name == owner.name {
-					out[i].Parent = out[j].Index
-					break
-				}
-			}
-		}
 	}
 	return out
 }

@@ -48,34 +48,8 @@ type piece struct {
 func buildPiece(defs []definition, refs []pendingRef, comments []span, module string, src []byte, lines *lineIndex, start int) *piece {
 	pos := lines.position(start)
 	pc := &piece{start: start, line: pos.Line, col: pos.Column, module: module, comments: comments}
-	sort.SliceStable(defs, func(i, j int) bool {
-		if defs[i].start != defs[j].start {
-			return defs[i].start < defs[j].start
-		}
-		return defs[i].end > defs[j].end
-	})
-	out := make([]Symbol, 0, len(defs))
 	owners := make([]string, 0, len(defs))
-	local := make([]string, 0, len(defs)) // qualified names without the module
-	var stack []int                       // indexes into out of open definitions
-	for i, d := range defs {
-		if i > 0 && d.start == defs[i-1].start && d.end == defs[i-1].end && d.name == defs[i-1].name {
-			continue
-		}
-		for len(stack) > 0 && out[stack[len(stack)-1]].Range.End.Offset <= int(d.start) {
-			stack = stack[:len(stack)-1]
-		}
-		s := Symbol{
-			Index:     len(out) + 1,
-			Parent:    0,
-			Kind:      d.kind,
-			Name:      d.name,
-			Module:    module,
-			Range:     lines.rangeOf(d.start, d.end),
-			NameRange: lines.rangeOf(d.nameStart, d.nameEnd),
-			Signature: d.signature,
-			Doc:       cleanDoc(d.doc),
-		}
+	out := nestSymbols(defs, module, lines, func(d definition, s *Symbol) {
 		if s.Doc == "" {
 			// A doc comment inside the piece is the piece's; when no
 			// comment of the piece ends before the definition, the comment
@@ -83,37 +57,16 @@ func buildPiece(defs []definition, refs []pendingRef, comments []span, module st
 			if k := sort.Search(len(comments), func(k int) bool { return comments[k].end > d.start }); k > 0 {
 				s.Doc = cleanDoc(docComment(src, comments, int(d.start)))
 			} else {
-				pc.outside = append(pc.outside, len(out))
+				pc.outside = append(pc.outside, s.Index-1)
 			}
 		}
-		parentLocal, owner := "", ""
-		if d.owner != "" {
-			s.Kind = KindMethod
-			parentLocal, owner = d.owner, d.owner
-		} else if len(stack) > 0 {
-			top := stack[len(stack)-1]
-			s.Parent = out[top].Index
-			parentLocal = local[top]
-			if s.Kind == KindFunction && out[top].Kind.IsType() {
-				s.Kind = KindMethod
-			}
-		}
-		if parentLocal == "" {
-			local = append(local, s.Name)
-			s.QualifiedName = qualify(module, s.Name)
-		} else {
-			local = append(local, parentLocal+"."+s.Name)
-			s.QualifiedName = parentLocal + "." + s.Name
-		}
-		out = append(out, s)
-		owners = append(owners, owner)
-		stack = append(stack, len(out)-1)
-	}
+		owners = append(owners, d.owner)
+	})
 	pc.syms, pc.owners = out, owners
 	// References: as attachRefs, with the subject left for link.
 	slices.SortFunc(refs, comparePendingRefs)
 	pc.refs = make([]Ref, 0, len(refs))
-	stack = stack[:0]
+	var stack []int // indexes into out of open definitions
 	next := 0
 	for _, pr := range refs {
 		at := int(pr.at)
