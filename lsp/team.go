@@ -292,31 +292,19 @@ func (s *Server) teamActions(ctx context.Context, p *protocol.CodeActionParams) 
 	if st == nil || !st.Team() {
 		return nil
 	}
-	proposed, err := st.TeamRules(ctx, memory.TeamProposed)
+	actions, err := feature.TeamActionsIn(ctx, st, rel)
 	if err != nil {
 		s.log.Info("team proposals", zap.Error(err))
 		return nil
 	}
-	var rules []memory.Rule
 	var out []protocol.CodeAction
-	for _, tr := range proposed {
-		if tr.ExampleFile != rel {
-			continue
+	for _, a := range actions {
+		cmd := command.MemoryTeamApprove.Name()
+		if a.Op == feature.TeamOpReject {
+			cmd = command.MemoryTeamReject.Name()
 		}
-		if rules == nil {
-			if rules, err = st.Rules(ctx, memory.RuleFilter{}); err != nil {
-				return nil
-			}
-		}
-		_, _, conflict := memory.Relate(tr.Content, tr.Scope, rules)
-		for _, a := range feature.TeamProposalActions(tr, conflict) {
-			cmd := command.MemoryTeamApprove.Name()
-			if a.Op == feature.TeamOpReject {
-				cmd = command.MemoryTeamReject.Name()
-			}
-			out = append(out, protocol.CodeAction{Title: a.Title, Kind: protocol.QuickFix, IsPreferred: a.Preferred,
-				Command: &protocol.Command{Title: a.Title, Command: string(cmd), Arguments: []any{command.TeamIDArgs{ID: a.ID}}}})
-		}
+		out = append(out, protocol.CodeAction{Title: a.Title, Kind: protocol.QuickFix, IsPreferred: a.Preferred,
+			Command: &protocol.Command{Title: a.Title, Command: string(cmd), Arguments: []any{command.TeamIDArgs{ID: a.ID}}}})
 	}
 	return out
 }

@@ -1,6 +1,7 @@
 package feature
 
 import (
+	"context"
 	"fmt"
 
 	"github.com/anchorage-dev/anchorage/memory"
@@ -42,4 +43,29 @@ func TeamProposalActions(p memory.TeamRule, conflict string) []TeamAction {
 		{Title: approve, Op: TeamOpApprove, ID: p.ID, Preferred: conflict == ""},
 		{Title: fmt.Sprintf("Reject team rule: “%s”", text), Op: TeamOpReject, ID: p.ID},
 	}
+}
+
+// TeamActionsIn returns the actions an approver is offered on the team
+// proposals whose example is in file (workspace-relative), each checked
+// against st's rules for a repeat or a contradiction.
+func TeamActionsIn(ctx context.Context, st *memory.Store, file string) ([]TeamAction, error) {
+	proposed, err := st.TeamRules(ctx, memory.TeamProposed)
+	if err != nil {
+		return nil, fmt.Errorf("read team proposals: %w", err)
+	}
+	var rules []memory.Rule
+	var out []TeamAction
+	for _, tr := range proposed {
+		if tr.ExampleFile != file {
+			continue
+		}
+		if rules == nil {
+			if rules, err = st.Rules(ctx, memory.RuleFilter{}); err != nil {
+				return nil, fmt.Errorf("read rules: %w", err)
+			}
+		}
+		_, _, conflict := memory.Relate(tr.Content, tr.Scope, rules)
+		out = append(out, TeamProposalActions(tr, conflict)...)
+	}
+	return out, nil
 }
