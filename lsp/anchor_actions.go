@@ -3,154 +3,126 @@ package lsp
 import (
 	"context"
 	"errors"
-	"fmt"
 	"path"
-	"slices"
 	"strings"
 
 	"go.lsp.dev/jsonrpc2"
 	"go.lsp.dev/protocol"
 
-	"github.com/anchorage-dev/anchorage/analysis"
+	"github.com/anchorage-dev/anchorage/internal/feature"
 	"github.com/anchorage-dev/anchorage/lsp/command"
 	"github.com/anchorage-dev/anchorage/memory"
 )
 
-// maxChoiceRules is how many rules of one example get their other
-// candidate examples listed (each is a search).
-const maxChoiceRules = 3
-
-// maxChoices is how many other examples a rule offers.
-const maxChoices = 5
-
 // exampleRules runs anchorage.memory.exampleRules {uri, symbol?, rules?}:
 // the rules anchored on that symbol of the document (or the rules given by
 // id), most important first, each with its rationale, its corrections and
-// the actions on it — open a correction, choose another example (the best
-// other candidates), re-anchor, delete.
+// the actions on it (feature.RuleActions).
 func (s *Server) exampleRules(ctx context.Context, a command.ExampleRulesArgs) (command.ExampleRulesResult, error) {
+	name := string(command.MemoryExampleRules.Name())
 	out := command.ExampleRulesResult{URI: a.URI, Symbol: a.Symbol, Rules: []command.ExampleRuleView{}}
 	st, err := s.memoryStore(ctx, false)
 	if err != nil {
-		return command.ExampleRulesResult{}, s.memoryError(string(command.MemoryExampleRules.Name()), err)
+		return command.ExampleRulesResult{}, s.memoryError(name, err)
 	}
 	if st == nil {
 		return out, nil
 	}
-	var rules []memory.Rule
-	if len(a.Rules) > 0 {
-		for _, id := range a.Rules {
-			r, err := st.Rule(ctx, id)
-			if errors.Is(err, memory.ErrUnknownRule) {
-				continue // deleted since the lens was made
-			}
-			if err != nil {
-				return command.ExampleRulesResult{}, s.memoryError(string(command.MemoryExampleRules.Name()), err)
-			}
-			rules = append(rules, r)
-		}
-	} else {
-		_, drs, err := s.documentRules(ctx, a.URI)
-		if err != nil {
-			return command.ExampleRulesResult{}, s.memoryError(string(command.MemoryExampleRules.Name()), err)
-		}
-		for _, dr := range drs {
-			if a.Symbol == "" || dr.Rule.Anchor.Symbol == a.Symbol {
-				rules = append(rules, dr.Rule)
-			}
+	var doc []feature.ExampleRule
+	if len(a.Rules) == 0 {
+		if _, doc, err = s.documentRules(ctx, a.URI); err != nil {
+			return command.ExampleRulesResult{}, s.memoryError(name, err)
 		}
 	}
+	rules, err := feature.ExampleRulesOf(ctx, st, a.Rules, doc, a.Symbol)
+	if err != nil {
+		return command.ExampleRulesResult{}, s.memoryError(name, err)
+	}
 	x := s.anchors(st)
-	views := []command.ExampleRuleView{}
 	for i, r := range rules {
 		p := x.Locate(ctx, r)
 		v := command.ExampleRuleView{RuleView: command.RuleView{Rule: r, Location: s.placementLocation(p), AnchorStatus: p.Status},
 			Manual: r.Anchor != nil && memory.ReadAnchorMeta(r).Manual, Corrections: []command.CorrectionView{}}
 		cs, err := st.RuleCorrections(ctx, r.ID)
 		if err != nil {
-			return command.ExampleRulesResult{}, s.memoryError(string(command.MemoryExampleRules.Name()), err)
+			return command.ExampleRulesResult{}, s.memoryError(name, err)
 		}
-		for _, c := range cs {
+		fcs := make([]feature.Correction, len(cs))
+		for j, c := range cs {
 			cv := command.CorrectionView{Text: c.Text, File: c.File}
-			if c.Range != nil {
-				cv.Line = c.Range.Start.Line + 1
-			}
 			if f, rel := s.folderOfFile(c.File); f != nil {
-				rng := protocol.Range{}
-				if c.Range != nil {
-					rng = protocol.Range{
-						Start: protocol.Position{Line: uint32(c.Range.Start.Line), Character: uint32(c.Range.Start.Character)},
-						End:   protocol.Position{Line: uint32(c.Range.End.Line), Character: uint32(c.Range.End.Character)},
-					}
-				}
-				cv.Location = &protocol.Location{URI: f.fileURI(rel), Range: rng}
+				cv.Location = &protocol.Location{URI: f.fileURI(rel), Range: correctionRange(c.Range)}
 			}
+			fcs[j] = feature.CorrectionOf(c, cv.Location != nil)
+			cv.Line = fcs[j].Line
 			v.Corrections = append(v.Corrections, cv)
 		}
-		v.Actions = s.ruleActions(ctx, x, r, p, v.Corrections, i < maxChoiceRules)
-		views = append(views, v)
+		var candidates []memory.AnchorCandidate
+		var in *folder
+		if i < feature.MaxChoiceRules {
+			in, candidates = s.otherExamples(ctx, x, r)
+		}
+		for _, ra := range feature.RuleActions(r, p.Status, fcs, candidates) {
+			v.Actions = append(v.Actions, ruleAction(ra, v.Corrections, in))
+		}
+		out.Rules = append(out.Rules, v)
 	}
-	out.Rules = views
 	return out, nil
 }
 
-// ruleActions are the actions on rule r, whose anchor is at p: open its
-// corrections, use one of its other best candidates (when choices),
-// find its example again, delete it.
-func (s *Server) ruleActions(ctx context.Context, x *memory.Anchors, r memory.Rule, p memory.Placement, cs []command.CorrectionView, choices bool) []command.RuleAction {
-	var out []command.RuleAction
-	for i, c := range cs {
-		if c.Location == nil || i == maxChoices {
-			continue
-		}
-		where := c.File
-		if c.Line > 0 {
-			where = fmt.Sprintf("%s:%d", c.File, c.Line)
-		}
-		out = append(out, command.RuleAction{Title: fmt.Sprintf("Open correction: “%s” (%s)", shorten(c.Text, 60), where), Kind: "open", Location: c.Location})
+// correctionRange is the range of a correction, empty at the top of the
+// file when it has none.
+func correctionRange(r *memory.Range) protocol.Range {
+	if r == nil {
+		return protocol.Range{}
 	}
-	if choices {
-		origins, err := x.Store.RuleOrigins(ctx, r.ID)
-		if err != nil {
-			s.warn("rule %d: where its corrections were made: %v", r.ID, err)
-		}
-		hint := ""
-		if r.Anchor != nil {
-			hint = r.Anchor.File
-		}
-		w, res := x.BestFrom(ctx, r.Content, r.Scope, hint, origins)
-		if w == nil && len(x.Workspaces) > 0 {
-			w = x.Workspaces[0]
-		}
-		if f := s.workspaceFolder(w); f != nil && res != nil {
-			n := 0
-			for _, c := range res.Candidates {
-				if n == maxChoices {
-					break
-				}
-				if r.Anchor != nil && c.File == r.Anchor.File && c.Symbol == r.Anchor.Symbol {
-					continue
-				}
-				n++
-				out = append(out, command.RuleAction{
-					Title: fmt.Sprintf("Use %s (%s:%d) as the example — matches %d of %d key terms", c.Symbol, c.File, c.Line, c.MatchedTerms, c.KeyTerms),
-					Kind:  "command",
-					Command: &protocol.Command{Title: "Use as the example", Command: string(command.MemoryUseExample.Name()), Arguments: []any{command.UseExampleArgs{
-						ID: r.ID, URI: f.fileURI(c.File), Symbol: c.Symbol, Line: c.Line,
-					}}},
-				})
-			}
-		}
+	return protocol.Range{
+		Start: protocol.Position{Line: uint32(r.Start.Line), Character: uint32(r.Start.Character)},
+		End:   protocol.Position{Line: uint32(r.End.Line), Character: uint32(r.End.Character)},
 	}
-	reanchor := "Find the best example again"
-	if p.Status == memory.AnchorLost {
-		reanchor = "Re-anchor: its example is gone"
+}
+
+// otherExamples returns the best candidate examples of rule r, best
+// first, and the folder they are in (nil and none when no open folder
+// has any).
+func (s *Server) otherExamples(ctx context.Context, x *memory.Anchors, r memory.Rule) (*folder, []memory.AnchorCandidate) {
+	origins, err := x.Store.RuleOrigins(ctx, r.ID)
+	if err != nil {
+		s.warn("rule %d: where its corrections were made: %v", r.ID, err)
 	}
-	out = append(out,
-		command.RuleAction{Title: reanchor, Kind: "command", Command: &protocol.Command{Title: reanchor, Command: string(command.MemoryReanchor.Name()), Arguments: []any{command.IDArgs{ID: r.ID}}}},
-		command.RuleAction{Title: fmt.Sprintf("Delete rule %d", r.ID), Kind: "command", Command: &protocol.Command{Title: "Delete rule", Command: string(command.MemoryDeleteRule.Name()), Arguments: []any{command.IDArgs{ID: r.ID}}}},
-	)
-	return out
+	hint := ""
+	if r.Anchor != nil {
+		hint = r.Anchor.File
+	}
+	w, res := x.BestFrom(ctx, r.Content, r.Scope, hint, origins)
+	if w == nil && len(x.Workspaces) > 0 {
+		w = x.Workspaces[0]
+	}
+	f := s.workspaceFolder(w)
+	if f == nil || res == nil {
+		return nil, nil
+	}
+	return f, res.Candidates
+}
+
+// ruleAction is a feature.RuleAction as the command answers it: a
+// correction of cs to open, or a command on the rule (a candidate
+// example of folder f to use).
+func ruleAction(a feature.RuleAction, cs []command.CorrectionView, f *folder) command.RuleAction {
+	cmd := func(title string, name command.Name, arg any) command.RuleAction {
+		return command.RuleAction{Title: a.Title, Kind: "command", Command: &protocol.Command{Title: title, Command: string(name), Arguments: []any{arg}}}
+	}
+	switch a.Op {
+	case feature.RuleOpOpen:
+		return command.RuleAction{Title: a.Title, Kind: "open", Location: cs[a.Correction].Location}
+	case feature.RuleOpUseExample:
+		c := a.Candidate
+		return cmd("Use as the example", command.MemoryUseExample.Name(), command.UseExampleArgs{ID: a.Rule, URI: f.fileURI(c.File), Symbol: c.Symbol, Line: c.Line})
+	case feature.RuleOpReanchor:
+		return cmd(a.Title, command.MemoryReanchor.Name(), command.IDArgs{ID: a.Rule})
+	default:
+		return cmd("Delete rule", command.MemoryDeleteRule.Name(), command.IDArgs{ID: a.Rule})
+	}
 }
 
 // useExample runs anchorage.memory.useExample {id, uri, symbol, line?}:
@@ -207,14 +179,9 @@ func (s *Server) deleteRule(ctx context.Context, a command.IDArgs) (command.Dele
 	return command.DeletedResult{Deleted: a.ID}, nil
 }
 
-// maxExampleActions caps the "Use F as the example of rule N" actions of
-// one definition.
-const maxExampleActions = 5
-
-// exampleActions are the "Use F as the example of rule N" actions of the
-// definition whose name line holds the start of the requested range: for
-// the rules that apply to the document and are not anchored on it, those
-// without an example first.
+// exampleActions are the "Use F as the example of rule N" actions
+// (feature.ExampleActions) of the definition whose name line holds the
+// start of the requested range, for the rules that apply to the document.
 func (s *Server) exampleActions(ctx context.Context, p *protocol.CodeActionParams) []protocol.CodeAction {
 	if !kindWanted(p.Context.Only, protocol.Refactor) {
 		return nil
@@ -231,47 +198,20 @@ func (s *Server) exampleActions(ctx context.Context, p *protocol.CodeActionParam
 	if err != nil {
 		return nil
 	}
-	line := int(p.Range.Start.Line)
-	var def *analysis.SymbolInfo
-	for i := range syms {
-		sym := &syms[i]
-		if sym.Kind == analysis.KindModule || sym.NameRange.Start.Line != line {
-			continue
-		}
-		if def == nil || sym.Range.Start.Offset > def.Range.Start.Offset {
-			def = sym
-		}
-	}
-	if def == nil {
+	def, ok := feature.DefinitionAt(syms, int(p.Range.Start.Line))
+	if !ok {
 		return nil
 	}
 	rules, err := st.RulesFor(ctx, memory.LanguageOfFile(rel), s.projectOf(f))
 	if err != nil {
 		return nil
 	}
-	// Unanchored rules first, then the others, each by importance.
-	slices.SortStableFunc(rules, func(a, b memory.Rule) int {
-		switch {
-		case (a.Anchor == nil) == (b.Anchor == nil):
-			return 0
-		case a.Anchor == nil:
-			return -1
-		}
-		return 1
-	})
 	var out []protocol.CodeAction
-	for _, r := range rules {
-		if len(out) == maxExampleActions {
-			break
-		}
-		if r.Anchor != nil && r.Anchor.File == rel && r.Anchor.Symbol == def.QualifiedName {
-			continue
-		}
-		title := fmt.Sprintf("Use %s as the example of rule %d: %s", def.Name, r.ID, shorten(r.Content, 60))
+	for _, a := range feature.ExampleActions(def, rel, rules) {
 		out = append(out, protocol.CodeAction{
-			Title: title, Kind: protocol.Refactor,
-			Command: &protocol.Command{Title: title, Command: string(command.MemoryUseExample.Name()), Arguments: []any{command.UseExampleArgs{
-				ID: r.ID, URI: p.TextDocument.URI, Symbol: def.QualifiedName, Line: def.Range.Start.Line + 1,
+			Title: a.Title, Kind: protocol.Refactor,
+			Command: &protocol.Command{Title: a.Title, Command: string(command.MemoryUseExample.Name()), Arguments: []any{command.UseExampleArgs{
+				ID: a.Rule, URI: p.TextDocument.URI, Symbol: a.Symbol, Line: a.Line,
 			}}},
 		})
 	}

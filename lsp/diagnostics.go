@@ -1,7 +1,6 @@
 package lsp
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -9,8 +8,6 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
-	"unicode"
-	"unicode/utf8"
 
 	"go.lsp.dev/protocol"
 	"go.uber.org/zap"
@@ -20,58 +17,18 @@ import (
 	"github.com/anchorage-dev/anchorage/memory"
 )
 
-// Diagnostics of pending proposals: each is shown (at Information
-// severity unless the memory.proposalSeverity setting says otherwise) on
-// the lines its corrections were about, else at its candidate example
-// (the symbol's name), else on the first line of the file the corrections
-// were made in, for the user to approve or reject with a code action.
+// Proposal diagnostics (feature.ProposalDiagnostic) carry this source
+// and code, which code action requests send back.
 const (
 	diagnosticSource = "anchorage"
 	proposalCode     = "proposal"
 )
 
-// proposalData is a proposal diagnostic's data, which the editor sends
-// back with code action requests. Besides the proposal's id it carries
-// what editors show of a proposal, so that they never read it out of the
-// message.
-type proposalData struct {
-	Proposal  int64  `json:"proposal"`
-	Content   string `json:"content,omitempty"`
-	Scope     string `json:"scope,omitempty"`
-	Category  string `json:"category,omitempty"`
-	Frequency int    `json:"frequency,omitempty"`
-	Language  string `json:"language,omitempty"`
-	Project   string `json:"project,omitempty"`
-	Conflict  string `json:"conflict,omitempty"`
-	// File is where the corrections were made, relative to its folder.
-	File string `json:"file,omitempty"`
-	// ScopeChoices are the scopes the proposal can be approved with, in
-	// the order to offer them (the argument scope of
-	// anchorage.memory.approve).
-	ScopeChoices []feature.ScopeChoice `json:"scope_choices,omitempty"`
-}
-
-// Values of the memory.proposalSeverity setting.
-const (
-	proposalSeverityInformation = "information"
-	proposalSeverityWarning     = "warning"
-	proposalSeverityHint        = "hint"
-	proposalSeverityOff         = "off"
-)
-
-// proposalSeverity is the severity proposals are shown at, and false when
-// they are not shown (the setting is "off").
+// proposalSeverity is the protocol's severity for the memory.proposalSeverity
+// setting, and false when proposals are not shown.
 func proposalSeverity(setting string) (protocol.DiagnosticSeverity, bool) {
-	switch strings.ToLower(setting) {
-	case proposalSeverityOff:
-		return 0, false
-	case proposalSeverityHint:
-		return protocol.DiagnosticSeverityHint, true
-	case proposalSeverityWarning:
-		return protocol.DiagnosticSeverityWarning, true
-	default:
-		return protocol.DiagnosticSeverityInformation, true
-	}
+	sev, ok := feature.ProposalSeverity(setting)
+	return protocol.DiagnosticSeverity(sev), ok
 }
 
 // proposalOf returns the proposal id of an anchorage proposal diagnostic,
@@ -84,7 +41,7 @@ func proposalOf(d protocol.Diagnostic) int64 {
 	if err != nil {
 		return 0
 	}
-	var pd proposalData
+	var pd feature.ProposalData
 	if json.Unmarshal(raw, &pd) != nil {
 		return 0
 	}
@@ -128,102 +85,65 @@ func (s *Server) pendingProposals(ctx context.Context, st *memory.Store) (*pendi
 	return v, nil
 }
 
-// proposalLocation returns where a proposal is shown: the lines of its
-// file its corrections were about, else its candidate example's name, as
-// the live graph has it, else the first line of the file the corrections
-// were made in. An empty range is widened to the text of its line, so
-// that editors underline something. It is false for a proposal of no file
-// in the workspace.
+// proposalLocation returns where a proposal is shown
+// (feature.PlaceProposal), false for a proposal of no file in the
+// workspace.
 func (s *Server) proposalLocation(ctx context.Context, p memory.Proposal) (protocol.Location, bool) {
-	if p.Range != nil {
-		if f, rel := s.folderOfFile(p.File); f != nil {
-			r := protocol.Range{
-				Start: protocol.Position{Line: uint32(p.Range.Start.Line), Character: uint32(p.Range.Start.Character)},
-				End:   protocol.Position{Line: uint32(p.Range.End.Line), Character: uint32(p.Range.End.Character)},
-			}
-			if r.Start == r.End {
-				r = s.lineRange(f, rel, r.Start.Line)
-			}
-			return protocol.Location{URI: f.fileURI(rel), Range: r}, true
-		}
-	}
-	if p.ExampleFile != "" && p.ExampleSymbol != "" {
-		if f, rel := s.folderOfFile(p.ExampleFile); f != nil {
-			syms, err := f.ws.FileSymbols(ctx, rel)
-			if err != nil {
-				s.log.Debug("proposal example", zap.String("file", rel), zap.Error(err))
-			} else if sym, ok := analysis.NearestSymbol(syms, p.ExampleSymbol, -1); ok {
-				return protocol.Location{URI: f.fileURI(rel), Range: selectionRange(sym)}, true
-			}
-		}
-	}
-	if f, rel := s.folderOfFile(p.File); f != nil {
-		return protocol.Location{URI: f.fileURI(rel), Range: s.lineRange(f, rel, 0)}, true
-	}
-	return protocol.Location{}, false
-}
-
-// lineRange is the range of a line's text, from its first character that
-// is not a space to its end (the editor's text of an open document, else
-// the file's); an empty range at the line's start when the line is blank
-// or cannot be read.
-func (s *Server) lineRange(f *folder, rel string, line uint32) protocol.Range {
-	empty := protocol.Range{Start: protocol.Position{Line: line}, End: protocol.Position{Line: line}}
-	text, _, ok := f.ws.Text(rel)
+	pl, ok := feature.PlaceProposal(ctx, p, proposalFiles{s})
 	if !ok {
-		b, err := os.ReadFile(filepath.Join(f.dir, filepath.FromSlash(rel)))
-		if err != nil {
-			return empty
-		}
-		text = b
+		return protocol.Location{}, false
 	}
-	for i := uint32(0); i < line; i++ {
-		nl := bytes.IndexByte(text, '\n')
-		if nl < 0 {
-			return empty
-		}
-		text = text[nl+1:]
+	f, rel := s.folderOfFile(pl.File)
+	if f == nil {
+		return protocol.Location{}, false
 	}
-	if nl := bytes.IndexByte(text, '\n'); nl >= 0 {
-		text = text[:nl]
-	}
-	text = bytes.TrimRight(text, " \t\r")
-	trimmed := bytes.TrimLeft(text, " \t")
-	if len(trimmed) == 0 {
-		return empty
-	}
-	start := utf16Units(string(text[:len(text)-len(trimmed)]))
-	return protocol.Range{
-		Start: protocol.Position{Line: line, Character: uint32(start)},
-		End:   protocol.Position{Line: line, Character: uint32(start + utf16Units(string(trimmed)))},
-	}
+	return protocol.Location{URI: f.fileURI(rel), Range: toRange(pl.Range)}, true
 }
 
-// proposalDiagnostic is the diagnostic showing a pending proposal, at
-// Information severity (pendingProposals applies the setting). Its data
-// carries the proposal (proposalData).
-func proposalDiagnostic(p memory.Proposal, r protocol.Range) protocol.Diagnostic {
-	msg := fmt.Sprintf("Proposed rule: %s (%s, from %s)", p.Content, p.Scope, plural(p.Frequency, "correction"))
-	if p.Conflict != "" {
-		msg += "\n" + upperFirst(p.Conflict)
+// proposalFiles are the files of the server's folders as placing a
+// proposal reads them (feature.Files): the editor's text and symbols of
+// an open document, else the file's and the index's.
+type proposalFiles struct{ s *Server }
+
+func (pf proposalFiles) Has(file string) bool {
+	f, _ := pf.s.folderOfFile(file)
+	return f != nil
+}
+
+func (pf proposalFiles) Symbols(ctx context.Context, file string) []analysis.SymbolInfo {
+	f, rel := pf.s.folderOfFile(file)
+	if f == nil {
+		return nil
 	}
+	syms, err := f.ws.FileSymbols(ctx, rel)
+	if err != nil {
+		pf.s.log.Debug("proposal example", zap.String("file", rel), zap.Error(err))
+		return nil
+	}
+	return syms
+}
+
+func (pf proposalFiles) Text(file string) ([]byte, bool) {
+	f, rel := pf.s.folderOfFile(file)
+	if f == nil {
+		return nil, false
+	}
+	if text, _, ok := f.ws.Text(rel); ok {
+		return text, true
+	}
+	b, err := os.ReadFile(filepath.Join(f.dir, filepath.FromSlash(rel)))
+	return b, err == nil
+}
+
+// proposalDiagnostic is the diagnostic showing a pending proposal
+// (feature.ProposalDiagnostic), at Information severity (pendingProposals
+// applies the setting).
+func proposalDiagnostic(p memory.Proposal, r protocol.Range) protocol.Diagnostic {
+	n := feature.ProposalDiagnostic(p)
 	return protocol.Diagnostic{
 		Range: r, Severity: protocol.DiagnosticSeverityInformation, Source: diagnosticSource, Code: proposalCode,
-		Message: msg, Data: proposalData{
-			Proposal: p.ID, Content: p.Content, Scope: p.Scope, Category: p.Category, Frequency: p.Frequency,
-			Language: p.Language, Project: p.Project, Conflict: p.Conflict, File: p.File,
-			ScopeChoices: feature.ScopeChoices([]memory.Proposal{p}),
-		},
+		Message: n.Message, Data: n.Data,
 	}
-}
-
-// upperFirst capitalises the first letter of text.
-func upperFirst(text string) string {
-	r, n := utf8.DecodeRuneInString(text)
-	if n == 0 {
-		return text
-	}
-	return string(unicode.ToUpper(r)) + text[n:]
 }
 
 // publishProposals publishes the pending proposals' diagnostics: for

@@ -12,6 +12,7 @@ import (
 
 	"github.com/anchorage-dev/anchorage/analysis"
 	"github.com/anchorage-dev/anchorage/internal/config"
+	"github.com/anchorage-dev/anchorage/internal/feature"
 )
 
 // indexFolder brings a folder's index up to date in the background, with
@@ -101,7 +102,7 @@ func (s *Server) applySettings(raw any) {
 		return
 	}
 	switch sev := settings.Memory.ProposalSeverity; strings.ToLower(sev) {
-	case "", proposalSeverityInformation, proposalSeverityWarning, proposalSeverityHint, proposalSeverityOff:
+	case "", feature.ProposalSeverityInformation, feature.ProposalSeverityWarning, feature.ProposalSeverityHint, feature.ProposalSeverityOff:
 	default:
 		s.warn("ignoring memory.proposalSeverity %q: want information, warning, hint or off", sev)
 		settings.Memory.ProposalSeverity = ""
