@@ -198,49 +198,52 @@ func (s *Server) teamError(cmd command.Name, err error) error {
 }
 
 // teamStatus runs anchorage.memory.team.status.
-func (s *Server) teamStatus(ctx context.Context, _ command.NoArgs) (any, error) {
+func (s *Server) teamStatus(ctx context.Context, _ command.NoArgs) (command.TeamStatusResult, error) {
 	name := command.MemoryTeamStatus.Name()
 	tm, err := s.currentTeam(name)
 	if err != nil {
-		return nil, err
+		return command.TeamStatusResult{}, err
 	}
 	st, err := tm.Status(ctx)
 	if err != nil {
-		return nil, s.teamError(name, err)
+		return command.TeamStatusResult{}, s.teamError(name, err)
 	}
 	pending := []memory.TeamRule{}
 	if mem := s.editorMemory(ctx); mem != nil {
 		if pending, err = mem.TeamRules(ctx, memory.TeamProposed); err != nil {
-			return nil, s.teamError(name, err)
+			return command.TeamStatusResult{}, s.teamError(name, err)
+		}
+		if pending == nil {
+			pending = []memory.TeamRule{}
 		}
 	}
-	return map[string]any{"status": st, "pending": pending}, nil
+	return command.TeamStatusResult{Status: st, Pending: pending}, nil
 }
 
 // teamPull runs anchorage.memory.team.pull.
-func (s *Server) teamPull(ctx context.Context, _ command.NoArgs) (any, error) {
+func (s *Server) teamPull(ctx context.Context, _ command.NoArgs) (command.TeamPullResult, error) {
 	name := command.MemoryTeamPull.Name()
 	tm, err := s.currentTeam(name)
 	if err != nil {
-		return nil, err
+		return command.TeamPullResult{}, err
 	}
 	applied, err := tm.Pull(ctx)
 	if err != nil {
-		return nil, s.teamError(name, err)
+		return command.TeamPullResult{}, s.teamError(name, err)
 	}
 	st, err := tm.Status(ctx)
 	if err != nil {
-		return nil, s.teamError(name, err)
+		return command.TeamPullResult{}, s.teamError(name, err)
 	}
-	return map[string]any{"applied": applied.Applied, "status": st}, nil
+	return command.TeamPullResult{Applied: applied.Applied, Status: st}, nil
 }
 
 // teamPropose runs anchorage.memory.team.propose.
-func (s *Server) teamPropose(ctx context.Context, a command.TeamProposeArgs) (any, error) {
+func (s *Server) teamPropose(ctx context.Context, a command.TeamProposeArgs) (command.TeamProposalResult, error) {
 	name := command.MemoryTeamPropose.Name()
 	tm, err := s.currentTeam(name)
 	if err != nil {
-		return nil, err
+		return command.TeamProposalResult{}, err
 	}
 	who := "unknown"
 	if u, err := user.Current(); err == nil && u.Username != "" {
@@ -249,26 +252,26 @@ func (s *Server) teamPropose(ctx context.Context, a command.TeamProposeArgs) (an
 	p, err := tm.ProposeFrom(ctx, session.TeamProposalSource{Proposal: a.Proposal, Rule: a.Rule, Text: a.Text,
 		Scope: a.Scope, Rationale: a.Rationale, Who: who})
 	if err != nil {
-		return nil, s.teamError(name, err)
+		return command.TeamProposalResult{}, s.teamError(name, err)
 	}
 	s.memoryChanged(ctx) // a personal proposal it came from is no longer pending
-	return p, nil
+	return command.TeamProposalResult{TeamProposal: p}, nil
 }
 
 // teamDecide returns the handler of a team decision command.
-func (s *Server) teamDecide(def command.Def[command.TeamIDArgs, any], action string) func(context.Context, command.TeamIDArgs) (any, error) {
-	return func(ctx context.Context, a command.TeamIDArgs) (any, error) {
+func (s *Server) teamDecide(def command.Def[command.TeamIDArgs, command.TeamDecisionResult], action string) func(context.Context, command.TeamIDArgs) (command.TeamDecisionResult, error) {
+	return func(ctx context.Context, a command.TeamIDArgs) (command.TeamDecisionResult, error) {
 		name := def.Name()
 		tm, err := s.currentTeam(name)
 		if err != nil {
-			return nil, err
+			return command.TeamDecisionResult{}, err
 		}
 		r, queued, err := tm.Decide(ctx, action, a.ID, "", "")
 		if err != nil {
-			return nil, s.teamError(name, err)
+			return command.TeamDecisionResult{}, s.teamError(name, err)
 		}
 		s.memoryChanged(ctx)
-		return map[string]any{"rule": r, "queued": queued}, nil
+		return command.TeamDecisionResult{Rule: r, Queued: queued}, nil
 	}
 }
 

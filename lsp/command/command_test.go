@@ -7,6 +7,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 )
@@ -52,6 +53,28 @@ func TestDeclaration(t *testing.T) {
 	}
 	if !names["anchorage.anchors.status"] || !names["anchorage.slots.status"] {
 		t.Errorf("names %v: want the slots commands under their new and former names", Names())
+	}
+}
+
+// TestTypedResults checks every command declares its result's type, so
+// that the editors' CommandResults name no unknown answer, and that each
+// result's JSON fields are all named (a field without a json tag would be
+// written under its Go name).
+func TestTypedResults(t *testing.T) {
+	for _, c := range All() {
+		if c.Result == nil || c.Result.Kind() == reflect.Interface {
+			t.Errorf("command %s: its result is not typed", c.Name)
+			continue
+		}
+		named := map[string]reflect.Type{}
+		tsSyntax.ref(c.Result, named)
+		for _, typ := range named {
+			for _, f := range jsonFields(typ) {
+				if f.name != "" && f.name[0] >= 'A' && f.name[0] <= 'Z' {
+					t.Errorf("command %s: %s's field %s has no json name", c.Name, typ, f.name)
+				}
+			}
+		}
 	}
 }
 

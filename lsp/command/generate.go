@@ -67,7 +67,7 @@ func jsonFields(t reflect.Type) []field {
 		if name == "" {
 			name = f.Name
 		}
-		omitempty := strings.Contains(","+opts+",", ",omitempty,")
+		omitempty := strings.Contains(","+opts+",", ",omitempty,") || strings.Contains(","+opts+",", ",omitzero,")
 		optional := omitempty || ft.Kind() == reflect.Pointer
 		nullable := !omitempty && ft.Kind() == reflect.Pointer
 		out = append(out, field{name: name, typ: ft, optional: optional, nullable: nullable})

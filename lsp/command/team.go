@@ -5,6 +5,7 @@ import (
 	"errors"
 	"strings"
 
+	"github.com/anchorage-dev/anchorage/internal/session"
 	"github.com/anchorage-dev/anchorage/memory"
 )
 
@@ -12,17 +13,47 @@ import (
 // team; each answers with an error naming memory.team.url when no team
 // is configured.
 var (
-	MemoryTeamStatus  = def[NoArgs, any]("anchorage.memory.team.status", "The team database (URL without password), the member, the cache and the outbox.")
-	MemoryTeamPull    = def[NoArgs, any]("anchorage.memory.team.pull", "Sends the outbox and brings the cache of team rules up to date.")
-	MemoryTeamPropose = def[TeamProposeArgs, any]("anchorage.memory.team.propose", "Proposes a rule to the team: a pending proposal, a rule, or a text.")
-	MemoryTeamApprove = def[TeamIDArgs, any]("anchorage.memory.team.approve", "Approves a team proposal (approvers only).", shorthand(`["id"]`))
-	MemoryTeamReject  = def[TeamIDArgs, any]("anchorage.memory.team.reject", "Rejects a team proposal (approvers only).", shorthand(`["id"]`))
-	MemoryTeamRetire  = def[TeamIDArgs, any]("anchorage.memory.team.retire", "Retires an approved team rule (approvers only).", shorthand(`["id"]`))
+	MemoryTeamStatus  = def[NoArgs, TeamStatusResult]("anchorage.memory.team.status", "The team database (URL without password), the member, the cache and the outbox.")
+	MemoryTeamPull    = def[NoArgs, TeamPullResult]("anchorage.memory.team.pull", "Sends the outbox and brings the cache of team rules up to date.")
+	MemoryTeamPropose = def[TeamProposeArgs, TeamProposalResult]("anchorage.memory.team.propose", "Proposes a rule to the team: a pending proposal, a rule, or a text.")
+	MemoryTeamApprove = def[TeamIDArgs, TeamDecisionResult]("anchorage.memory.team.approve", "Approves a team proposal (approvers only).", shorthand(`["id"]`))
+	MemoryTeamReject  = def[TeamIDArgs, TeamDecisionResult]("anchorage.memory.team.reject", "Rejects a team proposal (approvers only).", shorthand(`["id"]`))
+	MemoryTeamRetire  = def[TeamIDArgs, TeamDecisionResult]("anchorage.memory.team.retire", "Retires an approved team rule (approvers only).", shorthand(`["id"]`))
 )
 
 // teamCommands are the team's commands, in the order editors list them.
 func teamCommands() []*Command {
 	return []*Command{MemoryTeamStatus.c, MemoryTeamPull.c, MemoryTeamPropose.c, MemoryTeamApprove.c, MemoryTeamReject.c, MemoryTeamRetire.c}
+}
+
+// TeamStatusResult is anchorage.memory.team.status's answer: the team
+// database as last reached, and the team proposals waiting for an
+// approver (those in the cache; none without a memory database).
+type TeamStatusResult struct {
+	Status  session.TeamStatus `json:"status"`
+	Pending []memory.TeamRule  `json:"pending"`
+}
+
+// TeamPullResult is anchorage.memory.team.pull's answer: how many changes
+// of the team database the cache applied, and the status after the pull.
+type TeamPullResult struct {
+	Applied int                `json:"applied"`
+	Status  session.TeamStatus `json:"status"`
+}
+
+// TeamProposalResult is anchorage.memory.team.propose's answer: the rule
+// proposed, whether it waits in the outbox, and what it repeats or
+// contradicts.
+type TeamProposalResult struct {
+	session.TeamProposal
+}
+
+// TeamDecisionResult is the answer of anchorage.memory.team.approve,
+// reject and retire: the team rule as decided, and whether the decision
+// waits in the outbox (the database could not be reached).
+type TeamDecisionResult struct {
+	Rule   memory.TeamRule `json:"rule"`
+	Queued bool            `json:"queued"`
 }
 
 // TeamIDArgs name a team rule: its id (a UUID), a unique start of it, or

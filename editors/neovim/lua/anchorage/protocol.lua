@@ -290,6 +290,33 @@
 ---@field corrections integer
 ---@field open_corrections integer
 
+---@class anchorage.MemoryTeamRule
+---@field id string
+---@field seq integer
+---@field status string
+---@field category string
+---@field scope string
+---@field content string
+---@field rationale? string
+---@field example_file? string
+---@field example_symbol? string
+---@field example_fingerprint? string
+---@field correction? string
+---@field proposed_by? string
+---@field decided_by? string
+---@field created_at string
+---@field updated_at string
+---@field rule_id? integer
+
+---@class anchorage.MemoryTeamState
+---@field team string
+---@field last_seq integer
+---@field cached integer
+---@field approved integer
+---@field proposed integer
+---@field outbox integer
+---@field synced_at? string
+
 ---@class anchorage.ProposalResult
 ---@field proposal anchorage.MemoryProposal
 
@@ -494,6 +521,15 @@
 ---@class anchorage.SessionArgs
 ---@field session? string
 
+---@class anchorage.SessionTeamStatus
+---@field url string
+---@field known boolean
+---@field reachable boolean
+---@field error? string
+---@field member? string
+---@field approver boolean
+---@field cache anchorage.MemoryTeamState
+
 ---@class anchorage.SlotArgs
 ---@field slot string
 ---@field id? string
@@ -506,8 +542,17 @@
 ---@field symbol string
 ---@field depth? integer
 
+---@class anchorage.TeamDecisionResult
+---@field rule anchorage.MemoryTeamRule
+---@field queued boolean
+
 ---@class anchorage.TeamIDArgs
 ---@field id string
+
+---@class anchorage.TeamProposalResult
+---@field rule anchorage.MemoryTeamRule
+---@field queued boolean
+---@field conflict? string
 
 ---@class anchorage.TeamProposeArgs
 ---@field proposal? integer
@@ -515,6 +560,14 @@
 ---@field text? string
 ---@field scope? string
 ---@field rationale? string
+
+---@class anchorage.TeamPullResult
+---@field applied integer
+---@field status anchorage.SessionTeamStatus
+
+---@class anchorage.TeamStatusResult
+---@field status anchorage.SessionTeamStatus
+---@field pending anchorage.MemoryTeamRule[]
 
 ---@class anchorage.UseExampleArgs
 ---@field id integer
@@ -582,12 +635,12 @@
 -- anchorage.slots.set: anchorage.RecallStatus
 -- anchorage.slots.pin: anchorage.RecallStatus
 -- anchorage.slots.unpin: anchorage.RecallStatus
--- anchorage.memory.team.status: any
--- anchorage.memory.team.pull: any
--- anchorage.memory.team.propose: any
--- anchorage.memory.team.approve: any
--- anchorage.memory.team.reject: any
--- anchorage.memory.team.retire: any
+-- anchorage.memory.team.status: anchorage.TeamStatusResult
+-- anchorage.memory.team.pull: anchorage.TeamPullResult
+-- anchorage.memory.team.propose: anchorage.TeamProposalResult
+-- anchorage.memory.team.approve: anchorage.TeamDecisionResult
+-- anchorage.memory.team.reject: anchorage.TeamDecisionResult
+-- anchorage.memory.team.retire: anchorage.TeamDecisionResult
 
 local M = {
   -- The callers of a symbol.

@@ -152,12 +152,12 @@ export interface CommandResults {
   'anchorage.slots.set': RecallStatus;
   'anchorage.slots.pin': RecallStatus;
   'anchorage.slots.unpin': RecallStatus;
-  'anchorage.memory.team.status': unknown;
-  'anchorage.memory.team.pull': unknown;
-  'anchorage.memory.team.propose': unknown;
-  'anchorage.memory.team.approve': unknown;
-  'anchorage.memory.team.reject': unknown;
-  'anchorage.memory.team.retire': unknown;
+  'anchorage.memory.team.status': TeamStatusResult;
+  'anchorage.memory.team.pull': TeamPullResult;
+  'anchorage.memory.team.propose': TeamProposalResult;
+  'anchorage.memory.team.approve': TeamDecisionResult;
+  'anchorage.memory.team.reject': TeamDecisionResult;
+  'anchorage.memory.team.retire': TeamDecisionResult;
 }
 
 export interface AnalysisAnswer {
@@ -482,6 +482,35 @@ export interface MemoryStats {
   open_corrections: number;
 }
 
+export interface MemoryTeamRule {
+  id: string;
+  seq: number;
+  status: string;
+  category: string;
+  scope: string;
+  content: string;
+  rationale?: string;
+  example_file?: string;
+  example_symbol?: string;
+  example_fingerprint?: string;
+  correction?: string;
+  proposed_by?: string;
+  decided_by?: string;
+  created_at: string;
+  updated_at: string;
+  rule_id?: number;
+}
+
+export interface MemoryTeamState {
+  team: string;
+  last_seq: number;
+  cached: number;
+  approved: number;
+  proposed: number;
+  outbox: number;
+  synced_at?: string;
+}
+
 export interface ProposalResult {
   proposal: MemoryProposal;
 }
@@ -717,6 +746,16 @@ export interface SessionArgs {
   session?: string;
 }
 
+export interface SessionTeamStatus {
+  url: string;
+  known: boolean;
+  reachable: boolean;
+  error?: string;
+  member?: string;
+  approver: boolean;
+  cache: MemoryTeamState;
+}
+
 export interface SlotArgs {
   slot: string;
   id?: string;
@@ -732,8 +771,19 @@ export interface SymbolArgs {
   depth?: number;
 }
 
+export interface TeamDecisionResult {
+  rule: MemoryTeamRule;
+  queued: boolean;
+}
+
 export interface TeamIDArgs {
   id: string;
+}
+
+export interface TeamProposalResult {
+  rule: MemoryTeamRule;
+  queued: boolean;
+  conflict?: string;
 }
 
 export interface TeamProposeArgs {
@@ -742,6 +792,16 @@ export interface TeamProposeArgs {
   text?: string;
   scope?: string;
   rationale?: string;
+}
+
+export interface TeamPullResult {
+  applied: number;
+  status: SessionTeamStatus;
+}
+
+export interface TeamStatusResult {
+  status: SessionTeamStatus;
+  pending: MemoryTeamRule[];
 }
 
 export interface UseExampleArgs {
