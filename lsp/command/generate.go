@@ -9,6 +9,8 @@ import (
 	"strings"
 	"time"
 	"unicode"
+
+	"github.com/anchorage-dev/anchorage/internal/feature"
 )
 
 // Generated files, relative to the repository's root.
@@ -230,6 +232,13 @@ func Shape(c *Command) string {
 	return b.String()
 }
 
+// dataTypes are the types editors read that are no command's argument or
+// result: the data of a proposal's diagnostic (feature.ProposalData).
+// Their shapes are generated with the commands'.
+func dataTypes() []reflect.Type {
+	return []reflect.Type{reflect.TypeFor[feature.ProposalData]()}
+}
+
 // tsName is the TypeScript name of a named struct: its Go name, with the
 // package's for types of other packages (protocol.Range: ProtocolRange).
 func tsName(t reflect.Type) string {
@@ -275,6 +284,9 @@ func TypeScript() []byte {
 		fmt.Fprintf(&b, "  '%s': %s;\n", c.Name, resultRef(tsSyntax, c, named))
 	}
 	b.WriteString("}\n")
+	for _, t := range dataTypes() {
+		tsSyntax.ref(t, named)
+	}
 	for _, d := range tsSyntax.declarations(named) {
 		fmt.Fprintf(&b, "\nexport interface %s {\n", d.name)
 		for _, f := range d.fields {
@@ -325,6 +337,9 @@ func Lua() []byte {
 			fmt.Fprintf(&args, "-- %s: %s\n", c.Name, luaSyntax.ref(c.Args, named))
 		}
 		fmt.Fprintf(&results, "-- %s: %s\n", c.Name, resultRef(luaSyntax, c, named))
+	}
+	for _, t := range dataTypes() {
+		luaSyntax.ref(t, named)
 	}
 	for _, d := range luaSyntax.declarations(named) {
 		fmt.Fprintf(&b, "\n---@class %s\n", d.name)

@@ -2,6 +2,7 @@
 // Context, Show Working Memory Slots, the Memories tree view, and the
 // pending-proposal count of the status bar item.
 import { Commands } from './lib/commands.gen';
+import type { CommandResults, ExampleRuleView } from './lib/commands.gen';
 import * as vscode from 'vscode';
 
 import type { Anchorage } from './extension';
@@ -197,7 +198,7 @@ export class Memory implements vscode.Disposable {
    * best example again, delete the rule.
    */
   async showExampleRules(result: unknown): Promise<void> {
-    const rules = (result as { rules?: ExampleRule[] } | null)?.rules ?? [];
+    const rules: ExampleRule[] = (result as CommandResults['anchorage.memory.exampleRules'] | null)?.rules ?? [];
     if (rules.length === 0) {
       void vscode.window.showInformationMessage('Anchorage: no rules on this example any more.');
       return;
@@ -596,17 +597,7 @@ export class Memory implements vscode.Disposable {
 const EXAMPLE_RULES = Commands.memoryExampleRules;
 
 /** A rule of an example, as anchorage.memory.exampleRules answers it. */
-interface ExampleRule {
-  id: number;
-  content: string;
-  rationale: string;
-  actions?: {
-    title: string;
-    kind: 'open' | 'command';
-    command?: { command: string; arguments?: unknown[] };
-    location?: { uri: string; range: { start: { line: number; character: number }; end: { line: number; character: number } } };
-  }[];
-}
+type ExampleRule = ExampleRuleView;
 
 async function openLocation(loc: RuleLocation | undefined): Promise<void> {
   if (!loc?.uri) {

@@ -88,7 +88,7 @@ end
 --- found it, file:line, the symbol and its kind, and the first line of its
 --- doc (for text matches, the line's text). The strategy is in the prompt,
 --- once; in a hybrid search each line says which backend found it.
----@param r table a result of anchorage.search
+---@param r anchorage.FeatureSearchResult a result of anchorage.search
 ---@param strategy string|nil the search's strategy
 ---@return string
 function M.format_result(r, strategy)
@@ -115,7 +115,7 @@ function M.format_result(r, strategy)
 end
 
 --- The picker's prompt: the router's strategy, confidence and reasoning.
----@param resp table the answer of anchorage.search
+---@param resp anchorage.FeatureSearchAnswer the answer of anchorage.search
 ---@return string
 function M.search_prompt(resp)
   local prompt = 'Anchorage ' .. (nonempty(resp.strategy) or 'search')
@@ -137,6 +137,7 @@ function M.search_prompt(resp)
   return prompt .. ' '
 end
 
+---@param resp anchorage.FeatureSearchAnswer
 local function search_used(client, resp, choice)
   local id = tonumber(val(resp.feedback_id))
   if not id or id <= 0 then
@@ -154,6 +155,7 @@ end
 
 --- Shows the results of a search in vim.ui.select; the chosen one is
 --- opened and reported with anchorage.search.used.
+---@param resp anchorage.FeatureSearchAnswer|nil
 function M.show_search(client, resp)
   local results = val(resp and resp.results) or {}
   if #results == 0 then
@@ -246,7 +248,7 @@ end
 --- --json`). When def_path is given and a definition is in that file,
 --- only the definitions there are listed.
 ---@param kind string 'callers', 'callees' or 'blast_radius'
----@param answer table
+---@param answer anchorage.AnalysisAnswer|nil
 ---@param root string|nil the folder the answer's paths are relative to
 ---@param def_path string|nil
 ---@return table items

@@ -55,6 +55,8 @@ end
 
 --- The pending proposals of an anchorage.memory.propose or
 --- anchorage.memory.proposals answer, strongest first.
+---@param answer anchorage.ProposalsResult|nil
+---@return anchorage.MemoryProposal[]
 function M.pending(answer)
   local out = {}
   for _, p in ipairs(val(answer and answer.proposals) or {}) do
@@ -77,6 +79,7 @@ end
 --- message), for proposals that anchorage.memory.propose did not answer
 --- (made by the CLI or another session), from a server without
 --- anchorage.memory.proposals. nil when the data holds no proposal.
+---@param data anchorage.FeatureProposalData|any a proposal diagnostic's data
 function M.proposal_from_data(data)
   if type(data) ~= 'table' then
     return nil
@@ -221,12 +224,15 @@ end
 --- A location's file for messages: relative to its workspace folder (the
 --- server's path, else the rule's anchor file, else relative to the
 --- current directory).
+---@param loc anchorage.RuleLocation
+---@param rule anchorage.MemoryRule
 local function location_file(loc, rule)
   return nonempty(val(loc.path)) or nonempty(val(rule.anchor) and rule.anchor.file)
     or vim.fn.fnamemodify(vim.uri_to_fname(loc.uri), ':~:.')
 end
 
 --- What an approval did, in one line.
+---@param v anchorage.ApprovalView
 function M.approval_summary(v)
   if nonempty(val(v.summary)) then
     return v.summary -- the server's
@@ -251,6 +257,7 @@ end
 
 --- What approving several rules did, in one message: each rule's text
 --- and where its example is. One approval gets approval_summary.
+---@param views anchorage.ApprovalView[]
 function M.approvals_message(views)
   if #views == 1 then
     return M.approval_summary(views[1])
@@ -469,6 +476,7 @@ function M.register()
 end
 
 --- "2 rules (412 of 1500 tokens) for users/repo.go; 1 left out for the budget"
+---@param inj anchorage.MemoryInjection
 function M.injection_summary(inj)
   local rules = val(inj.rules) or {}
   local tokens = val(inj.tokens) or {}
@@ -515,6 +523,7 @@ end
 -- Slots ------------------------------------------------------------------------
 
 --- One working-memory slot as a line of the picker.
+---@param s anchorage.RecallSlotStatus
 function M.format_slot(s)
   local anchor = val(s.anchor)
   local line = string.format('%s %s: %s', val(s.pinned) == true and '[pinned]' or '[      ]', tostring(s.slot),
@@ -529,6 +538,7 @@ function M.format_slot(s)
 end
 
 --- The actions a slot allows: unpin a pinned one, pin a filled one, set any.
+---@param s anchorage.RecallSlotStatus
 function M.slot_actions(s)
   local out = {}
   if val(s.pinned) == true then
@@ -655,6 +665,7 @@ local function example_rules(client, args, bufnr)
       notify('no rules on this example any more', levels.INFO)
       return
     end
+    ---@param rule anchorage.ExampleRuleView
     local function act(rule)
       local actions = val(rule.actions) or {}
       vim.ui.select(actions, {

@@ -74,6 +74,18 @@
 ---@field symbol string
 ---@field rules anchorage.ExampleRuleView[]
 
+---@class anchorage.FeatureProposalData
+---@field proposal integer
+---@field content? string
+---@field scope? string
+---@field category? string
+---@field frequency? integer
+---@field language? string
+---@field project? string
+---@field conflict? string
+---@field file? string
+---@field scope_choices? anchorage.FeatureScopeChoice[]
+
 ---@class anchorage.FeatureScopeChoice
 ---@field label string
 ---@field description string

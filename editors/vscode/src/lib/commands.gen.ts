@@ -244,6 +244,19 @@ export interface ExampleRulesResult {
   rules: ExampleRuleView[];
 }
 
+export interface FeatureProposalData {
+  proposal: number;
+  content?: string;
+  scope?: string;
+  category?: string;
+  frequency?: number;
+  language?: string;
+  project?: string;
+  conflict?: string;
+  file?: string;
+  scope_choices?: FeatureScopeChoice[];
+}
+
 export interface FeatureScopeChoice {
   label: string;
   description: string;

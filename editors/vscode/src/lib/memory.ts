@@ -3,6 +3,7 @@
 // anchorage.slots.* commands. Free of any `vscode` import, so it is unit
 // tested with plain node.
 import { CommandAliases, Commands } from './commands.gen';
+import type * as gen from './commands.gen';
 import { isUnknownCommand } from './errors';
 
 export const MEMORY_COMMANDS = {
@@ -93,88 +94,30 @@ export interface Proposal {
   location?: { uri: string; range: Range } | null;
 }
 
-export interface RuleAnchor {
-  file: string;
-  symbol?: string;
-  score: number;
-}
+export type RuleAnchor = gen.MemoryRuleAnchor;
 
-/** Where a rule's example is now (see ruleLocation in lsp/memory.go). */
-export interface RuleLocation {
-  uri: string;
-  range: Range;
-  selection_range: Range;
-  symbol?: string;
-  /** 1-based. */
-  line: number;
-  /** The file relative to its workspace folder (after the folder's name when several are open); newer servers only. */
-  path?: string;
-}
+/** Where a rule's example is now. */
+export type RuleLocation = gen.RuleLocation;
 
 export type AnchorStatus = 'anchored' | 'lost' | 'elsewhere' | 'pending' | 'none';
 
 /** A rule of anchorage.memory.list, with its anchor resolved. */
-export interface RuleView {
-  id: number;
-  category: string;
-  scope: string;
-  content: string;
-  rationale?: string;
-  source_variants?: string[] | null;
-  confidence: number;
-  priority: number;
-  corrections: number;
-  anchor?: RuleAnchor | null;
-  superseded_by?: number;
-  location?: RuleLocation | null;
-  anchor_status: AnchorStatus | string;
-}
+export type RuleView = gen.RuleView;
 
-/** What approving a proposal did (approvalView in lsp/memory.go). */
-export interface ApprovalView {
-  proposal: Proposal;
-  rule: RuleView;
-  merged: boolean;
-  superseded?: number[] | null;
-  kept_conflicting?: number[] | null;
-  location?: RuleLocation | null;
-  anchor_status: string;
-  anchor_note?: string;
-  /** The server's one-line account of the approval (newer servers). */
-  summary?: string;
-}
+/** What approving a proposal did (anchorage.memory.approve). */
+export type ApprovalView = gen.ApprovalView;
 
-export interface CorrectionResult {
-  correction: { id: number; text: string; file?: string; language?: string; project?: string };
-  open_corrections: number;
-}
+/** The answer of anchorage.memory.recordCorrection. */
+export type CorrectionResult = gen.CorrectionResult;
 
 /** The answer of anchorage.context.inject (memory.Injection). */
-export interface Injection {
-  markdown: string;
-  rules: { id: number; scope: string; content: string }[] | null;
-  tokens: { budget: number; total: number };
-  file?: string;
-  language?: string;
-  project?: string;
-  considered: number;
-  dropped: number;
-  truncated: boolean;
-}
+export type Injection = gen.MemoryInjection;
 
 /** One working-memory slot of anchorage.slots.status. */
-export interface Slot {
-  slot: string;
-  anchor: { id: string; kind: string; title: string } | null;
-  summary?: string;
-  pinned: boolean;
-  hop_budget?: number;
-  last_used?: string;
-}
+export type Slot = gen.RecallSlotStatus;
 
-export interface SlotsStatus {
-  slots: Slot[] | null;
-}
+/** The answer of anchorage.slots.status. */
+export type SlotsStatus = gen.RecallStatus;
 
 // ---- proposals ------------------------------------------------------------
 
@@ -319,7 +262,7 @@ export function buildApproveArgs(id: number, scope?: string): [{ id: number; sco
 export type RelativePath = (uri: string) => string;
 
 /** A location's workspace-relative path (see RelativePath). */
-export function locationPath(loc: Pick<RuleLocation, 'uri' | 'path'>, relative?: RelativePath): string {
+export function locationPath(loc: Pick<RuleLocation, 'uri'> & { path?: string }, relative?: RelativePath): string {
   if (loc.path) {
     return loc.path;
   }
@@ -381,7 +324,7 @@ export function proposalIdOf(d: { source?: string; code?: unknown; data?: unknow
   if (code !== 'proposal') {
     return undefined;
   }
-  const id = (d.data as { proposal?: unknown } | undefined)?.proposal;
+  const id = (d.data as { [K in keyof gen.FeatureProposalData]?: unknown } | undefined)?.proposal;
   return typeof id === 'number' && id > 0 ? id : undefined;
 }
 
@@ -397,8 +340,9 @@ export function proposalFromData(data: unknown): Proposal | undefined {
   if (!data || typeof data !== 'object') {
     return undefined;
   }
-  const d = data as Record<string, unknown>;
-  const str = (k: string) => (typeof d[k] === 'string' && d[k] !== '' ? (d[k] as string) : undefined);
+  // The fields are those of the generated shape; their values are checked.
+  const d = data as { [K in keyof gen.FeatureProposalData]?: unknown };
+  const str = (k: keyof gen.FeatureProposalData) => (typeof d[k] === 'string' && d[k] !== '' ? (d[k] as string) : undefined);
   const id = d.proposal;
   const content = str('content');
   const scope = str('scope');

@@ -1,6 +1,10 @@
-// Wire types of the Anchorage server's workspace/executeCommand answers.
-// Kept free of any `vscode` import so the logic using them can be unit
-// tested with plain node.
+// Types of the Anchorage server's workspace/executeCommand answers: those
+// the server declares come from the generated CommandResults
+// (commands.gen.ts, `go generate ./lsp/command`); only what it leaves
+// untyped (a graph answer's symbols and lists) is declared here. Kept free
+// of any `vscode` import so the logic using them can be unit tested with
+// plain node.
+import type { AnalysisDefinitionAnswer, CommandResults, FeatureSearchResult } from './commands.gen';
 
 /** A search strategy chosen by the router (or forced by the user). */
 export type Strategy = 'semantic' | 'structural' | 'keyword' | 'hybrid';
@@ -8,41 +12,10 @@ export type Strategy = 'semantic' | 'structural' | 'keyword' | 'hybrid';
 export const STRATEGIES: readonly Strategy[] = ['semantic', 'structural', 'keyword', 'hybrid'];
 
 /** One hit of `anchorage.search`. `file` is relative to the folder root, with '/'. */
-export interface SearchResult {
-  file: string;
-  /** 1-based. */
-  line: number;
-  end_line?: number;
-  symbol?: string;
-  kind?: string;
-  score?: number;
-  strategy?: string;
-  multi_strategy?: boolean;
-  snippet?: string;
-  /** Absolute root of the folder the file belongs to, if the server says. */
-  root?: string;
-  /** Where the symbol's name is: 1-based line and column (UTF-16); newer servers only. */
-  name_line?: number;
-  name_column?: number;
-  /** The first line of the symbol's doc comment; newer servers only. */
-  doc?: string;
-}
+export type SearchResult = FeatureSearchResult;
 
 /** The answer of `anchorage.search`. */
-export interface SearchResponse {
-  query: string;
-  strategy: string;
-  confidence: number;
-  reasoning: string;
-  elapsed_ms?: number;
-  partial?: boolean;
-  /** What else the user should know (a cut query, a missing symbol, indexing progress). */
-  notice?: string;
-  /** What the backends found before top_k. */
-  total?: number;
-  feedback_id?: number;
-  results: SearchResult[] | null;
-}
+export type SearchResponse = CommandResults['anchorage.search'];
 
 /** A symbol as the graph commands return it (lines and columns 1-based). */
 export interface SymbolInfo {
@@ -83,36 +56,27 @@ export interface Relation {
   line: number;
 }
 
-export interface DefinitionAnswer {
+/**
+ * One definition of a graph answer. The server declares its `definition`
+ * and `result` untyped (a symbol writes its own JSON, and each operation
+ * answers its own list), so they are given their types here.
+ */
+export interface DefinitionAnswer extends Omit<AnalysisDefinitionAnswer, 'definition' | 'result'> {
   definition: SymbolInfo;
-  result: unknown;
+  /** CallSite[] for callers and callees, Relation[] for the blast radius and inheritance. */
+  result: CallSite[] | Relation[] | null;
 }
 
-/** The answer of the graph commands. */
-export interface GraphAnswer {
-  symbol: string;
-  operation: string;
-  definitions: DefinitionAnswer[] | null;
+/** The answer of the graph commands (`anchorage.callers`, …). */
+export interface GraphAnswer extends Omit<CommandResults['anchorage.callers'], 'definitions'> {
+  definitions: DefinitionAnswer[];
 }
 
 /** One folder of `anchorage.index.status`. */
-export interface FolderStatus {
-  root: string;
-  indexing: boolean;
-  done: number;
-  total: number;
-  database?: string;
-  files?: number;
-  files_by_language?: Record<string, number>;
-  symbols?: number;
-  edges?: number;
-  unresolved_calls?: number;
-  files_with_syntax_errors?: number;
-}
+export type FolderStatus = IndexStatus['folders'][number];
 
-export interface IndexStatus {
-  folders: FolderStatus[] | null;
-}
+/** The answer of `anchorage.index.status`. */
+export type IndexStatus = CommandResults['anchorage.index.status'];
 
 /** Where to go when an item is accepted: a root-relative file and a 1-based line. */
 export interface Target {

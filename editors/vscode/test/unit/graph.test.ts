@@ -12,7 +12,7 @@ import {
 } from '../../src/lib/graph';
 import { PickItem } from '../../src/lib/search';
 import { GraphAnswer } from '../../src/lib/types';
-import { fixture } from './helpers';
+import { fixture, olderServer } from './helpers';
 
 const items = (entries: ReturnType<typeof answerToEntries>) => entries.filter((e): e is PickItem => !isSeparator(e));
 
@@ -112,7 +112,8 @@ describe('answerToEntries', () => {
   });
 
   it('is empty for empty or null answers', () => {
-    assert.deepEqual(answerToEntries('callers', { symbol: 's', operation: 'callers', definitions: null }), []);
+    assert.deepEqual(answerToEntries('callers', { symbol: 's', operation: 'callers', definitions: [] }), []);
+    assert.deepEqual(answerToEntries('callers', olderServer<GraphAnswer>({ symbol: 's', operation: 'callers', definitions: null })), []);
     const empty = fixture<GraphAnswer>('callers.json');
     empty.definitions![0].result = [];
     assert.deepEqual(answerToEntries('callers', empty), []);

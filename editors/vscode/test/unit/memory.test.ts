@@ -41,7 +41,7 @@ import {
   SlotsStatus,
 } from '../../src/lib/memory';
 import { ProgressTracker, statusLabel, statusText, statusTooltip } from '../../src/lib/status';
-import { fixture } from './helpers';
+import { fixture, olderServer } from './helpers';
 
 // Fixtures captured from a real `anchorage serve` (test/capture-fixtures.mjs).
 const proposed = fixture<{ proposals: Proposal[] }>('memory.propose.json');
@@ -60,9 +60,13 @@ const rule = (over: Partial<RuleView>): RuleView => ({
   category: 'rule',
   scope: 'universal',
   content: 'Use errors.Is',
+  rationale: '',
+  source_variants: [],
   confidence: 0.9,
   priority: 1,
   corrections: 3,
+  created_at: '2026-11-21T10:00:00Z',
+  updated_at: '2026-11-21T10:00:00Z',
   anchor_status: 'none',
   ...over,
 });
@@ -317,7 +321,7 @@ describe('approvalSummary', () => {
     assert.equal(approvalSummary({ ...approved, summary: 'approved as rule 1 (universal): told by the server' }), 'approved as rule 1 (universal): told by the server');
   });
   it('names files relative to the workspace, also from a server without path', () => {
-    const old: ApprovalView = { ...approved, location: { ...approved.location!, path: undefined } };
+    const old = olderServer<ApprovalView>({ ...approved, location: { ...approved.location!, path: undefined } });
     const rel = (uri: string) => uri.replace(/^file:\/\/\/work\/sampleapp\//, '');
     assert.match(approvalSummary(old, rel), /example db\.Open \(internal\/db\/db\.go:17\)$/);
     // Without a way to make it relative, the whole path rather than a misleading tail.
@@ -500,7 +504,7 @@ describe('working memory slots', () => {
   const status: SlotsStatus = {
     slots: [
       { slot: 'A', anchor: { id: 'rule:12', kind: 'rule', title: 'Use errors.Is to compare errors' }, summary: 'errors', pinned: true, hop_budget: 2, last_used: '2026-11-21T10:00:00Z' },
-      { slot: 'B', anchor: { id: 'doc:docs/db.md', kind: 'document', title: 'Database notes' }, pinned: false, hop_budget: 2, last_used: '' },
+      { slot: 'B', anchor: { id: 'doc:docs/db.md', kind: 'document', title: 'Database notes' }, summary: '', pinned: false, hop_budget: 2, last_used: '' },
       { slot: 'C', anchor: null, summary: '', pinned: false, hop_budget: 2, last_used: '' },
     ],
   };
@@ -515,7 +519,7 @@ describe('working memory slots', () => {
       ],
     );
     assert.deepEqual(slotItems(null), []);
-    assert.deepEqual(slotItems({ slots: null }), []);
+    assert.deepEqual(slotItems(olderServer<SlotsStatus>({ slots: null })), []);
   });
   it('offers unpin, pin or set as the slot allows', () => {
     const [a, b, c] = status.slots!;

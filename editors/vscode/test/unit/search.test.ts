@@ -13,7 +13,7 @@ import {
   strategyIcon,
 } from '../../src/lib/search';
 import { SearchResponse } from '../../src/lib/types';
-import { fixture } from './helpers';
+import { fixture, olderServer, searchAnswer, searchResult } from './helpers';
 
 describe('buildSearchArgs', () => {
   it('sends the trimmed query in one object', () => {
@@ -85,26 +85,31 @@ describe('searchResultToItem', () => {
   });
 
   it('copes with null results and drops results without a file', () => {
-    assert.deepEqual(searchResponseToItems({ ...resp, results: null }), []);
-    assert.equal(searchResponseToItems({ ...resp, results: [{ file: '', line: 1 }, resp.results![1]] }).length, 1);
+    assert.deepEqual(searchResponseToItems(olderServer<SearchResponse>({ ...resp, results: null })), []);
+    assert.equal(searchResponseToItems({ ...resp, results: [searchResult({ file: '', line: 1 }), resp.results[1]] }).length, 1);
   });
 });
 
 describe('searchTitle', () => {
+  it('leaves out the time an older server did not send', () => {
+    assert.equal(searchTitle(olderServer<SearchResponse>({ query: 'q', strategy: 'keyword', confidence: 1, reasoning: '', results: [] })), 'Anchorage: keyword 100% · 0 results');
+  });
   it('says the strategy once, its confidence, the count and timing, on one short line', () => {
     const resp = fixture<SearchResponse>('search.json');
     assert.equal(searchTitle(resp), 'Anchorage: hybrid 72% · 3 results · 12 ms');
   });
   it('counts what was cut and shows the notice', () => {
     assert.equal(
-      searchTitle({ query: 'q', strategy: 'keyword', confidence: 0.9, reasoning: 'a quoted string', total: 57, notice: 'query cut to 2000 characters', results: [{ file: 'a', line: 1 }] }),
-      'Anchorage: keyword 90% · 1 of 57 results · query cut to 2000 characters',
+      searchTitle(
+        searchAnswer({ query: 'q', strategy: 'keyword', confidence: 0.9, reasoning: 'a quoted string', elapsed_ms: 4.4, total: 57, notice: 'query cut to 2000 characters', results: [searchResult({ file: 'a', line: 1 })] }),
+      ),
+      'Anchorage: keyword 90% · 1 of 57 results · 4 ms · query cut to 2000 characters',
     );
   });
   it('flags partial answers', () => {
     assert.equal(
-      searchTitle({ query: 'q', strategy: 'keyword', confidence: 1, reasoning: '', partial: true, results: [] }),
-      'Anchorage: keyword 100% · 0 results · partial',
+      searchTitle(searchAnswer({ query: 'q', strategy: 'keyword', confidence: 1, elapsed_ms: 2, partial: true })),
+      'Anchorage: keyword 100% · 0 results · 2 ms · partial',
     );
   });
 });

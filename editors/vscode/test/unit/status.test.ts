@@ -4,7 +4,7 @@ import { describe, it } from 'node:test';
 import { errorMessage, isCancellation, isUnknownCommand } from '../../src/lib/errors';
 import { ProgressTracker, statusLabel, statusText, statusTooltip } from '../../src/lib/status';
 import { IndexStatus } from '../../src/lib/types';
-import { fixture } from './helpers';
+import { fixture, folderStatus } from './helpers';
 
 describe('ProgressTracker and statusText', () => {
   it('follows begin, report and end of the server indexing', () => {
@@ -65,7 +65,7 @@ describe('statusTooltip', () => {
     assert.match(tip, /go 6, java 5, python 4/);
   });
   it('shows a folder being indexed', () => {
-    const tip = statusTooltip('running', new ProgressTracker(), { folders: [{ root: '/w', indexing: true, done: 3, total: 9 }] });
+    const tip = statusTooltip('running', new ProgressTracker(), { folders: [folderStatus({ root: '/w', indexing: true, done: 3, total: 9 })] });
     assert.match(tip, /indexing: 3\/9 files/);
   });
 });
