@@ -120,9 +120,10 @@ func ruleAction(a feature.RuleAction, cs []command.CorrectionView, f *folder) co
 		return cmd("Use as the example", command.MemoryUseExample.Name(), command.UseExampleArgs{ID: a.Rule, URI: f.fileURI(c.File), Symbol: c.Symbol, Line: c.Line})
 	case feature.RuleOpReanchor:
 		return cmd(a.Title, command.MemoryReanchor.Name(), command.IDArgs{ID: a.Rule})
-	default:
+	case feature.RuleOpDelete:
 		return cmd("Delete rule", command.MemoryDeleteRule.Name(), command.IDArgs{ID: a.Rule})
 	}
+	return command.RuleAction{Title: a.Title, Kind: "command"} // an operation this server does not run: nothing to do
 }
 
 // useExample runs anchorage.memory.useExample {id, uri, symbol, line?}:
