@@ -66,33 +66,13 @@ export interface Range {
   end: Position;
 }
 
-/** A pending (or decided) proposal of anchorage.memory.propose. */
-export interface Proposal {
-  id: number;
-  status: string;
-  category: string;
-  scope: string;
-  content: string;
-  rationale?: string;
-  source_variants?: string[] | null;
-  frequency: number;
-  confidence: number;
-  priority?: number;
-  origin?: string;
-  note?: string;
-  project?: string;
-  language?: string;
-  file?: string;
-  example_file?: string;
-  example_symbol?: string;
-  duplicate_of?: number;
-  contradicts?: number;
-  /** A pending proposal this one contradicts: the user approves one of them. */
-  contradicts_proposal?: number;
-  conflict?: string;
-  rule_id?: number;
-  location?: { uri: string; range: Range } | null;
-}
+/**
+ * A pending (or decided) proposal: as the proposal commands answer it
+ * (ProposalView), or as a diagnostic's data carries it (proposalFromData:
+ * the fields marked optional here may then be missing).
+ */
+export type Proposal = Pick<gen.ProposalView, 'id' | 'status' | 'category' | 'scope' | 'content' | 'frequency' | 'confidence'> &
+  Partial<Omit<gen.ProposalView, 'id' | 'status' | 'category' | 'scope' | 'content' | 'frequency' | 'confidence'>>;
 
 export type RuleAnchor = gen.MemoryRuleAnchor;
 
