@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"math"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"runtime"
 	"slices"
@@ -68,12 +69,98 @@ func readAnchorCases(t testing.TB, name string) []anchorCase {
 		if err := dec.Decode(&c); err != nil {
 			t.Fatalf("%s: %v in %s", name, err, sc.Text())
 		}
+		if c.Root != "" {
+			c.Root = resolveSetRoot(c.Root, goEnv(t))
+		}
 		out = append(out, c)
 	}
 	if err := sc.Err(); err != nil {
 		t.Fatal(err)
 	}
 	return out
+}
+
+// goEnvVars are the Go environment variables a set's root may name.
+var goEnvVars = []string{"GOMODCACHE", "GOROOT", "GOPATH"}
+
+// goEnv returns the values of goEnvVars: the environment's, else
+// `go env`'s (which knows the defaults), else the running toolchain's
+// GOROOT.
+func goEnv(t testing.TB) map[string]string {
+	t.Helper()
+	env := map[string]string{}
+	missing := false
+	for _, k := range goEnvVars {
+		if v := os.Getenv(k); v != "" {
+			env[k] = v
+		} else {
+			missing = true
+		}
+	}
+	if !missing {
+		return env
+	}
+	out, err := exec.Command("go", append([]string{"env"}, goEnvVars...)...).Output()
+	if err != nil {
+		t.Logf("go env %s: %v; using the environment and GOROOT %s", strings.Join(goEnvVars, " "), err, runtime.GOROOT())
+	} else {
+		for i, v := range strings.Split(strings.TrimRight(string(out), "\n"), "\n") {
+			if i < len(goEnvVars) && env[goEnvVars[i]] == "" {
+				env[goEnvVars[i]] = strings.TrimSpace(v)
+			}
+		}
+	}
+	if env["GOROOT"] == "" {
+		env["GOROOT"] = runtime.GOROOT()
+	}
+	return env
+}
+
+// resolveSetRoot returns the workspace a rule set's root names on this
+// machine. A root may name $GOMODCACHE, $GOROOT or $GOPATH
+// ("$GOMODCACHE/golang.org/x/net@v0.57.0/http2"); an absolute path into
+// another machine's module cache (".../pkg/mod/MODULE@VERSION/...", as
+// the first sets were written) or Go tree (".../go/src/...") that does
+// not exist here is moved into this machine's.
+func resolveSetRoot(root string, env map[string]string) string {
+	if strings.Contains(root, "$") {
+		root = os.Expand(root, func(k string) string {
+			if v, ok := env[k]; ok {
+				return v
+			}
+			return os.Getenv(k)
+		})
+		return filepath.Clean(root)
+	}
+	if _, err := os.Stat(root); err == nil {
+		return root
+	}
+	slash := filepath.ToSlash(root)
+	if i := strings.Index(slash, "/pkg/mod/"); i >= 0 && env["GOMODCACHE"] != "" {
+		return filepath.Join(env["GOMODCACHE"], filepath.FromSlash(slash[i+len("/pkg/mod/"):]))
+	}
+	if i := strings.LastIndex(slash, "/go/src/"); i >= 0 && env["GOROOT"] != "" {
+		return filepath.Join(env["GOROOT"], "src", filepath.FromSlash(slash[i+len("/go/src/"):]))
+	}
+	return root
+}
+
+// checkSetRoot reports why a set's workspace cannot be used, with what
+// fetches it.
+func checkSetRoot(root string, env map[string]string) error {
+	if _, err := os.Stat(root); err != nil {
+		if rel, rerr := filepath.Rel(env["GOMODCACHE"], root); env["GOMODCACHE"] != "" && rerr == nil && !strings.HasPrefix(rel, "..") {
+			mod := filepath.ToSlash(rel)
+			if j := strings.Index(mod, "@"); j >= 0 {
+				if k := strings.Index(mod[j:], "/"); k >= 0 {
+					mod = mod[:j+k]
+				}
+				return fmt.Errorf("workspace %s is not in the module cache (go mod download %s): %w", root, mod, err)
+			}
+		}
+		return fmt.Errorf("workspace %s: %w", root, err)
+	}
+	return nil
 }
 
 // accepts reports whether an anchor is one of the case's examples: the
@@ -321,8 +408,8 @@ func TestAnchorEvalBlind(t *testing.T) {
 	var all anchorTally
 	cross, crossTop := 0, 0
 	for _, root := range roots {
-		if _, err := os.Stat(root); err != nil {
-			t.Errorf("workspace %s: %v", root, err)
+		if err := checkSetRoot(root, goEnv(t)); err != nil {
+			t.Error(err)
 			continue
 		}
 		t.Run(filepath.Base(root), func(t *testing.T) {
@@ -669,8 +756,8 @@ func TestAnchorCalibrate(t *testing.T) {
 				byRoot[c.Root] = append(byRoot[c.Root], c)
 			}
 			for _, root := range roots {
-				if _, err := os.Stat(root); err != nil {
-					t.Fatalf("workspace of %s: %v", set, err)
+				if err := checkSetRoot(root, goEnv(t)); err != nil {
+					t.Fatalf("%s: %v", set, err)
 				}
 				s := NewAnchorer(openEvalIndex(t, root, *anchorBlindDir))
 				rules = append(rules, collectRules(t, s, byRoot[root])...)
@@ -722,7 +809,7 @@ func TestAnchorDebug(t *testing.T) {
 	}
 	var s *retrieval.Searcher
 	if *anchorDebugRoot != "" {
-		s = openEvalIndex(t, *anchorDebugRoot, *anchorDir)
+		s = openEvalIndex(t, resolveSetRoot(*anchorDebugRoot, goEnv(t)), *anchorDir)
 	} else if *anchorStdlib {
 		s = openEvalIndex(t, stdlibRoot(t), *anchorDir)
 	} else {
@@ -786,6 +873,10 @@ func TestAnchorMisses(t *testing.T) {
 			i+1, c.Quality, c.Relevance, f.Score, f.Focus, f.Name, f.Agreement, f.Named, f.Literal, f.Spell, f.Type, f.matched, f.keyTerms, c.lines, c.File, c.Symbol)
 	}
 	for _, root := range roots {
+		if err := checkSetRoot(root, goEnv(t)); err != nil {
+			t.Error(err)
+			continue
+		}
 		a := NewAnchorer(openEvalIndex(t, root, *anchorDir))
 		var b strings.Builder
 		for _, c := range byRoot[root] {
@@ -820,5 +911,37 @@ func TestAnchorMisses(t *testing.T) {
 			}
 		}
 		t.Logf("%s:\n%s", filepath.Base(root), b.String())
+	}
+}
+
+// TestResolveSetRoot checks that a rule set's root is found on any
+// machine: named by a Go variable, or an absolute path into another
+// machine's module cache or Go tree.
+func TestResolveSetRoot(t *testing.T) {
+	tmp := t.TempDir()
+	env := map[string]string{
+		"GOMODCACHE": filepath.Join(tmp, "mod"),
+		"GOROOT":     filepath.Join(tmp, "goroot"),
+		"GOPATH":     filepath.Join(tmp, "gopath"),
+	}
+	existing := filepath.Join(tmp, "here")
+	if err := os.Mkdir(existing, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct{ root, want string }{
+		{"$GOMODCACHE/golang.org/x/net@v0.57.0/http2", filepath.Join(tmp, "mod", "golang.org", "x", "net@v0.57.0", "http2")},
+		{"${GOROOT}/src/net/http", filepath.Join(tmp, "goroot", "src", "net", "http")},
+		{"/home/someone/go/pkg/mod/github.com/ncruces/go-sqlite3@v0.35.6", filepath.Join(tmp, "mod", "github.com", "ncruces", "go-sqlite3@v0.35.6")},
+		{"/home/someone/sdk/go/src/encoding/json", filepath.Join(tmp, "goroot", "src", "encoding", "json")},
+		{existing, existing},
+		{"/usr/lib/python3.11/asyncio", "/usr/lib/python3.11/asyncio"},
+	} {
+		if got := resolveSetRoot(c.root, env); got != c.want {
+			t.Errorf("resolveSetRoot(%q) = %q, want %q", c.root, got, c.want)
+		}
+	}
+	err := checkSetRoot(filepath.Join(tmp, "mod", "golang.org", "x", "net@v0.57.0", "http2"), env)
+	if err == nil || !strings.Contains(err.Error(), "go mod download golang.org/x/net@v0.57.0") {
+		t.Errorf("checkSetRoot of a module not downloaded: %v, want the go mod download command", err)
 	}
 }
