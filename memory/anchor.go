@@ -625,6 +625,9 @@ func (a *Anchorer) rankIn(ctx context.Context, rule string, langs, preferred []s
 	// The graph: definitions of the identifiers the rule names, and the
 	// code that calls them.
 	for _, id := range rq.idents {
+		if rq.topicWord(id) {
+			continue // the workspace's subject (SQLite), not one definition
+		}
 		defs, err := anchorLookup(ctx, ix, id)
 		if err != nil {
 			return nil, "", err

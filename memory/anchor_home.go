@@ -7,6 +7,7 @@ import (
 	"path"
 	"path/filepath"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/anchorage-dev/anchorage/analysis"
 )
@@ -65,6 +66,10 @@ func (rq *anchorQuery) unknownList() string {
 // names.
 const anchorSpellTerms = 10
 
+// anchorRareNameLen is the shortest rule word, not a common English
+// word, looked up as a name on its own.
+const anchorRareNameLen = 6
+
 // anchorSpelled are the names (lower-case, without underscores) that
 // spell two or three consecutive words of a rule.
 type anchorSpelled struct{ names map[string]bool }
@@ -94,6 +99,13 @@ func (a *Anchorer) addSpelled(ctx context.Context, rq *anchorQuery, pool *anchor
 		return []string{t.word}
 	}
 	var runs [][]string
+	for _, t := range terms {
+		// A word no English dictionary has is a name on its own
+		// (failfast, readuntil).
+		if t.rare && t.known && !t.keyword && utf8.RuneCountInString(t.word) >= anchorRareNameLen {
+			runs = append(runs, []string{t.word})
+		}
+	}
 	for i := 0; i+1 < len(terms); i++ {
 		for _, x := range forms(terms[i]) {
 			for _, y := range forms(terms[i+1]) {

@@ -38,6 +38,11 @@ type anchorTerm struct {
 	keyword bool
 	// known is set when the workspace's code uses the term.
 	known bool
+	// rare marks a word that is not a common English word (failfast,
+	// readuntil): alone, it can be a name the rule spells.
+	rare bool
+	// share is the share of the index's chunks that hold the term.
+	share float64
 }
 
 // anchorQuery is what a rule asks of the code.
@@ -262,6 +267,34 @@ func anchorIdentifier(tok string, sentenceStart, quoted bool) (string, bool) {
 	return "", false
 }
 
+// anchorTopicShare is the share of the index's chunks above which a
+// capitalised word of a rule (SQLite, Python) is the workspace's subject
+// rather than the name of the one definition the rule is about.
+const anchorTopicShare = 0.05
+
+// topicWord reports whether an identifier the rule names is a plain
+// capitalised word (no dot, underscore or inner capital after a
+// lower-case letter) that more than anchorTopicShare of the chunks use.
+func (rq *anchorQuery) topicWord(id string) bool {
+	if strings.ContainsAny(id, "._:") {
+		return false
+	}
+	prevLower := false
+	for _, r := range id {
+		if unicode.IsUpper(r) && prevLower {
+			return false
+		}
+		prevLower = unicode.IsLower(r) || unicode.IsDigit(r)
+	}
+	stem := analysis.Stem(strings.ToLower(id))
+	for _, t := range rq.terms {
+		if t.stem == stem || t.word == strings.ToLower(id) {
+			return t.share > anchorTopicShare
+		}
+	}
+	return false
+}
+
 // searchText is the text the semantic search looks for: the rule's key
 // words and named identifiers.
 func (rq *anchorQuery) searchText() string {
@@ -331,9 +364,12 @@ func (a *Anchorer) weighTerms(ctx context.Context, rq *anchorQuery) error {
 				}
 			}
 			t.known = most > 0
+			t.share = most / math.Max(n, 1)
 			t.weight = anchorUnknownWeight
+			t.rare = true
 			if row := english.Row(t.word); row >= 0 && english.Rank(row) <= anchorCommonRank {
 				t.weight = anchorUnknownCommon
+				t.rare = false
 			}
 			if t.known {
 				idf := math.Log((n+1)/(most+1)) / math.Log(n+2)
@@ -672,18 +708,18 @@ const anchorRankFeatures = 12
 // rule's known examples among all of the rule's candidates is maximised.
 func anchorRankWeights() [anchorRankFeatures]float64 {
 	return [anchorRankFeatures]float64{
-		5.27,  // focus
-		1.71,  // name
-		3.12,  // agreement
-		1.86,  // named
-		3.38,  // literal
+		6.27,  // focus
+		1.49,  // name
+		3.33,  // agreement
+		2.18,  // named
+		2.98,  // literal
 		0.00,  // test
-		0.59,  // spell
-		-3.37, // type
-		1.12,  // head
-		-0.10, // long
-		2.29,  // quoted
-		2.83,  // path
+		0.73,  // spell
+		-3.41, // type
+		1.17,  // head
+		0.02,  // long
+		1.99,  // quoted
+		1.98,  // path
 	}
 }
 
@@ -705,12 +741,12 @@ func anchorRankWeights() [anchorRankFeatures]float64 {
 // recency is anchored once its relevance reaches 2/3.
 func anchorCalibration() [6]float64 {
 	return [6]float64{
-		-5.60, // intercept
-		0.36,  // ranking score
-		0.42,  // margin
-		1.76,  // coverage
-		4.20,  // grounded
-		-0.35, // corpus
+		-4.38, // intercept
+		0.26,  // ranking score
+		0.50,  // margin
+		1.85,  // coverage
+		4.41,  // grounded
+		-0.65, // corpus
 	}
 }
 
