@@ -57,8 +57,10 @@ var (
 // and ranks candidates by quality = 0.6·relevance + 0.2·size +
 // 0.2·recency (see FindAnchor).
 //
-// An Anchorer is safe for concurrent use; it keeps no state between
-// calls.
+// An Anchorer is safe for concurrent use. Between calls it keeps only
+// what it read of the workspace's files (their lines and the words of
+// their definitions, by each file's size and modification time), for the
+// next rules; a changed file is read again.
 type Anchorer struct {
 	// Searcher searches the workspace's index; its Feedback, if any, is
 	// not used: anchoring is not a user's search.
@@ -66,6 +68,10 @@ type Anchorer struct {
 	// Project is the workspace's name for project:<name> scopes; ""
 	// means ProjectName of the index's root.
 	Project string
+
+	// cache keeps the files and code stems read for one rule for the
+	// next ones.
+	cache anchorCache
 }
 
 // NewAnchorer returns an Anchorer over a workspace's searcher.
@@ -682,7 +688,7 @@ func (a *Anchorer) rankIn(ctx context.Context, rule string, langs, preferred []s
 	if err != nil {
 		return nil, "", err
 	}
-	files := newAnchorFiles(ix.Root(), a.Searcher)
+	files := a.files()
 	var out []anchorScored
 	for _, c := range pool.list {
 		if err := ctx.Err(); err != nil {
@@ -702,7 +708,7 @@ func (a *Anchorer) rankIn(ctx context.Context, rule string, langs, preferred []s
 		if !ok {
 			continue // the file is gone: the index has not caught up yet
 		}
-		f := rq.features(c, text)
+		f := rq.features(c, text, files.cache.bodyStems(files.stemKey(sym), text))
 		f.Spell = math.Max(spelled.of(sym), rq.nameSpell(sym.Name))
 		f.Home = home.of(sym)
 		lines := sym.Range.End.Line - sym.Range.Start.Line + 1
@@ -855,16 +861,38 @@ type anchorFiles struct {
 	root     string
 	searcher *retrieval.Searcher
 	files    map[string]anchorFile
+	// cache, if not nil, keeps files read from disk across rankings.
+	cache *anchorCache
 }
 
 type anchorFile struct {
 	lines []string
 	mtime time.Time
-	ok    bool
+	// size is the file's size on disk, -1 for a document of the overlay.
+	size int64
+	ok   bool
 }
 
 func newAnchorFiles(root string, s *retrieval.Searcher) *anchorFiles {
 	return &anchorFiles{root: root, searcher: s, files: map[string]anchorFile{}}
+}
+
+// files returns a reader of the workspace's files for one ranking that
+// shares what it reads with the next ones.
+func (a *Anchorer) files() *anchorFiles {
+	fc := newAnchorFiles(a.Searcher.Index.Root(), a.Searcher)
+	fc.cache = &a.cache
+	return fc
+}
+
+// stemKey is the key of a symbol's code in the cache of stems, or the
+// zero key when its file is not cached (an overlay's document).
+func (fc *anchorFiles) stemKey(sym analysis.SymbolInfo) anchorStemKey {
+	f, ok := fc.files[sym.Path]
+	if !ok || !f.ok || f.size < 0 || fc.cache == nil {
+		return anchorStemKey{}
+	}
+	return anchorStemKey{path: sym.Path, size: f.size, mtime: f.mtime.UnixNano(), from: sym.Range.Start.Line, to: sym.Range.End.Line}
 }
 
 // symbolText returns the source of a symbol and its file's modification
@@ -876,17 +904,20 @@ func (fc *anchorFiles) symbolText(sym analysis.SymbolInfo) (string, time.Time, b
 		abs := filepath.Join(fc.root, filepath.FromSlash(sym.Path))
 		var text []byte
 		var err error
+		cached := false
 		if fc.searcher.Overlay != nil {
 			if t, ok := fc.searcher.Overlay(sym.Path); ok {
-				text, f.mtime, f.ok = t, time.Now(), true
+				text, f.mtime, f.size, f.ok = t, time.Now(), -1, true
 			}
 		}
 		if !f.ok {
 			var info os.FileInfo
 			info, err = os.Stat(abs)
 			if err == nil {
-				f.mtime = info.ModTime()
-				text, err = os.ReadFile(abs)
+				f.mtime, f.size = info.ModTime(), info.Size()
+				if f.lines, cached = fc.cache.file(sym.Path, f.size, f.mtime); !cached {
+					text, err = os.ReadFile(abs)
+				}
 			}
 			switch {
 			case errors.Is(err, os.ErrNotExist):
@@ -896,8 +927,12 @@ func (fc *anchorFiles) symbolText(sym analysis.SymbolInfo) (string, time.Time, b
 				f.ok = true
 			}
 		}
-		if f.ok {
+		if f.ok && !cached {
 			f.lines = strings.Split(strings.ToValidUTF8(string(text), "\uFFFD"), "\n")
+			if f.size >= 0 && int64(len(text)) == f.size {
+				// Read whole as stat saw it: the next rules may reuse it.
+				fc.cache.putFile(sym.Path, f.size, f.mtime, f.lines)
+			}
 		}
 		fc.files[sym.Path] = f
 	}

@@ -791,7 +791,7 @@ func TestAnchorCalibrate(t *testing.T) {
 	for i, name := range []string{"intercept", "ranking score", "margin", "coverage", "grounded", "corpus"} {
 		fmt.Fprintf(&b, "\t%.2f, // %s\n", c[i], name)
 	}
-	top1, pooled, withExample := 0, 0, 0
+	top1, top1File, pooled, withExample := 0, 0, 0, 0
 	for _, r := range rules {
 		if r.hasExample {
 			withExample++
@@ -808,9 +808,12 @@ func TestAnchorCalibrate(t *testing.T) {
 		if best >= 0 && r.good[best] {
 			top1++
 		}
+		if best >= 0 && r.goodFile[best] {
+			top1File++
+		}
 	}
-	t.Logf("%d rules (%d with an example, %d of them with one among the candidates); the fitted ranking puts a known example first for %d\nranking weights:\n%s",
-		len(rules), withExample, pooled, top1, b.String())
+	t.Logf("%d rules (%d with an example, %d of them with one among the candidates); the fitted ranking puts a known example first for %d, one in a right file for %d\nranking weights:\n%s",
+		len(rules), withExample, pooled, top1, top1File, b.String())
 }
 
 var (

@@ -118,7 +118,7 @@ func (a *Anchorer) Choose(ctx context.Context, rule, symbol, file string, line i
 		return nil, fmt.Errorf("choose an example: %w", err)
 	}
 	c := &anchorCand{sym: sym, rank: -1}
-	f := rq.features(c, text)
+	f := rq.features(c, text, anchorStems(text))
 	f.Score = anchorScore(f)
 	lines := sym.Range.End.Line - sym.Range.Start.Line + 1
 	from, to := 0, lines-1

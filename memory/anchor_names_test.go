@@ -121,7 +121,8 @@ func TestAnchorRankFeatures(t *testing.T) {
 			t.Fatalf("quoted %q, want %q", rq.quoted, want)
 		}
 		c := &anchorCand{sym: analysis.SymbolInfo{Name: "endWrite", Kind: analysis.KindMethod, Path: "frame.go"}, rank: -1}
-		f := rq.features(c, "func (f *Framer) endWrite() error {\n\treturn ErrFrameTooLarge\n}")
+		text := "func (f *Framer) endWrite() error {\n\treturn ErrFrameTooLarge\n}"
+		f := rq.features(c, text, anchorStems(text))
 		if f.Quoted != 0.5 {
 			t.Errorf("Quoted of a function returning ErrFrameTooLarge: %v, want 0.5", f.Quoted)
 		}

@@ -504,12 +504,11 @@ const (
 )
 
 // features measures how a candidate symbol, whose source is text,
-// matches the rule.
-func (rq *anchorQuery) features(c *anchorCand, text string) anchorFeatures {
+// matches the rule; body is anchorStems(text).
+func (rq *anchorQuery) features(c *anchorCand, text string, body map[string]bool) anchorFeatures {
 	sym := c.sym
 	name := anchorStems(sym.QualifiedName)
 	doc := anchorStems(sym.Doc + "\n" + sym.Signature)
-	body := anchorStems(text)
 	lower := strings.ToLower(text)
 	f := anchorFeatures{Grounded: rq.grounded, Corpus: rq.corpus}
 	var total, got, inName float64

@@ -1,0 +1,71 @@
+package memory
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/anchorage-dev/anchorage/analysis"
+	"github.com/anchorage-dev/anchorage/retrieval"
+)
+
+// TestAnchorCacheFollowsFiles checks that what an Anchorer keeps of a
+// file between rules is read again once the file changes: another
+// size, or the same size at another time; and that the overlay's
+// documents are never kept.
+func TestAnchorCacheFollowsFiles(t *testing.T) {
+	root := t.TempDir()
+	path := filepath.Join(root, "a.go")
+	sym := analysis.SymbolInfo{Path: "a.go", Range: analysis.Range{Start: analysis.Position{Line: 1}, End: analysis.Position{Line: 1}}}
+	var cache anchorCache
+	read := func(s *retrieval.Searcher) (string, map[string]bool) {
+		t.Helper()
+		fc := newAnchorFiles(root, s)
+		fc.cache = &cache
+		text, _, ok, err := fc.symbolText(sym)
+		if err != nil || !ok {
+			t.Fatalf("symbolText: %q, %v, %v", text, ok, err)
+		}
+		return text, fc.cache.bodyStems(fc.stemKey(sym), text)
+	}
+	write := func(src string, mtime time.Time) {
+		t.Helper()
+		if err := os.WriteFile(path, []byte(src), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Chtimes(path, mtime, mtime); err != nil {
+			t.Fatal(err)
+		}
+	}
+	disk := &retrieval.Searcher{}
+	t0 := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	for _, c := range []struct {
+		what, src string
+		mtime     time.Time
+		want      string
+	}{
+		{"first read", "package a\nfunc Open() {}\n", t0, "func Open() {}"},
+		{"unchanged", "package a\nfunc Open() {}\n", t0, "func Open() {}"},
+		{"another size", "package a\nfunc OpenDB() {}\n", t0, "func OpenDB() {}"},
+		{"same size, another time", "package a\nfunc CloseDB() {}\n", t0.Add(time.Second), "func CloseDB() {}"},
+	} {
+		write(c.src, c.mtime)
+		text, stems := read(disk)
+		if text != c.want {
+			t.Errorf("%s: %q, want %q", c.what, text, c.want)
+		}
+		if want := anchorStems(c.want); len(stems) != len(want) {
+			t.Errorf("%s: stems %v, want %v", c.what, stems, want)
+		}
+	}
+	edited := &retrieval.Searcher{Overlay: func(p string) ([]byte, bool) {
+		return []byte("package a\nfunc Edited() {}\n"), p == "a.go"
+	}}
+	if text, stems := read(edited); text != "func Edited() {}" || !stems["edit"] {
+		t.Errorf("overlay: %q %v, want the editor's text", text, stems)
+	}
+	if text, _ := read(disk); text != "func CloseDB() {}" {
+		t.Errorf("after the overlay: %q, want the file's text", text)
+	}
+}
