@@ -361,6 +361,13 @@ func (s *Searcher) semanticRank(ctx context.Context, query string, topK int) ([]
 	}
 	ranked := fuse(lists, weights)
 	wantsAside := asksForAside(query)
+	// "How do I …" is answered by an entry point; "where is … done",
+	// "what handles …", "how does … work" by the code that does it,
+	// wherever it is, often a helper behind the entry point.
+	visibility := unexportedPenalty
+	if asksWhere(query) {
+		visibility = 1
+	}
 	for i := range ranked {
 		c, ok := chunks[ranked[i].id]
 		if !ok {
@@ -373,7 +380,7 @@ func (s *Searcher) semanticRank(ctx context.Context, query string, topK int) ([]
 			ranked[i].score *= testPenalty
 		}
 		if !s.IgnoreVisibility && isUnexported(c) {
-			ranked[i].score *= unexportedPenalty
+			ranked[i].score *= visibility
 		}
 		if c.Kind == analysis.KindModule {
 			ranked[i].score *= modulePenalty
@@ -519,6 +526,28 @@ func asksForAside(query string) bool {
 		switch t {
 		case "exampl", "doc", "documentat", "benchmark", "bench", "test":
 			return true
+		}
+	}
+	return false
+}
+
+// asksWhere reports whether a question asks where or how something is
+// done in the code ("where is the header parsed", "what decides …",
+// "how does the logger …") rather than how to do it: its answer is the
+// implementation, exported or not.
+func asksWhere(query string) bool {
+	words := strings.Fields(strings.ToLower(query))
+	if len(words) < 3 {
+		return false
+	}
+	switch strings.Trim(words[0], "?,.:;'\"") {
+	case "where", "what", "which", "who", "why":
+		return true
+	case "how":
+		switch words[1] {
+		case "does", "do", "is", "are", "did":
+			// "how do I …" and "how do you …" ask for the entry point.
+			return words[1] != "do" || (words[2] != "i" && words[2] != "you" && words[2] != "we")
 		}
 	}
 	return false

@@ -103,14 +103,14 @@ func TestEvalFunctions(t *testing.T) {
 			file.add(firstRelevantFile(resp, c.Rel))
 			if fr == 0 || fr > 5 {
 				var got []string
-				for _, r := range resp.Results[:min(3, len(resp.Results))] {
-					got = append(got, r.File+" "+r.Symbol)
+				for _, r := range resp.Results[:min(5, len(resp.Results))] {
+					got = append(got, fmt.Sprintf("%s %s %.3f", r.File, r.Symbol, r.Score))
 				}
 				q := c.Q
 				if len(q) > 70 {
 					q = q[:70] + "…"
 				}
-				misses = append(misses, fmt.Sprintf("    %-72q want %v → %v", q, c.Sym, got))
+				misses = append(misses, fmt.Sprintf("    %-72q want %v %v (rank %d) → %v", q, c.Sym, c.Rel, fr, got))
 			}
 		}
 		report = append(report, fmt.Sprintf("%-30s %3d  function hit@5 %.2f MRR %.2f   file hit@5 %.2f MRR %.2f\n%s",

@@ -1579,6 +1579,76 @@ func TestSearchSemanticExportedFirst(t *testing.T) {
 	}
 }
 
+// TestSearchSemanticWhereIgnoresVisibility checks that a question about
+// where something is done ranks an unexported function like an exported
+// one (its answer is often a helper), while "how do I …" puts the
+// exported one first.
+func TestSearchSemanticWhereIgnoresVisibility(t *testing.T) {
+	fx := newSearchFixture(t, map[string]string{
+		"pretty/a.go": "package pretty\n\n// walrusFormat formats a walrus ledger.\nfunc walrusFormat(l string) string { return l }\n",
+		"pretty/b.go": "package pretty\n\n// WalrusFormat formats a walrus ledger.\nfunc WalrusFormat(l string) string { return l }\n",
+	})
+	scores := func(q string) map[string]float64 {
+		resp := fx.search(t, Request{Query: q, Strategy: Semantic, TopK: 20})
+		out := map[string]float64{}
+		for _, r := range resp.Results {
+			out[r.Symbol] = r.Score
+		}
+		return out
+	}
+	tests := []struct {
+		q    string
+		same bool // the two score alike, not the exported first
+	}{
+		{"where is a walrus ledger formatted", true},
+		{"what formats a walrus ledger", true},
+		{"how does the package format a walrus ledger", true},
+		{"how do I format a walrus ledger", false},
+		{"format a walrus ledger", false},
+	}
+	for _, tt := range tests {
+		sc := scores(tt.q)
+		exp, unexp := sc["pretty.WalrusFormat"], sc["pretty.walrusFormat"]
+		if exp == 0 || unexp == 0 {
+			t.Errorf("%q: scores %v, want both functions", tt.q, sc)
+			continue
+		}
+		// Their ranks by each signal differ by one place: alike is
+		// within a few percent, and the penalty (unexportedPenalty) is
+		// more than that.
+		if r := unexp / exp; tt.same && (r < 0.95 || r > 1.05) {
+			t.Errorf("%q: WalrusFormat %v, walrusFormat %v, want about the same score", tt.q, exp, unexp)
+		} else if !tt.same && r > 0.9 {
+			t.Errorf("%q: WalrusFormat %v, walrusFormat %v, want the exported one well first", tt.q, exp, unexp)
+		}
+	}
+}
+
+func TestAsksWhere(t *testing.T) {
+	tests := []struct {
+		q    string
+		want bool
+	}{
+		{"where is the chunked response body reassembled", true},
+		{"What decides which protocol version is used", true},
+		{"which function parses the header", true},
+		{"why doesn't 1.3.0-beta.1 match ^1.2.0", true},
+		{"how does pretty-printing decide that a dict is too wide", true},
+		{"how is the config file found", true},
+		{"how do I read a config file", false},
+		{"how do you read a config file", false},
+		{"how to read a config file", false},
+		{"read a config file", false},
+		{"where", false},
+		{"", false},
+	}
+	for _, tt := range tests {
+		if got := asksWhere(tt.q); got != tt.want {
+			t.Errorf("asksWhere(%q) = %v, want %v", tt.q, got, tt.want)
+		}
+	}
+}
+
 // TestSearchSemanticLevels checks the two levels of a search by meaning:
 // the functions that answer best are listed by their own scores even when
 // they share a file, and the file ranking, computed apart, still lists
