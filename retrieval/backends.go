@@ -245,7 +245,40 @@ func (s *Searcher) semanticLevels(ctx context.Context, query string, topK int) (
 			files[i].Functions = append(files[i].Functions, r)
 		}
 	}
-	return semanticResults(ranked, chunks, topK), files, nil
+	return semanticResults(functionsFirst(ranked, chunks), chunks, topK), files, nil
+}
+
+// goTypePenalty scales the score of a Go type declaration (a struct,
+// an interface, a named type) in the function list of a search by
+// meaning: a question in words most often asks what to call, and a
+// type's fields and doc comment share the words of the functions that
+// use it, so it would push them down the list. The file ranking is not
+// scaled: the type still puts its file forward. Python and JavaScript
+// classes are called, and keep their scores.
+const goTypePenalty = 0.8
+
+// functionsFirst returns ranked, re-sorted, with the scores of Go type
+// declarations scaled by goTypePenalty.
+func functionsFirst(ranked []fused, chunks map[int64]analysis.ChunkInfo) []fused {
+	out := slices.Clone(ranked)
+	changed := false
+	for i := range out {
+		c := chunks[out[i].id]
+		switch c.Kind {
+		case analysis.KindStruct, analysis.KindInterface, analysis.KindType:
+		default:
+			continue
+		}
+		if c.Language != "go" {
+			continue
+		}
+		out[i].score *= goTypePenalty
+		changed = true
+	}
+	if changed {
+		sort.SliceStable(out, func(i, j int) bool { return out[i].score > out[j].score })
+	}
+	return out
 }
 
 // semanticResults turns ranked chunks into up to topK results, one per

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"math"
 	"os"
 	"path"
 	"path/filepath"
@@ -1646,6 +1647,42 @@ func TestAsksWhere(t *testing.T) {
 		if got := asksWhere(tt.q); got != tt.want {
 			t.Errorf("asksWhere(%q) = %v, want %v", tt.q, got, tt.want)
 		}
+	}
+}
+
+// TestSearchSemanticGoTypesAfterFunctions checks that the function list
+// ranks a Go type declaration below the functions that match as well
+// (a question in words asks what to call), while the file ranking still
+// ranks the type's file by it; a Python class, which is called, is not
+// scaled.
+func TestSearchSemanticGoTypesAfterFunctions(t *testing.T) {
+	fx := newSearchFixture(t, map[string]string{
+		"ledger/types.go":  "package ledger\n\n// WalrusLedger is a ledger of walrus entries.\ntype WalrusLedger struct{ entries []string }\n",
+		"ledger/open.go":   "package ledger\n\n// OpenWalrusLedger opens a ledger of walrus entries.\nfunc OpenWalrusLedger(p string) *WalrusLedger { return nil }\n",
+		"pyledger/book.py": "class WalrusBook:\n    \"\"\"A book of walrus entries.\"\"\"\n    pass\n",
+	})
+	resp := fx.search(t, Request{Query: "a ledger of walrus entries", Strategy: Semantic, TopK: 50, Group: GroupFiles})
+	fileScore := map[string]float64{}
+	for _, f := range resp.Files {
+		fileScore[f.File] = f.Score
+	}
+	got := map[string]Result{}
+	for _, r := range resp.Results {
+		got[r.Symbol] = r
+	}
+	typ, fn, class := got["ledger.WalrusLedger"], got["ledger.OpenWalrusLedger"], got["book.WalrusBook"]
+	if typ.File == "" || fn.File == "" || class.File == "" {
+		t.Fatalf("results %+v: want the type, the function and the class", resp.Results)
+	}
+	if typ.Score >= fileScore["ledger/types.go"] {
+		t.Errorf("type scores %v in the function list, its file %v: want it scaled down", typ.Score, fileScore["ledger/types.go"])
+	}
+	if want := fileScore["ledger/types.go"] * goTypePenalty; math.Abs(typ.Score-want) > 1e-12 {
+		t.Errorf("type scores %v in the function list, want %v (its file's %v scaled by %v)", typ.Score, want, fileScore["ledger/types.go"], goTypePenalty)
+	}
+	if fn.Score != fileScore["ledger/open.go"] || class.Score != fileScore["pyledger/book.py"] {
+		t.Errorf("function %v and class %v in the function list, want their files' scores %v and %v",
+			fn.Score, class.Score, fileScore["ledger/open.go"], fileScore["pyledger/book.py"])
 	}
 }
 
