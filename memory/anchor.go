@@ -644,8 +644,11 @@ func (a *Anchorer) rankIn(ctx context.Context, rule string, langs, preferred []s
 		}
 		for _, d := range defs {
 			c := pool.add(d)
-			c.named = true
 			c.defines = append(c.defines, strings.ToLower(id))
+			// An error the rule names ("raise LimitOverrunError",
+			// "return ErrFrameTooLarge") is shown by the code that
+			// raises it, not by its definition.
+			c.named = c.named || !anchorErrorName(d)
 		}
 		if len(defs) > 2 {
 			continue
@@ -796,6 +799,20 @@ func anchorLookup(ctx context.Context, ix *analysis.Index, id string) ([]analysi
 		return ix.Lookup(ctx, id[i+1:])
 	}
 	return nil, nil
+}
+
+// anchorErrorName reports whether a definition is an error type: a
+// class, struct or type named …Error, …Exception or …Warning.
+func anchorErrorName(d analysis.SymbolInfo) bool {
+	if !d.Kind.IsType() {
+		return false
+	}
+	for _, suffix := range []string{"Error", "Exception", "Warning"} {
+		if strings.HasSuffix(d.Name, suffix) && len(d.Name) > len(suffix) {
+			return true
+		}
+	}
+	return false
 }
 
 // anchorPreferShipped drops definitions in test files when there are others,

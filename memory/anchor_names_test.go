@@ -128,3 +128,26 @@ func TestAnchorRankFeatures(t *testing.T) {
 		}
 	})
 }
+
+// TestAnchorErrorName checks which definitions a rule that names them
+// shows by the code that raises them rather than by their definition.
+func TestAnchorErrorName(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		kind analysis.Kind
+		want bool
+	}{
+		{"LimitOverrunError", analysis.KindClass, true},
+		{"RepositoryException", analysis.KindClass, true},
+		{"ResourceWarning", analysis.KindClass, true},
+		{"ConnError", analysis.KindStruct, true},
+		{"Error", analysis.KindStruct, false},
+		{"ErrorCode", analysis.KindType, false},
+		{"wrapError", analysis.KindFunction, false},
+		{"UserRepository", analysis.KindClass, false},
+	} {
+		if got := anchorErrorName(analysis.SymbolInfo{Name: c.name, Kind: c.kind}); got != c.want {
+			t.Errorf("anchorErrorName(%s %s) = %v, want %v", c.kind, c.name, got, c.want)
+		}
+	}
+}
