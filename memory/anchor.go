@@ -711,6 +711,9 @@ func (a *Anchorer) rankIn(ctx context.Context, rule string, langs, preferred []s
 		if !ok {
 			continue // the file is gone: the index has not caught up yet
 		}
+		if files.buildIgnored(sym.Path) {
+			continue // a generator or a tool that is never built (//go:build ignore)
+		}
 		f := rq.features(c, text, files.cache.bodyStems(files.stemKey(sym), text))
 		f.Spell = math.Max(spelled.of(sym), rq.nameSpell(sym.Name))
 		f.Home = home.of(sym)
@@ -900,6 +903,31 @@ func (a *Anchorer) files() *anchorFiles {
 	fc := newAnchorFiles(a.Searcher.Index.Root(), a.Searcher)
 	fc.cache = &a.cache
 	return fc
+}
+
+// buildIgnored reports whether a Go file already read is excluded from
+// every build by an "ignore" constraint (//go:build ignore, or the
+// older // +build ignore) before its package clause: code generators
+// and one-off tools kept beside a package, not code that shows how it
+// works.
+func (fc *anchorFiles) buildIgnored(path string) bool {
+	f, ok := fc.files[path]
+	if !ok || !f.ok || !strings.HasSuffix(path, ".go") {
+		return false
+	}
+	for _, l := range f.lines {
+		l = strings.TrimSpace(l)
+		switch {
+		case strings.HasPrefix(l, "package "):
+			return false
+		case strings.HasPrefix(l, "//go:build "), strings.HasPrefix(l, "// +build "):
+			expr := strings.TrimSpace(l[strings.Index(l, "build ")+len("build "):])
+			if expr == "ignore" {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // stemKey is the key of a symbol's code in the cache of stems, or the

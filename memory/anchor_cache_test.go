@@ -69,3 +69,32 @@ func TestAnchorCacheFollowsFiles(t *testing.T) {
 		t.Errorf("after the overlay: %q, want the file's text", text)
 	}
 }
+
+// TestAnchorBuildIgnored checks which Go files are never built, and so
+// hold no examples: an ignore constraint before the package clause.
+func TestAnchorBuildIgnored(t *testing.T) {
+	root := t.TempDir()
+	for _, c := range []struct {
+		name, src string
+		want      bool
+	}{
+		{"gen.go", "// Copyright\n\n//go:build ignore\n\npackage main\n\nfunc main() {}\n", true},
+		{"old.go", "// +build ignore\n\npackage main\n\nfunc main() {}\n", true},
+		{"linux.go", "//go:build linux\n\npackage a\n\nfunc F() {}\n", false},
+		{"late.go", "package a\n\n//go:build ignore\nfunc F() {}\n", false},
+		{"plain.go", "package a\n\nfunc F() {}\n", false},
+		{"gen.py", "#go:build ignore\ndef f(): pass\n", false},
+	} {
+		if err := os.WriteFile(filepath.Join(root, c.name), []byte(c.src), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		fc := newAnchorFiles(root, &retrieval.Searcher{})
+		sym := analysis.SymbolInfo{Path: c.name, Range: analysis.Range{Start: analysis.Position{Line: 1}, End: analysis.Position{Line: 1}}}
+		if _, _, ok, err := fc.symbolText(sym); err != nil || !ok {
+			t.Fatalf("%s: %v %v", c.name, ok, err)
+		}
+		if got := fc.buildIgnored(c.name); got != c.want {
+			t.Errorf("buildIgnored(%s) = %v, want %v", c.name, got, c.want)
+		}
+	}
+}
