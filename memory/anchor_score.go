@@ -857,6 +857,8 @@ request req
 response resp res
 initialize init
 initialization init
+create new init
+constructor init new
 temporary temp tmp
 directory dir
 buffer buf
