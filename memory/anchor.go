@@ -934,7 +934,7 @@ func (fc *anchorFiles) buildIgnored(path string) bool {
 // zero key when its file is not cached (an overlay's document).
 func (fc *anchorFiles) stemKey(sym analysis.SymbolInfo) anchorStemKey {
 	f, ok := fc.files[sym.Path]
-	if !ok || !f.ok || f.size < 0 || fc.cache == nil {
+	if !ok || !f.ok || f.size < 0 || fc.cache == nil || !anchorSettled(f.mtime) {
 		return anchorStemKey{}
 	}
 	return anchorStemKey{path: sym.Path, size: f.size, mtime: f.mtime.UnixNano(), from: sym.Range.Start.Line, to: sym.Range.End.Line}
@@ -974,7 +974,7 @@ func (fc *anchorFiles) symbolText(sym analysis.SymbolInfo) (string, time.Time, b
 		}
 		if f.ok && !cached {
 			f.lines = strings.Split(strings.ToValidUTF8(string(text), "\uFFFD"), "\n")
-			if f.size >= 0 && int64(len(text)) == f.size {
+			if f.size >= 0 && int64(len(text)) == f.size && anchorSettled(f.mtime) {
 				// Read whole as stat saw it: the next rules may reuse it.
 				fc.cache.putFile(sym.Path, f.size, f.mtime, f.lines)
 			}

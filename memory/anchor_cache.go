@@ -10,8 +10,9 @@ import (
 // modification time, and the stems of each candidate's code. Anchoring
 // the rules of a memory one after the other meets the same files and
 // definitions again and again. A file that changed on disk (another size
-// or time) is read again; documents open in an editor (the searcher's
-// overlay) are never cached. The zero value is ready; it is safe for
+// or time) is read again; a file changed in the last anchorSettleTime
+// and the documents open in an editor (the searcher's overlay) are never
+// kept. The zero value is ready; it is safe for
 // concurrent use.
 type anchorCache struct {
 	mu    sync.Mutex
@@ -24,6 +25,17 @@ const (
 	anchorCacheFiles = 1024
 	anchorCacheStems = 16384
 )
+
+// anchorSettleTime is how long ago a file must have changed for what
+// was read of it to be kept: file systems stamp modification times by
+// the clock's tick, so a file written twice within one tick, at the same
+// size, would look unchanged.
+const anchorSettleTime = 2 * time.Second
+
+// anchorSettled reports whether a file changed at mtime may be kept.
+func anchorSettled(mtime time.Time) bool {
+	return time.Since(mtime) > anchorSettleTime
+}
 
 // anchorCachedFile is a file's lines as read at one size and time.
 type anchorCachedFile struct {

@@ -40,6 +40,7 @@ func TestAnchorCacheFollowsFiles(t *testing.T) {
 	}
 	disk := &retrieval.Searcher{}
 	t0 := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	recent := time.Now()
 	for _, c := range []struct {
 		what, src string
 		mtime     time.Time
@@ -49,6 +50,9 @@ func TestAnchorCacheFollowsFiles(t *testing.T) {
 		{"unchanged", "package a\nfunc Open() {}\n", t0, "func Open() {}"},
 		{"another size", "package a\nfunc OpenDB() {}\n", t0, "func OpenDB() {}"},
 		{"same size, another time", "package a\nfunc CloseDB() {}\n", t0.Add(time.Second), "func CloseDB() {}"},
+		// Written within one tick of the clock: same size, same time.
+		{"just written", "package a\nfunc AAAAAAA() {}\n", recent, "func AAAAAAA() {}"},
+		{"written again in the same tick", "package a\nfunc BBBBBBB() {}\n", recent, "func BBBBBBB() {}"},
 	} {
 		write(c.src, c.mtime)
 		text, stems := read(disk)
@@ -65,7 +69,7 @@ func TestAnchorCacheFollowsFiles(t *testing.T) {
 	if text, stems := read(edited); text != "func Edited() {}" || !stems["edit"] {
 		t.Errorf("overlay: %q %v, want the editor's text", text, stems)
 	}
-	if text, _ := read(disk); text != "func CloseDB() {}" {
+	if text, _ := read(disk); text != "func BBBBBBB() {}" {
 		t.Errorf("after the overlay: %q, want the file's text", text)
 	}
 }
