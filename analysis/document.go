@@ -47,24 +47,71 @@ type Document struct {
 	edited int
 }
 
-// docSnapshot is the graph of one version of a document's text. Its
-// search chunks, which only the index needs, are cut when the index
-// first asks for them (withChunks), not on the keystroke path.
+// docSnapshot is the graph of one version of a document's text, published
+// by the parse that made it and never changed after. A keystroke links
+// only the symbols (which the outline, hovers and lenses read): the
+// references are linked from the pieces, which the snapshot keeps, when
+// first asked for (refs), and the search chunks, which only the index
+// needs, are cut when the index first asks for them (withChunks). Its
+// methods are safe for concurrent use.
 type docSnapshot struct {
-	graph    *FileGraph // without chunks
+	graph    *FileGraph // the symbols, without references and chunks
 	text     []byte
 	lines    *lineIndex
 	comments []span // the text's comments, sorted
+	// pieces are what graph was linked from, and types the first type of
+	// each name link found (nil when it looked for none).
+	pieces []placedPiece
+	types  map[string]int
+	// bare says graph is complete as it is: a document kept as text only,
+	// or whose parse failed, has an empty graph and no chunks.
+	bare bool
+
+	refsOnce sync.Once
+	linked   *FileGraph // graph with its references
+
+	symsOnce sync.Once
+	syms     []SymbolInfo
 
 	once    sync.Once
-	indexed *FileGraph // graph with its chunks
+	indexed *FileGraph // linked with its chunks
 }
 
-// withChunks returns the graph with its search chunks, cut on first use.
-// It is safe for concurrent use.
+// bareSnapshot returns the snapshot of a graph that is complete as it is.
+func bareSnapshot(g *FileGraph) *docSnapshot {
+	return &docSnapshot{graph: g, bare: true}
+}
+
+// full returns the graph with its references, linked on first use.
+func (s *docSnapshot) full() *FileGraph {
+	s.refsOnce.Do(func() {
+		if s.bare {
+			s.linked = s.graph
+			return
+		}
+		g := *s.graph
+		g.Refs = linkRefs(s.pieces, g.Symbols, s.types)
+		s.linked = &g
+	})
+	return s.linked
+}
+
+// symbols returns the graph's symbols as FileSymbols answers them, made on
+// first use: every reader of one version shares them.
+func (s *docSnapshot) symbols() []SymbolInfo {
+	s.symsOnce.Do(func() { s.syms = graphSymbols(s.graph) })
+	return s.syms
+}
+
+// withChunks returns the graph with its references and its search chunks,
+// cut on first use.
 func (s *docSnapshot) withChunks() *FileGraph {
 	s.once.Do(func() {
-		g := *s.graph
+		if s.bare {
+			s.indexed = s.graph
+			return
+		}
+		g := *s.full()
 		g.Chunks = chunkFile(&g, s.text, s.lines, s.comments)
 		s.indexed = &g
 	})
@@ -97,8 +144,9 @@ func (p *Parser) OpenDocument(ctx context.Context, lang *Language, path string, 
 func (d *Document) Text() []byte { return d.text }
 
 // Graph returns the document's graph for its current text, without
-// search chunks (see GraphWithChunks). The caller must not modify it.
-func (d *Document) Graph() *FileGraph { return d.snap.graph }
+// search chunks (see GraphWithChunks). Its references are linked on the
+// first call for a version. The caller must not modify it.
+func (d *Document) Graph() *FileGraph { return d.snap.full() }
 
 // GraphWithChunks returns the document's graph for its current text with
 // the search chunks the index stores, cut the first time they are asked
@@ -293,14 +341,14 @@ func (d *Document) reparse(ctx context.Context, p *Parser, text []byte, lines *l
 			errors += max(1, n)
 		}
 	}
-	g, comments := d.assemble(text, lines, whole, cutRaws)
+	snap := d.assemble(text, lines, whole, cutRaws)
 	switch {
 	case rec != nil:
-		g.ParseErrors = errors
+		snap.graph.ParseErrors = errors
 	case root.HasError():
-		g.ParseErrors = countErrors(root)
+		snap.graph.ParseErrors = countErrors(root)
 	}
-	d.snap = &docSnapshot{graph: g, text: text, lines: lines, comments: comments}
+	d.snap = snap
 	return nil
 }
 
@@ -310,8 +358,8 @@ func (d *Document) reparse(ctx context.Context, p *Parser, text []byte, lines *l
 // chunks) and in each damaged region (d.cuts, cutRaws in text's offsets).
 // A top-level node that is not new and holds no damaged region reuses the
 // piece assembled for it before; the others are assembled, and the
-// pieces linked. It returns the graph and the text's comments, sorted.
-func (d *Document) assemble(text []byte, lines *lineIndex, whole *rawGraph, cutRaws []rawGraph) (*FileGraph, []span) {
+// pieces linked. It returns the snapshot of the graph.
+func (d *Document) assemble(text []byte, lines *lineIndex, whole *rawGraph, cutRaws []rawGraph) *docSnapshot {
 	cuts, chunks := d.cuts, d.chunks
 	module := ""
 	if whole != nil {
@@ -373,7 +421,8 @@ func (d *Document) assemble(text []byte, lines *lineIndex, whole *rawGraph, cutR
 			pieces = append(pieces, fresh(&cutRaws[j], int(cuts[j].start)))
 		}
 	}
-	return link(d.Language, d.Path, module, text, lines, pieces)
+	g, comments, types := link(d.Language, d.Path, module, text, lines, pieces)
+	return &docSnapshot{graph: g, text: text, lines: lines, comments: comments, pieces: pieces, types: types}
 }
 
 // editInCuts returns the damaged regions after an edit replacing the
@@ -428,9 +477,8 @@ func (d *Document) reparseInCuts(ctx context.Context, p *Parser, text []byte, li
 	}
 	d.text, d.lines, d.cuts, d.clean = text, lines, cuts, false
 	d.queried = 0
-	g, comments := d.assemble(text, lines, nil, raws)
-	g.ParseErrors = errors
-	d.snap = &docSnapshot{graph: g, text: text, lines: lines, comments: comments}
+	d.snap = d.assemble(text, lines, nil, raws)
+	d.snap.graph.ParseErrors = errors
 	return true, nil
 }
 

@@ -99,14 +99,16 @@ type placedPiece struct {
 	start, line, col int
 }
 
-// link joins pieces, in text order, into the graph of src: the module
-// symbol, then each piece's symbols and references renumbered and moved.
-// It returns the graph and the file's comments, sorted.
-func link(lang *Language, filePath, module string, src []byte, lines *lineIndex, pieces []placedPiece) (*FileGraph, []span) {
-	nsyms, nrefs, ncomments := 1, 0, 0
+// link joins pieces, in text order, into the graph of src without its
+// references: the module symbol, then each piece's symbols renumbered and
+// moved. It returns the graph, the file's comments, sorted, and the first
+// type of each name when a piece needed it (a method's parent), for
+// linkRefs. The references, which only some readers need, are linked by
+// linkRefs when first asked for: a keystroke does not copy them.
+func link(lang *Language, filePath, module string, src []byte, lines *lineIndex, pieces []placedPiece) (*FileGraph, []span, map[string]int) {
+	nsyms, ncomments := 1, 0
 	for _, p := range pieces {
 		nsyms += len(p.pc.syms)
-		nrefs += len(p.pc.refs)
 		ncomments += len(p.pc.comments)
 	}
 	g := &FileGraph{Path: filePath, Language: lang.Name}
@@ -116,20 +118,11 @@ func link(lang *Language, filePath, module string, src []byte, lines *lineIndex,
 		Name: module, QualifiedName: module, Module: module,
 		Range: lines.rangeOf(0, uint32(len(src))), NameRange: lines.rangeOf(0, 0),
 	}
-	g.Refs = make([]Ref, 0, nrefs)
 	comments := make([]span, 0, ncomments)
-	owned, subjects := false, false
+	owned := false
 	for _, p := range pieces {
 		pc := p.pc
 		dOff, dLine, dCol := p.start-pc.start, p.line-pc.line, p.col-pc.col
-		move := func(x Position) Position {
-			if x.Line == pc.line {
-				x.Column += dCol
-			}
-			x.Line += dLine
-			x.Offset += dOff
-			return x
-		}
 		moved := dOff != 0 || dLine != 0 || dCol != 0
 		base := len(g.Symbols) - 1
 		for i, s := range pc.syms {
@@ -138,22 +131,12 @@ func link(lang *Language, filePath, module string, src []byte, lines *lineIndex,
 				s.Parent += base
 			}
 			if moved {
-				s.Range = Range{move(s.Range.Start), move(s.Range.End)}
-				s.NameRange = Range{move(s.NameRange.Start), move(s.NameRange.End)}
+				s.Range = Range{p.move(s.Range.Start), p.move(s.Range.End)}
+				s.NameRange = Range{p.move(s.NameRange.Start), p.move(s.NameRange.End)}
 			}
 			owned = owned || pc.owners[i] != ""
 			g.Symbols = append(g.Symbols, s)
 		}
-		for _, r := range pc.refs {
-			if r.Source > 0 {
-				r.Source += base
-			}
-			if moved {
-				r.Range = Range{move(r.Range.Start), move(r.Range.End)}
-			}
-			g.Refs = append(g.Refs, r)
-		}
-		subjects = subjects || pc.subjects
 		// A doc comment above a definition of the piece ends before the
 		// piece: it is among the comments of the pieces before.
 		for k, i := range pc.outside {
@@ -164,39 +147,89 @@ func link(lang *Language, filePath, module string, src []byte, lines *lineIndex,
 			comments = append(comments, span{uint32(int(c.start) + dOff), uint32(int(c.end) + dOff)})
 		}
 	}
-	if owned || subjects {
-		// The first type of each name: a method's parent, a relation's
-		// source.
-		types := map[string]int{}
-		for i := len(g.Symbols) - 1; i > 0; i-- {
-			if s := &g.Symbols[i]; s.Kind.IsType() {
-				types[s.Name] = i
+	if !owned {
+		return g, comments, nil
+	}
+	types := firstTypes(g.Symbols)
+	i := 1
+	for _, p := range pieces {
+		for _, owner := range p.pc.owners {
+			if owner != "" {
+				g.Symbols[i].Parent = types[owner] // 0 when the file does not define it
 			}
-		}
-		if owned {
-			i := 1
-			for _, p := range pieces {
-				for _, owner := range p.pc.owners {
-					if owner != "" {
-						g.Symbols[i].Parent = types[owner] // 0 when the file does not define it
-					}
-					i++
-				}
-			}
-		}
-		if subjects {
-			for i := range g.Refs {
-				r := &g.Refs[i]
-				if r.Subject == "" {
-					continue
-				}
-				if t, ok := types[r.Subject]; ok {
-					r.Source, r.Subject = t, ""
-				}
-			}
+			i++
 		}
 	}
-	return g, comments
+	return g, comments, types
+}
+
+// firstTypes returns the index of the first type of each name among
+// syms: a method's parent, a relation's source.
+func firstTypes(syms []Symbol) map[string]int {
+	types := map[string]int{}
+	for i := len(syms) - 1; i > 0; i-- {
+		if s := &syms[i]; s.Kind.IsType() {
+			types[s.Name] = i
+		}
+	}
+	return types
+}
+
+// linkRefs returns the references of the pieces link joined into the
+// graph whose symbols are syms, renumbered and moved; a reference whose
+// subject is a type of the file gets it as its source. types is link's,
+// or nil when it made none. It only reads the pieces, which stay as they
+// are: it is safe for concurrent use.
+func linkRefs(pieces []placedPiece, syms []Symbol, types map[string]int) []Ref {
+	nrefs := 0
+	subjects := false
+	for _, p := range pieces {
+		nrefs += len(p.pc.refs)
+		subjects = subjects || p.pc.subjects
+	}
+	refs := make([]Ref, 0, nrefs)
+	base := 0
+	for _, p := range pieces {
+		pc := p.pc
+		moved := p.start != pc.start || p.line != pc.line || p.col != pc.col
+		for _, r := range pc.refs {
+			if r.Source > 0 {
+				r.Source += base
+			}
+			if moved {
+				r.Range = Range{p.move(r.Range.Start), p.move(r.Range.End)}
+			}
+			refs = append(refs, r)
+		}
+		base += len(pc.syms)
+	}
+	if !subjects {
+		return refs
+	}
+	if types == nil {
+		types = firstTypes(syms)
+	}
+	for i := range refs {
+		r := &refs[i]
+		if r.Subject == "" {
+			continue
+		}
+		if t, ok := types[r.Subject]; ok {
+			r.Source, r.Subject = t, ""
+		}
+	}
+	return refs
+}
+
+// move returns a position of the piece, in the text it was assembled in,
+// where it is now.
+func (p *placedPiece) move(x Position) Position {
+	if x.Line == p.pc.line {
+		x.Column += p.col - p.pc.col
+	}
+	x.Line += p.line - p.pc.line
+	x.Offset += p.start - p.pc.start
+	return x
 }
 
 // docAbove returns the doc of the piece's k-th symbol whose doc comment

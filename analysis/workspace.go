@@ -73,9 +73,9 @@ type openDoc struct {
 	// doc is the parsed state, guarded by the workspace's parseMu (nil
 	// before the first parse).
 	doc *Document
-	// graph is doc's graph as its last parse left it, guarded by the
+	// snap is doc's graph as its last parse left it, guarded by the
 	// workspace's mu: its symbols may be read without parseMu.
-	graph *FileGraph
+	snap *docSnapshot
 }
 
 // FlushDelay is how long after the last change an open document's graph
@@ -296,19 +296,19 @@ func (w *Workspace) Text(rel string) (text []byte, version int32, ok bool) {
 // progress: they may be some edits behind the text. It is false when the
 // document is not open or was never parsed. It suits work that follows
 // the user (the working-memory slots) and must not compete with requests
-// for the parser.
+// for the parser. The result must not be modified.
 func (w *Workspace) ParsedSymbols(rel string) ([]SymbolInfo, bool) {
 	w.mu.Lock()
 	od := w.docs[rel]
-	var g *FileGraph
+	var snap *docSnapshot
 	if od != nil {
-		g = od.graph
+		snap = od.snap
 	}
 	w.mu.Unlock()
-	if g == nil {
+	if snap == nil {
 		return nil, false
 	}
-	return graphSymbols(g), true
+	return snap.symbols(), true
 }
 
 // parsed returns an open document's text and graph as of its version when
@@ -317,14 +317,18 @@ func (w *Workspace) ParsedSymbols(rel string) ([]SymbolInfo, bool) {
 // one parse are all served by it; edits made while they wait do not make
 // each of them parse again.
 func (w *Workspace) parsed(ctx context.Context, rel string) (text []byte, g *FileGraph, version int32, ok bool) {
-	text, g, _, version, ok = w.parsedSnapshot(ctx, rel)
-	return text, g, version, ok
+	text, snap, version, ok := w.parsedSnapshot(ctx, rel)
+	if !ok {
+		return nil, nil, 0, false
+	}
+	return text, snap.full(), version, true
 }
 
-// parsedSnapshot is parsed, with the document's snapshot when it has one
-// (nil for a document over the size cap or that failed to parse), whose
-// search chunks the caller may cut after parseMu is released.
-func (w *Workspace) parsedSnapshot(ctx context.Context, rel string) (text []byte, g *FileGraph, snap *docSnapshot, version int32, ok bool) {
+// parsedSnapshot is parsed, with the snapshot of the document's graph
+// (empty for a document over the size cap or that failed to parse),
+// whose references and search chunks the caller links and cuts after
+// parseMu is released: a keystroke waits for neither.
+func (w *Workspace) parsedSnapshot(ctx context.Context, rel string) (text []byte, snap *docSnapshot, version int32, ok bool) {
 	// The caller needs the text as it is now; a parse of a newer version,
 	// made while it waited for parseMu, serves it as well.
 	want := int32(math.MinInt32)
@@ -349,17 +353,17 @@ func (w *Workspace) parsedSnapshot(ctx context.Context, rel string) (text []byte
 	od := w.docs[rel]
 	if od == nil {
 		w.mu.Unlock()
-		return nil, nil, nil, 0, false
+		return nil, nil, 0, false
 	}
 	if od.oversized {
 		defer w.mu.Unlock()
 		od.owned = false
-		return od.text, &FileGraph{Path: rel, Language: od.lang.Name}, nil, od.version, true
+		return od.text, bareSnapshot(&FileGraph{Path: rel, Language: od.lang.Name}), od.version, true
 	}
 	doc := od.doc
 	if doc != nil && (doc.Version >= want || !od.reset && len(od.queue) == 0) {
 		w.mu.Unlock()
-		return doc.Text(), doc.Graph(), doc.snap, doc.Version, true // doc is parseMu's
+		return doc.Text(), doc.snap, doc.Version, true // doc is parseMu's
 	}
 	queue, reset, text, version, lang := od.queue, od.reset, od.text, od.version, od.lang
 	od.queue, od.reset, od.owned = nil, false, false
@@ -383,25 +387,25 @@ func (w *Workspace) parsedSnapshot(ctx context.Context, rel string) (text []byte
 		// Closed or opened again meanwhile, or the parse failed (then the
 		// next reader parses afresh).
 		if w.docs[rel] == od {
-			od.doc, od.graph, od.queue, od.reset = nil, nil, nil, true
+			od.doc, od.snap, od.queue, od.reset = nil, nil, nil, true
 		}
 		od = w.docs[rel]
 		var text []byte
-		var g *FileGraph
+		var snap *docSnapshot
 		var version int32
 		if od != nil {
 			od.owned = false
-			text, g, version = od.text, &FileGraph{Path: rel, Language: od.lang.Name}, od.version
+			text, snap, version = od.text, bareSnapshot(&FileGraph{Path: rel, Language: od.lang.Name}), od.version
 		}
 		w.mu.Unlock()
 		if doc != nil {
 			doc.Close()
 		}
-		return text, g, nil, version, od != nil
+		return text, snap, version, od != nil
 	}
-	od.doc, od.graph = doc, doc.Graph()
+	od.doc, od.snap = doc, doc.snap
 	w.mu.Unlock()
-	return doc.Text(), doc.Graph(), doc.snap, doc.Version, true
+	return doc.Text(), doc.snap, doc.Version, true
 }
 
 // coalesce returns queued edits as one: the part of text that differs
@@ -506,14 +510,12 @@ func (w *Workspace) Flush(ctx context.Context) error {
 	}
 	var items []item
 	for _, rel := range rels {
-		text, g, snap, _, ok := w.parsedSnapshot(ctx, rel)
+		text, snap, _, ok := w.parsedSnapshot(ctx, rel)
 		if !ok {
 			continue
 		}
-		if snap != nil {
-			// Cut outside parseMu: keystrokes do not wait for it.
-			g = snap.withChunks()
-		}
+		// Linked and cut outside parseMu: keystrokes do not wait for it.
+		g := snap.withChunks()
 		_, over := w.Oversized(rel)
 		// Mtime -1 never matches a file on disk: when the document closes,
 		// the next refresh reads the file (and skips parsing it if its
@@ -583,10 +585,11 @@ func (w *Workspace) Shutdown(ctx context.Context) error {
 // FileSymbols returns the symbols of a file as the editor sees it: from the
 // open document when it is open, else from the index; in source order, the
 // module first. For an open document, IDs and parents number the symbols
-// of this answer only.
+// of this answer only, and every caller reading one version of the
+// document shares them: the result must not be modified.
 func (w *Workspace) FileSymbols(ctx context.Context, rel string) ([]SymbolInfo, error) {
-	if _, g, _, ok := w.parsed(ctx, rel); ok {
-		return graphSymbols(g), nil
+	if _, snap, _, ok := w.parsedSnapshot(ctx, rel); ok {
+		return snap.symbols(), nil
 	}
 	return w.ix.SymbolsInFile(ctx, rel)
 }
