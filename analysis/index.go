@@ -87,6 +87,10 @@ type Index struct {
 
 	optsMu  sync.Mutex // guards opts.Exclude, opts.MaxFileSize, opts.Ignore and opts.Languages
 	embedMu sync.Mutex // one EmbedChunks at a time
+
+	// fg counts the open documents' parses in progress, which the
+	// indexer's workers yield to.
+	fg foreground
 }
 
 // Configure changes what the next Update indexes: excluded names and globs
@@ -536,6 +540,8 @@ func (ix *Index) parseAll(ctx context.Context, todo []candidate, known map[strin
 				spentMu.Unlock()
 			}()
 			for c := range jobs {
+				// A keystroke being parsed goes first.
+				ix.fg.wait(ctx)
 				select {
 				case results <- processFile(ctx, p, c, maxSize):
 				case <-ctx.Done():
@@ -568,6 +574,9 @@ func (ix *Index) parseAll(ctx context.Context, todo []candidate, known map[strin
 		defer func() { sum.Timings.Store += time.Since(start).Seconds() }()
 		err := ix.store.Write(ctx, func(w *indexWriter) error {
 			for _, r := range batch {
+				// So does each file's write (the index's writer is not
+				// the keystroke's: it only waits for the parse).
+				ix.fg.wait(ctx)
 				var err error
 				switch {
 				case keep(r.c.rel):

@@ -2,6 +2,9 @@ package analysis
 
 import (
 	"context"
+	"fmt"
+	"runtime"
+	"sync/atomic"
 	"testing"
 )
 
@@ -78,5 +81,51 @@ func TestSnapshotLinksReferencesOnDemand(t *testing.T) {
 				t.Fatalf("keystroke %d (%q): %s left the symbols", i, text, name)
 			}
 		}
+	}
+}
+
+// TestIndexerYieldsToKeystrokes holds a keystroke's parse open while the
+// workspace is indexed: the indexer's workers start no file until it is
+// over, then index every file.
+func TestIndexerYieldsToKeystrokes(t *testing.T) {
+	root := t.TempDir()
+	files := map[string]string{}
+	for i := range 8 {
+		files[fmt.Sprintf("f%d.go", i)] = fmt.Sprintf("package a\n\nfunc F%d() {}\n", i)
+	}
+	writeWorkspace(t, root, files)
+	ix := openTestIndex(t, root, nil)
+	ix.fg.enter() // a keystroke being parsed
+	var left atomic.Bool
+	early := make(chan string, len(files))
+	done := make(chan error, 1)
+	go func() {
+		sum, err := ix.Update(context.Background(), func(p Progress) {
+			if p.Done > 0 && !left.Load() {
+				early <- p.Path
+			}
+		})
+		if err == nil && sum.Parsed != len(files) {
+			err = fmt.Errorf("parsed %d files, want %d", sum.Parsed, len(files))
+		}
+		done <- err
+	}()
+	// The workers are waiting for the keystroke.
+	for ix.fg.blocked() == 0 {
+		select {
+		case err := <-done:
+			t.Fatalf("Update returned (%v) while a keystroke was being parsed", err)
+		default:
+			runtime.Gosched()
+		}
+	}
+	left.Store(true)
+	ix.fg.leave()
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	close(early)
+	for path := range early {
+		t.Errorf("%s was indexed while a keystroke was being parsed", path)
 	}
 }

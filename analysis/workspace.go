@@ -372,6 +372,9 @@ func (w *Workspace) parsedSnapshot(ctx context.Context, rel string) (text []byte
 	// The parse runs to the end even if the caller gives up: the edits it
 	// takes are not given back.
 	ctx = context.WithoutCancel(ctx)
+	// The indexer's workers start no file meanwhile.
+	w.ix.fg.enter()
+	defer w.ix.fg.leave()
 	var err error
 	if reset || doc == nil {
 		if doc != nil {
