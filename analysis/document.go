@@ -32,6 +32,9 @@ type Document struct {
 	tree   *sitter.Tree
 	snap   *docSnapshot // the graph of text
 	chunks []chunk      // what the query found in each top-level node, and its piece
+	// spare is an array of chunks no longer used, which the next
+	// extraction may make its chunks in.
+	spare []chunk
 	// queried counts the top-level nodes the last extraction queried (all
 	// of them, -1, after a full extraction).
 	queried int
@@ -306,7 +309,12 @@ func (d *Document) reparse(ctx context.Context, p *Parser, text []byte, lines *l
 		whole  *rawGraph
 	)
 	if reusable && d.chunks != nil && !effRoot.HasError() {
-		chunks, d.queried = p.queryChanged(d.Language, effText, effRoot, d.chunks)
+		// The chunks before the last are made again in their array: no
+		// snapshot reads chunks.
+		spare := d.spare
+		d.spare = nil
+		chunks, d.queried = p.queryChanged(d.Language, effText, effRoot, d.chunks, spare)
+		d.spare = d.chunks
 	} else {
 		raw := p.query(d.Language, effText, effRoot, nil)
 		d.queried = -1
@@ -575,31 +583,61 @@ func splitChunks(text []byte, raw rawGraph, spans []span) []chunk {
 
 // queryChanged extracts a reparsed document: top-level nodes whose text is
 // that of a chunk of the previous extraction reuse its findings and its
-// piece; the others are queried. It returns the new chunks and how many
-// nodes were queried.
-func (p *Parser) queryChanged(lang *Language, text []byte, root *sitter.Node, old []chunk) ([]chunk, int) {
+// piece; the others are queried. It returns the new chunks, made in buf's
+// array when it has room, and how many nodes were queried.
+//
+// An edit changes a few nodes in a row: the nodes before them and after
+// them are matched with the old chunks in order, and only the nodes in
+// between are looked up among the old chunks in between (a node moved by
+// the edit, or a copy of another).
+func (p *Parser) queryChanged(lang *Language, text []byte, root *sitter.Node, old, buf []chunk) ([]chunk, int) {
+	spans := topLevelSpans(root)
+	chunks := buf[:0]
+	if cap(chunks) < len(spans) {
+		chunks = make([]chunk, 0, len(spans)+len(spans)/8)
+	}
+	for _, sp := range spans {
+		chunks = append(chunks, chunk{start: sp.start, end: sp.end, hash: xxhash.Sum64(text[sp.start:sp.end])})
+	}
+	same := func(c *chunk, o *chunk) bool {
+		return c.hash == o.hash && c.end-c.start == o.end-o.start
+	}
+	head := 0
+	for head < len(chunks) && head < len(old) && same(&chunks[head], &old[head]) {
+		head++
+	}
+	tail := 0
+	for tail < len(chunks)-head && tail < len(old)-head && same(&chunks[len(chunks)-1-tail], &old[len(old)-1-tail]) {
+		tail++
+	}
+	reuse := func(c, o *chunk) { c.raw, c.pc = o.raw, o.pc }
+	for i := range head {
+		reuse(&chunks[i], &old[i])
+	}
+	for i := range tail {
+		reuse(&chunks[len(chunks)-1-i], &old[len(old)-1-i])
+	}
 	type key struct {
 		hash uint64
 		size uint32
 	}
-	reusable := make(map[key]*chunk, len(old))
-	for i := range old {
-		reusable[key{old[i].hash, old[i].end - old[i].start}] = &old[i]
+	var reusable map[key]*chunk
+	if mid := old[head : len(old)-tail]; len(mid) > 0 && len(chunks)-tail > head {
+		reusable = make(map[key]*chunk, len(mid))
+		for i := range mid {
+			reusable[key{mid[i].hash, mid[i].end - mid[i].start}] = &mid[i]
+		}
 	}
 	queried := 0
-	spans := topLevelSpans(root)
-	chunks := make([]chunk, 0, len(spans))
-	for i, sp := range spans {
-		st, en := sp.start, sp.end
-		ch := chunk{start: st, end: en, hash: xxhash.Sum64(text[st:en])}
-		if prev := reusable[key{ch.hash, en - st}]; prev != nil {
-			ch.raw, ch.pc = prev.raw, prev.pc
-		} else {
-			found := p.query(lang, text, root, root.Child(i))
-			ch.raw.addShifted(&found, -int64(st))
-			queried++
+	for i := head; i < len(chunks)-tail; i++ {
+		ch := &chunks[i]
+		if prev := reusable[key{ch.hash, ch.end - ch.start}]; prev != nil {
+			reuse(ch, prev)
+			continue
 		}
-		chunks = append(chunks, ch)
+		found := p.query(lang, text, root, root.Child(i))
+		ch.raw.addShifted(&found, -int64(ch.start))
+		queried++
 	}
 	return chunks, queried
 }
