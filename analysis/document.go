@@ -172,6 +172,13 @@ func (d *Document) Close() {
 // previous one left), then reparses incrementally and extracts the graph.
 // Positions out of range are clamped to the document, as editors expect.
 func (d *Document) Apply(ctx context.Context, p *Parser, version int32, edits []TextEdit) error {
+	return d.apply(ctx, p, version, edits, nil)
+}
+
+// apply is Apply; final, when not nil, is the text the edits make, which
+// the caller will not modify: the document keeps it rather than a copy of
+// its own when the last edit's size says it is that text.
+func (d *Document) apply(ctx context.Context, p *Parser, version int32, edits []TextEdit, final []byte) error {
 	text := d.text
 	tree := d.tree
 	lines := d.lines
@@ -180,7 +187,7 @@ func (d *Document) Apply(ctx context.Context, p *Parser, version int32, edits []
 	cuts := slices.Clone(d.cuts)
 	d.edited = -1
 	replaced := false
-	for _, e := range edits {
+	for i, e := range edits {
 		if e.Range == nil {
 			replaced = true
 			cuts = nil
@@ -200,8 +207,13 @@ func (d *Document) Apply(ctx context.Context, p *Parser, version int32, edits []
 		}
 		cuts = editInCuts(cuts, start, end, len(e.Text))
 		d.edited = start
-		next := make([]byte, 0, len(text)-(end-start)+len(e.Text))
-		next = append(append(append(next, text[:start]...), e.Text...), text[end:]...)
+		var next []byte
+		if n := len(text) - (end - start) + len(e.Text); i == len(edits)-1 && final != nil && sameEdit(final, text, start, end, e.Text) {
+			next = final
+		} else {
+			next = make([]byte, 0, n)
+			next = append(append(append(next, text[:start]...), e.Text...), text[end:]...)
+		}
 		nextLines := lines.edited(next, start, end, len(e.Text))
 		if tree != nil {
 			newEnd := start + len(e.Text)
@@ -431,6 +443,16 @@ func (d *Document) assemble(text []byte, lines *lineIndex, whole *rawGraph, cutR
 	}
 	g, comments, types := link(d.Language, d.Path, module, text, lines, pieces)
 	return &docSnapshot{graph: g, text: text, lines: lines, comments: comments, pieces: pieces, types: types}
+}
+
+// sameEdit reports whether next is text with the bytes from start to end
+// replaced by ins. It compares without copying.
+func sameEdit(next, text []byte, start, end int, ins string) bool {
+	n := start + len(ins)
+	return len(next) == len(text)-(end-start)+len(ins) &&
+		bytes.Equal(next[:start], text[:start]) &&
+		string(next[start:n]) == ins &&
+		bytes.Equal(next[n:], text[end:])
 }
 
 // editInCuts returns the damaged regions after an edit replacing the

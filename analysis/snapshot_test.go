@@ -9,7 +9,8 @@ import (
 )
 
 // TestSnapshotLinksReferencesOnDemand types into an open document: a
-// keystroke links the symbols only; the references are linked when first
+// keystroke keeps the workspace's text rather than a copy and links the
+// symbols only; the references are linked when first
 // asked for, once per version, equal to a fresh extraction's; FileSymbols
 // answers every reader of one version with the same symbols.
 func TestSnapshotLinksReferencesOnDemand(t *testing.T) {
@@ -42,6 +43,9 @@ func TestSnapshotLinksReferencesOnDemand(t *testing.T) {
 		text, snap, version, ok := w.parsedSnapshot(ctx, "a.go")
 		if !ok || version != v {
 			t.Fatalf("keystroke %d: snapshot of version %d (%v)", i, version, ok)
+		}
+		if now, _, _ := w.Text("a.go"); &now[0] != &snap.text[0] {
+			t.Fatalf("keystroke %d: the document made a copy of the workspace's text", i)
 		}
 		w.parseMu.Lock()
 		linked := snap.linked != nil

@@ -382,7 +382,9 @@ func (w *Workspace) parsedSnapshot(ctx context.Context, rel string) (text []byte
 		}
 		doc, err = w.parser.OpenDocument(ctx, lang, rel, version, text)
 	} else {
-		err = doc.Apply(ctx, w.parser, version, coalesce(doc, text, queue))
+		// text is the edits' result, not modified any more (it is not
+		// owned): the document keeps it instead of making it again.
+		err = doc.apply(ctx, w.parser, version, coalesce(doc, text, queue), text)
 	}
 
 	w.mu.Lock()
