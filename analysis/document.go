@@ -407,7 +407,8 @@ func (d *Document) assemble(text []byte, lines *lineIndex, whole *rawGraph, cutR
 		pieces = append(pieces, fresh(whole, 0))
 	} else {
 		pieces = make([]placedPiece, 0, len(chunks)+len(cuts))
-		j := 0 // the next damaged region
+		j := 0        // the next damaged region
+		lastLine := 0 // the line of the last chunk placed: chunks are in order
 		for i := range chunks {
 			c := &chunks[i]
 			rs, re := toReal(cuts, int(c.start), false), toReal(cuts, int(c.end), true)
@@ -434,7 +435,8 @@ func (d *Document) assemble(text []byte, lines *lineIndex, whole *rawGraph, cutR
 				raw.addShifted(&c.raw, int64(rs))
 				c.pc = fresh(&raw, rs).pc
 			}
-			pos := lines.position(rs)
+			pos := lines.positionFrom(lastLine, rs)
+			lastLine = pos.Line
 			pieces = append(pieces, placedPiece{pc: c.pc, start: rs, line: pos.Line, col: pos.Column})
 		}
 		for ; j < len(cuts); j++ {

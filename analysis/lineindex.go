@@ -2,6 +2,7 @@ package analysis
 
 import (
 	"bytes"
+	"slices"
 	"sort"
 	"sync"
 	"unicode/utf8"
@@ -75,8 +76,22 @@ func (li *lineIndex) edited(next []byte, start, end, size int) *lineIndex {
 
 // position returns the 0-based line and UTF-16 column of offset.
 func (li *lineIndex) position(offset int) Position {
+	return li.positionFrom(0, offset)
+}
+
+// positionFrom is position of an offset on line from or after it: a
+// caller walking offsets in order searches only the lines after the last.
+func (li *lineIndex) positionFrom(from, offset int) Position {
 	offset = max(0, min(offset, len(li.src)))
-	line := sort.Search(len(li.starts), func(i int) bool { return li.starts[i] > offset }) - 1
+	if from < 0 || from >= len(li.starts) || li.starts[from] > offset {
+		from = 0
+	}
+	// The first line starting after offset, less one.
+	line, found := slices.BinarySearch(li.starts[from:], offset)
+	line += from
+	if !found {
+		line--
+	}
 	start := li.starts[line]
 	if offset-start <= longLine {
 		return Position{Line: line, Column: utf16Len(li.src[start:offset]), Offset: offset}
