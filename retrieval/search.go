@@ -320,12 +320,38 @@ func (s *Searcher) run(ctx context.Context, rt Route, topK int, resp *Response) 
 // for a fragment of code in a sentence. An exact text or a symbol the user
 // asked for that is not there is an answer in itself ("nothing matched",
 // "no symbol named X, did you mean …"), not a reason to show other code.
+//
+// Quoted text inside a sentence is the exception: "split 'John Smith
+// <john@example.com>' into the name and the address" quotes an example
+// of the input, and when that text is nowhere in the code the sentence
+// is still a question.
 func fallback(rt Route, query string) (Route, bool) {
-	if rt.Task || rt.Strategy != Keyword || rt.Confidence > fragmentConfidence || len(strings.Fields(query)) < 3 {
+	if rt.Task || rt.Strategy != Keyword || len(strings.Fields(query)) < 3 {
+		return Route{}, false
+	}
+	if rt.Confidence > fragmentConfidence && !quotedInProse(rt, query) {
 		return Route{}, false
 	}
 	return Route{Strategy: Semantic, Confidence: 0.5, SemanticQuery: query,
 		Reasoning: "the exact-text search found nothing, so the query was searched by meaning"}, true
+}
+
+// quotedInProse reports whether a keyword route searches for text the
+// query quotes in a sentence of at least three more words, rather than
+// for text the query asks to grep for ("grep for 'x'", a regular
+// expression), which routes with a higher confidence.
+func quotedInProse(rt Route, query string) bool {
+	kq := rt.KeywordQuery
+	if rt.KeywordRegex || kq == "" || rt.Confidence >= 0.95 {
+		return false
+	}
+	for _, q := range [][2]string{{"'", "'"}, {`"`, `"`}, {"`", "`"}, {"“", "”"}, {"‘", "’"}} {
+		quoted := q[0] + kq + q[1]
+		if i := strings.Index(query, quoted); i >= 0 {
+			return len(strings.Fields(query[:i]+" "+query[i+len(quoted):])) >= 3
+		}
+	}
+	return false
 }
 
 // groupByFile groups results by file, in the order of each file's best.

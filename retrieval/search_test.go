@@ -1650,6 +1650,44 @@ func TestAsksWhere(t *testing.T) {
 	}
 }
 
+// TestSearchQuotedExampleFallsBack checks that a sentence quoting an
+// example of its input, routed to exact-text search, is searched by
+// meaning when the quoted text is nowhere in the code; a quotation alone,
+// or text the user asks to grep for, is not.
+func TestSearchQuotedExampleFallsBack(t *testing.T) {
+	fx := newSearchFixture(t, map[string]string{
+		"walrus/addr.go": "package walrus\n\n// SplitWalrusAddress splits a walrus address into the display name and the bare address.\nfunc SplitWalrusAddress(s string) (string, string) { return s, s }\n",
+	})
+	tests := []struct {
+		q        string
+		strategy Strategy
+	}{
+		{"split 'John Smith <john@example.com>' into the display name and the bare address", Semantic},
+		{`split "John Smith <john@example.com>" into the display name and the bare address`, Semantic},
+		{"'Wally Tusk <wally@floe.example>'", Keyword},
+		{"grep for 'Wally Tusk <wally@floe.example>' in the walrus code", Keyword},
+	}
+	for _, tt := range tests {
+		resp := fx.search(t, Request{Query: tt.q})
+		if resp.Strategy != tt.strategy {
+			t.Errorf("%q: strategy %s (%s), want %s", tt.q, resp.Strategy, resp.Reasoning, tt.strategy)
+			continue
+		}
+		if tt.strategy == Keyword {
+			if len(resp.Results) != 0 || resp.Notice != "nothing matched" {
+				t.Errorf("%q: %d results, notice %q; want nothing matched", tt.q, len(resp.Results), resp.Notice)
+			}
+			continue
+		}
+		if !strings.Contains(resp.Reasoning, "found nothing") {
+			t.Errorf("%q: reasoning %q does not say the exact-text search found nothing", tt.q, resp.Reasoning)
+		}
+		if len(resp.Results) == 0 || resp.Results[0].Symbol != "walrus.SplitWalrusAddress" {
+			t.Errorf("%q: results %+v, want walrus.SplitWalrusAddress first", tt.q, resp.Results[:min(3, len(resp.Results))])
+		}
+	}
+}
+
 // TestSearchSemanticGoTypesAfterFunctions checks that the function list
 // ranks a Go type declaration below the functions that match as well
 // (a question in words asks what to call), while the file ranking still
