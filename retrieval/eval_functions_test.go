@@ -38,6 +38,9 @@ var functionSets = []struct{ file, root string }{
 	{"yaml-blind3.jsonl", "$GOMODCACHE/gopkg.in/yaml.v3@v3.0.1"},
 	{"gostdlib-blind3.jsonl", "$GOROOT/src"},
 	{"python311-blind3.jsonl", "/usr/lib/python3.11"},
+	{"pgx-blind4.jsonl", "$GOMODCACHE/github.com/jackc/pgx/v5@v5.12.0"},
+	{"gostdlib-blind4.jsonl", "$GOROOT/src"},
+	{"python311-blind4.jsonl", "/usr/lib/python3.11"},
 }
 
 // matchesFunction reports whether a result is one of the case's
