@@ -266,6 +266,13 @@ func (w *Workspace) Close(rel string) error {
 // open documents as the editor has them. It is what a changed, created or
 // deleted file on disk calls for.
 func (w *Workspace) Refresh(ctx context.Context, progress func(Progress)) (*Summary, error) {
+	// A Flush that found a document open may still be writing the
+	// editor's text of it when the document closes. The refresh that the
+	// close calls for must read the index after that write: read before
+	// it, the file looks unchanged on disk and the closed editor's text
+	// would stay in the index until the next change.
+	w.flushMu.Lock()
+	w.flushMu.Unlock() // nothing to do under it: this waits for the Flush in progress
 	return w.ix.UpdateExcept(ctx, w.IsOpen, progress)
 }
 
