@@ -1160,6 +1160,7 @@ func FuzzSearch(f *testing.F) {
 		"diff --git a/users/repo.go b/users/repo.go\n@@ -1 +1 @@ func Open\n-a\n+b", "```\nparse(\n```",
 		strings.Repeat("Service.GetUser fails when the id is blank ", 20), strings.Repeat("!?", 3000),
 		"panic: boom\n\ngoroutine 1 [running]:\nmain.main()\n\t/x/main.go:9 +0x1d", "\tat a.b.C.d(C.java:1)\n\tat (",
+		"split 'John Smith <john@example.com>' into the display name and the bare address", "a 'b' c d", "“x” in the y z",
 	}
 	for _, seed := range seeds {
 		f.Add(seed, uint8(0))
