@@ -212,7 +212,7 @@ func (ix *Index) Symbol(ctx context.Context, id int64) (SymbolInfo, bool, error)
 // all ignoring case, capped at limit (≤ 0 means 200). A query longer than
 // MaxNameQuery finds nothing.
 func (ix *Index) Symbols(ctx context.Context, query string, limit int) ([]SymbolMatch, error) {
-	return ix.store.Symbols(ctx, query, limit)
+	return ix.store.cachedSymbols(ctx, query, limit)
 }
 
 // SymbolsInFile returns the symbols of an indexed file in source order,

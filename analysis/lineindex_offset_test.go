@@ -38,16 +38,18 @@ func FuzzApplyEdits(f *testing.F) {
 		shared := []byte(text)
 		want := shared
 		for _, e := range edits {
-			want, _ = applyEdits(want, false, []TextEdit{e})
+			want, _ = applyEdits(want, false, &lineHint{}, []TextEdit{e})
 		}
 		if string(shared) != text {
 			t.Fatalf("a text handed out was modified: %q, was %q", shared, text)
 		}
 		// In place: the first edit copies (the text is not owned), the
-		// second edits the copy.
+		// second edits the copy, finding its line from where the first
+		// one's starts.
 		got, owned := []byte(text), false
+		var hint lineHint
 		for _, e := range edits {
-			got, owned = applyEdits(got, owned, []TextEdit{e})
+			got, owned = applyEdits(got, owned, &hint, []TextEdit{e})
 			if !owned {
 				t.Fatal("an edited text is not owned")
 			}

@@ -129,6 +129,8 @@ type indexStore struct {
 	vectors vectorCache
 	// terms caches the chunk counts of terms for TermStats.
 	terms termCache
+	// symbols caches symbol-name searches (see cachedSymbols).
+	symbols symbolCache
 	// mem is the in-memory copy of the chunks' terms, when kept (see
 	// KeepTermsInMemory).
 	mem memState

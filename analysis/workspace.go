@@ -1,6 +1,7 @@
 package analysis
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -70,12 +71,19 @@ type openDoc struct {
 	// says that doc is to be parsed afresh from text instead.
 	queue []TextEdit
 	reset bool
-	// doc is the parsed state, guarded by the workspace's parseMu (nil
-	// before the first parse).
+	// hint is where a line of text starts, for the next edit.
+	hint lineHint
+
+	// doc is the parsed state, guarded by the workspace's parseMu and
+	// used by the goroutine that set parsing only (nil before the first
+	// parse).
 	doc *Document
-	// snap is doc's graph as its last parse left it, guarded by the
-	// workspace's mu: its symbols may be read without parseMu.
-	snap *docSnapshot
+	// pub is what doc's last parse published, guarded by the workspace's
+	// mu: readers take it without parseMu.
+	pub *parseResult
+	// parsing is closed when the parse in progress ends; nil when none
+	// is.
+	parsing chan struct{}
 }
 
 // FlushDelay is how long after the last change an open document's graph
@@ -175,7 +183,7 @@ func (w *Workspace) Change(ctx context.Context, rel string, version int32, edits
 	if version <= od.version {
 		return fmt.Errorf("change %s to version %d (at %d): %w", rel, version, od.version, ErrStaleVersion)
 	}
-	od.text, od.owned = applyEdits(od.text, od.owned, edits)
+	od.text, od.owned = applyEdits(od.text, od.owned, &od.hint, edits)
 	od.version = version
 	wasOversized := od.oversized
 	od.oversized = len(od.text) > limit
@@ -196,23 +204,28 @@ func (w *Workspace) Change(ctx context.Context, rel string, version int32, edits
 // applies them, and whether the result is owned (see openDoc.owned). A
 // text that is not owned is not modified: readers of earlier versions
 // may hold it. Edits arrive faster than requests read the text, so each
-// costs a scan up to its line, not an index of every line, and a run of
-// edits between two readers copies the text once: the copy has room to
-// grow, and the next edits move only the text after them.
-func applyEdits(text []byte, owned bool, edits []TextEdit) ([]byte, bool) {
+// costs a scan up to its line, not an index of every line — from the
+// line of the edit before when it is on that line or after it (hint) —
+// and a run of edits between two readers copies the text once: the copy
+// has room to grow, and the next edits move only the text after them.
+func applyEdits(text []byte, owned bool, hint *lineHint, edits []TextEdit) ([]byte, bool) {
 	for _, e := range edits {
 		if e.Range == nil {
 			text, owned = []byte(e.Text), true
+			*hint = lineHint{}
 			continue
 		}
-		start := offsetOf(text, e.Range.StartLine, e.Range.StartColumn)
+		start, at := hint.offset(text, e.Range.StartLine, e.Range.StartColumn)
 		end := start
 		if e.Range.EndLine != e.Range.StartLine || e.Range.EndColumn != e.Range.StartColumn {
-			end = offsetOf(text, e.Range.EndLine, e.Range.EndColumn)
+			var endAt lineHint
+			if end, endAt = hint.offset(text, e.Range.EndLine, e.Range.EndColumn); end < start {
+				start, end, at = end, start, endAt
+			}
 		}
-		if end < start {
-			start, end = end, start
-		}
+		// The text before the edit does not change: where the line of its
+		// start begins stays true.
+		*hint = at
 		n := len(text) - (end - start) + len(e.Text)
 		if owned && n <= cap(text) {
 			old := len(text)
@@ -227,6 +240,39 @@ func applyEdits(text []byte, owned bool, edits []TextEdit) ([]byte, bool) {
 		owned = true
 	}
 	return text, owned
+}
+
+// lineHint is where a line of an open document's text starts (the zero
+// value, line 0 at offset 0, holds for every text), so that an edit on
+// that line or after it finds its line without scanning from the start:
+// typing edits one line after another.
+type lineHint struct {
+	line, start int
+}
+
+// offset is offsetOf, scanning from the hint when the line is at or
+// after it, and where the line of the offset (or the last line, when the
+// position is past the end) starts.
+func (h lineHint) offset(text []byte, line, col int) (int, lineHint) {
+	if line < 0 {
+		return 0, lineHint{}
+	}
+	at := lineHint{}
+	if line >= h.line && h.start <= len(text) {
+		at = h
+	}
+	for ; at.line < line; at.line++ {
+		j := bytes.IndexByte(text[at.start:], '\n')
+		if j < 0 {
+			return len(text), at
+		}
+		at.start += j + 1
+	}
+	end := len(text)
+	if j := bytes.IndexByte(text[at.start:], '\n'); j >= 0 {
+		end = at.start + j
+	}
+	return columnOffset(text, at.start, end, col), at
 }
 
 // Oversized reports whether an open document is over the size cap, kept
@@ -307,15 +353,15 @@ func (w *Workspace) Text(rel string) (text []byte, version int32, ok bool) {
 func (w *Workspace) ParsedSymbols(rel string) ([]SymbolInfo, bool) {
 	w.mu.Lock()
 	od := w.docs[rel]
-	var snap *docSnapshot
+	var pub *parseResult
 	if od != nil {
-		snap = od.snap
+		pub = od.pub
 	}
 	w.mu.Unlock()
-	if snap == nil {
+	if pub == nil {
 		return nil, false
 	}
-	return snap.symbols(), true
+	return pub.snap.symbols(), true
 }
 
 // parsed returns an open document's text and graph as of its version when
@@ -336,52 +382,81 @@ func (w *Workspace) parsed(ctx context.Context, rel string) (text []byte, g *Fil
 // whose references and search chunks the caller links and cuts after
 // parseMu is released: a keystroke waits for neither.
 func (w *Workspace) parsedSnapshot(ctx context.Context, rel string) (text []byte, snap *docSnapshot, version int32, ok bool) {
-	// The caller needs the text as it is now; a parse of a newer version,
-	// made while it waited for parseMu, serves it as well.
-	want := int32(math.MinInt32)
-	w.mu.Lock()
-	if od := w.docs[rel]; od != nil {
-		want = od.version
+	p, ok := w.parsedResult(ctx, rel)
+	if !ok {
+		return nil, nil, 0, false
 	}
-	w.mu.Unlock()
-	w.parseMu.Lock()
-	defer w.parseMu.Unlock()
-	// w.mu is held only to read and update the document's state, never
-	// through work on a syntax tree: edits (didChange) take it, and must
-	// not wait for a parse.
-	w.mu.Lock()
-	retired := w.retired
-	w.retired = nil
-	w.mu.Unlock()
-	for _, d := range retired {
-		d.Close()
-	}
+	return p.text, p.snap, p.version, true
+}
+
+// parsedResult is parsedSnapshot's result. For a document over the size
+// cap, or whose parse failed, it is made for the caller alone.
+//
+// Readers never queue on a lock held through a parse: the newest parse's
+// result is published in the document's state, and a reader that finds it
+// as new as the text it asks for takes it under w.mu alone. Otherwise one
+// reader parses the newest text, under parseMu, and the others wait for
+// its result, which serves every reader that came before it started; a
+// reader that came later waits for it and for the parse after it at most.
+// (Readers that each took parseMu in turn made a convoy under a flood of
+// requests: every handoff waited for a goroutine to be scheduled.)
+func (w *Workspace) parsedResult(ctx context.Context, rel string) (*parseResult, bool) {
 	w.mu.Lock()
 	od := w.docs[rel]
 	if od == nil {
 		w.mu.Unlock()
-		return nil, nil, 0, false
+		return nil, false
 	}
-	if od.oversized {
-		defer w.mu.Unlock()
-		od.owned = false
-		return od.text, bareSnapshot(&FileGraph{Path: rel, Language: od.lang.Name}), od.version, true
-	}
-	doc := od.doc
-	if doc != nil && (doc.Version >= want || !od.reset && len(od.queue) == 0) {
+	// The caller needs the text as it is now; a parse of a newer version,
+	// made while it waited, serves it as well.
+	want := od.version
+	for {
+		if w.docs[rel] != od {
+			// Closed or opened again while the caller waited: it reads
+			// the document as it is now.
+			w.mu.Unlock()
+			return w.parsedResult(ctx, rel)
+		}
+		if od.oversized {
+			defer w.mu.Unlock()
+			od.owned = false
+			return &parseResult{text: od.text, snap: bareSnapshot(&FileGraph{Path: rel, Language: od.lang.Name}), version: od.version}, true
+		}
+		if p := od.pub; p != nil && (p.version >= want || od.parsing == nil && !od.reset && len(od.queue) == 0) {
+			w.mu.Unlock()
+			return p, true
+		}
+		if od.parsing == nil {
+			break // the caller parses
+		}
+		wait := od.parsing
 		w.mu.Unlock()
-		return doc.Text(), doc.snap, doc.Version, true // doc is parseMu's
+		// The parse runs to the end even if the caller gives up, as it
+		// would if the caller ran it: waiting is not cancelled either, so
+		// that a request's edits are parsed by someone.
+		<-wait
+		w.mu.Lock()
 	}
+	done := make(chan struct{})
+	od.parsing = done
 	queue, reset, text, version, lang := od.queue, od.reset, od.text, od.version, od.lang
 	od.queue, od.reset, od.owned = nil, false, false
+	retired := w.retired
+	w.retired = nil
 	w.mu.Unlock()
 
+	w.parseMu.Lock()
+	for _, d := range retired {
+		d.Close()
+	}
+	// od.doc is parseMu's; od.parsing makes this goroutine its only user
+	// for now.
+	doc := od.doc
 	// The parse runs to the end even if the caller gives up: the edits it
 	// takes are not given back.
 	ctx = context.WithoutCancel(ctx)
 	// The indexer's workers start no file meanwhile.
 	w.ix.fg.enter()
-	defer w.ix.fg.leave()
 	var err error
 	if reset || doc == nil {
 		if doc != nil {
@@ -393,31 +468,49 @@ func (w *Workspace) parsedSnapshot(ctx context.Context, rel string) (text []byte
 		// owned): the document keeps it instead of making it again.
 		err = doc.apply(ctx, w.parser, version, coalesce(doc, text, queue), text)
 	}
+	w.ix.fg.leave()
+	var pub *parseResult
+	if err == nil {
+		pub = &parseResult{text: doc.Text(), snap: doc.snap, version: doc.Version}
+	}
+	w.parseMu.Unlock()
 
 	w.mu.Lock()
+	od.parsing = nil
+	close(done)
 	if w.docs[rel] != od || err != nil {
 		// Closed or opened again meanwhile, or the parse failed (then the
 		// next reader parses afresh).
 		if w.docs[rel] == od {
-			od.doc, od.snap, od.queue, od.reset = nil, nil, nil, true
+			od.doc, od.pub, od.queue, od.reset = nil, nil, nil, true
+		} else {
+			od.doc = nil
 		}
 		od = w.docs[rel]
-		var text []byte
-		var snap *docSnapshot
-		var version int32
+		var p *parseResult
 		if od != nil {
 			od.owned = false
-			text, snap, version = od.text, bareSnapshot(&FileGraph{Path: rel, Language: od.lang.Name}), od.version
+			p = &parseResult{text: od.text, snap: bareSnapshot(&FileGraph{Path: rel, Language: od.lang.Name}), version: od.version}
 		}
 		w.mu.Unlock()
 		if doc != nil {
+			w.parseMu.Lock()
 			doc.Close()
+			w.parseMu.Unlock()
 		}
-		return text, snap, version, od != nil
+		return p, od != nil
 	}
-	od.doc, od.snap = doc, doc.snap
+	od.doc, od.pub = doc, pub
 	w.mu.Unlock()
-	return doc.Text(), doc.snap, doc.Version, true
+	return pub, true
+}
+
+// parseResult is what a parse of an open document published: the text
+// parsed and its graph. It is never modified.
+type parseResult struct {
+	text    []byte
+	snap    *docSnapshot
+	version int32
 }
 
 // coalesce returns queued edits as one: the part of text that differs

@@ -3,6 +3,7 @@ package analysis
 import (
 	"context"
 	"fmt"
+	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -219,7 +220,7 @@ func TestWorkspaceCoalescedEdits(t *testing.T) {
 			symbolNames(t, w, "a.go") // parsed once before the edits
 			want := []byte(src)
 			for i, e := range tt.edits {
-				want, _ = applyEdits(want, false, e)
+				want, _ = applyEdits(want, false, &lineHint{}, e)
 				if err := w.Change(ctx, "a.go", int32(i+2), e); err != nil {
 					t.Fatal(err)
 				}
@@ -400,5 +401,112 @@ func TestKeystrokesDoNotWaitForTheIndex(t *testing.T) {
 	}
 	if err := <-flushed; err != nil {
 		t.Errorf("Flush after the writer was released: %v", err)
+	}
+}
+
+// TestReadersDoNotQueueOnParses reads an open document whose newest text
+// is parsed while a parse holds the parser (parseMu, held here, as a long
+// parse of another document would): the reader takes the published parse
+// and never waits for the parser. A reader of text not parsed yet gets
+// the parse of its text once the parser is free.
+func TestReadersDoNotQueueOnParses(t *testing.T) {
+	root := t.TempDir()
+	src := "package a\n\nfunc Typed() {}\n"
+	writeWorkspace(t, root, map[string]string{"a.go": src, "b.go": "package a\n\nfunc B() {}\n"})
+	ix := openTestIndex(t, root, nil)
+	mustUpdate(t, ix)
+	w := NewWorkspace(ix)
+	defer w.Shutdown(context.Background())
+	ctx := context.Background()
+	if err := w.Open(ctx, "a.go", 1, []byte(src)); err != nil {
+		t.Fatal(err)
+	}
+	if got := symbolNames(t, w, "a.go"); !slices.Equal(got, []string{"Typed"}) {
+		t.Fatalf("symbols %q, want [Typed]", got)
+	}
+
+	w.parseMu.Lock()
+	read := make(chan []string, 8)
+	for range 8 {
+		go func() {
+			syms, err := w.FileSymbols(ctx, "a.go")
+			if err != nil {
+				t.Error(err)
+			}
+			var names []string
+			for _, s := range syms {
+				if s.Kind != KindModule {
+					names = append(names, s.Name)
+				}
+			}
+			read <- names
+		}()
+	}
+	// With the parser held, these readers return only if they do not
+	// take it (else the test hangs until its timeout).
+	for range 8 {
+		if got := <-read; !slices.Equal(got, []string{"Typed"}) {
+			t.Errorf("symbols %q, want [Typed]", got)
+		}
+	}
+
+	at := &EditRange{StartLine: 2, StartColumn: 10, EndLine: 2, EndColumn: 10}
+	if err := w.Change(ctx, "a.go", 2, []TextEdit{{Range: at, Text: "x"}}); err != nil {
+		t.Fatal(err)
+	}
+	go func() {
+		_, g, version, _ := w.Snapshot("a.go")
+		if version != 2 {
+			t.Errorf("Snapshot at version %d, want 2", version)
+		}
+		read <- strings.Fields(symbolList(g))
+	}()
+	w.parseMu.Unlock()
+	if got := <-read; !slices.Equal(got, []string{"a", "Typedx"}) { // the module, then the function
+		t.Errorf("after the edit, symbols %q, want [a Typedx]", got)
+	}
+}
+
+// TestSymbolSearchCacheSeesWrites searches a name, changes the files the
+// index holds (through this index, and through another opened on the same
+// database, as another process would), and searches again: the answers
+// kept for the same search are not served once the index changed.
+func TestSymbolSearchCacheSeesWrites(t *testing.T) {
+	root := t.TempDir()
+	writeWorkspace(t, root, map[string]string{"a.go": "package a\n\nfunc FindUser() {}\n"})
+	db := filepath.Join(t.TempDir(), "index.db")
+	ix := openTestIndex(t, root, func(o *Options) { o.DBPath = db })
+	mustUpdate(t, ix)
+	ctx := context.Background()
+	names := func() []string {
+		t.Helper()
+		found, err := ix.Symbols(ctx, "Find", 10)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out []string
+		for _, m := range found {
+			out = append(out, m.Name)
+		}
+		return out
+	}
+	if got := names(); !slices.Equal(got, []string{"FindUser"}) {
+		t.Fatalf("first search %q, want [FindUser]", got)
+	}
+	if got := names(); !slices.Equal(got, []string{"FindUser"}) {
+		t.Fatalf("same search again %q, want [FindUser]", got)
+	}
+
+	writeWorkspace(t, root, map[string]string{"a.go": "package a\n\nfunc FindOrder() {}\n"})
+	mustUpdate(t, ix)
+	if got := names(); !slices.Equal(got, []string{"FindOrder"}) {
+		t.Errorf("after this index's update %q, want [FindOrder]", got)
+	}
+
+	other := openTestIndex(t, root, func(o *Options) { o.DBPath = db })
+	writeWorkspace(t, root, map[string]string{"a.go": "package a\n\nfunc FindItem() {}\n"})
+	mustUpdate(t, other)
+	if got := names(); !slices.Equal(got, []string{"FindItem"}) {
+		t.Errorf("after another index's update %q, want [FindItem]", got)
 	}
 }
