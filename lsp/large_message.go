@@ -2,6 +2,7 @@ package lsp
 
 import (
 	"bytes"
+	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -212,17 +213,14 @@ var errNotString = errors.New("not a JSON string")
 // appendUnquoted appends the contents of the JSON string s (quotes
 // included) to dst, as encoding/json decodes it: escapes resolved, invalid
 // UTF-8 and lone surrogates replaced by U+FFFD. Runs without escapes are
-// copied whole.
+// found eight bytes at a time and copied whole.
 func appendUnquoted(dst, s []byte) ([]byte, error) {
 	if len(s) < 2 || s[0] != '"' || s[len(s)-1] != '"' {
 		return dst, errNotString
 	}
 	s = s[1 : len(s)-1]
 	for len(s) > 0 {
-		j := 0
-		for j < len(s) && s[j] != '\\' && s[j] >= 0x20 && s[j] != '"' && s[j] < utf8.RuneSelf {
-			j++
-		}
+		j := plainRun(s)
 		dst = append(dst, s[:j]...)
 		s = s[j:]
 		if len(s) == 0 {
@@ -279,6 +277,50 @@ func appendUnquoted(dst, s []byte) ([]byte, error) {
 		}
 	}
 	return dst, nil
+}
+
+// unquoteInPlace decodes the JSON string s (quotes included) as
+// appendUnquoted does, into s's own bytes, and returns the decoded text, a
+// slice of s: a document of tens of megabytes is not copied again. A
+// string whose decoding could be longer than it (invalid UTF-8 becomes
+// U+FFFD) is decoded into a new array instead. s is changed even when an
+// error is returned.
+func unquoteInPlace(s []byte) ([]byte, error) {
+	if len(s) < 2 || s[0] != '"' || s[len(s)-1] != '"' {
+		return nil, errNotString
+	}
+	if !utf8.Valid(s) {
+		return appendUnquoted(nil, s)
+	}
+	// Every escape decodes to fewer bytes than it takes, and every other
+	// byte to itself: the decoded text is written behind the reading.
+	return appendUnquoted(s[1:1], s)
+}
+
+// plainRun returns the length of the run at the start of s that decodes
+// to itself: no backslash, quote, control character or byte of a
+// multi-byte character.
+func plainRun(s []byte) int {
+	const (
+		ones  = 0x0101010101010101
+		highs = 0x8080808080808080
+	)
+	j := 0
+	for ; j+8 <= len(s); j += 8 {
+		x := binary.LittleEndian.Uint64(s[j:])
+		// A byte of x is at or over 0x80, under 0x20, '"' or '\\' when
+		// the high bit of its lane is set in any of these (the usual
+		// "has a zero byte" and "has a byte less than n" tricks, exact
+		// once bytes with the high bit set are ruled out by the first).
+		q, b := x^(ones*'"'), x^(ones*'\\')
+		if (x|(x-ones*0x20)&^x|(q-ones)&^q|(b-ones)&^b)&highs != 0 {
+			break
+		}
+	}
+	for j < len(s) && s[j] != '\\' && s[j] >= 0x20 && s[j] != '"' && s[j] < utf8.RuneSelf {
+		j++
+	}
+	return j
 }
 
 // hex4 reads four hex digits.

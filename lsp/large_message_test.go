@@ -13,7 +13,7 @@ import (
 var unquoteSeeds = []string{
 	`""`, `"plain"`, `"a\"b\\c\/d"`, `"\b\f\n\r\t"`, `"\u00e9\u4e16"`, `"\ud83d\ude00"`,
 	`"\ud83d"`, `"\ud83dx"`, `"\ude00\ud83d"`, `"\ud83d\u0041"`, "\"\xff\xfe\"", `"é😀"`,
-	`"\u00"`, `"\x"`, `"tab` + "\t" + `"`, `"unterminated`, `x`, `"\\"`, `"a\`,
+	`"\u00"`, `"\x"`, `"0123456789abcdef\"0123456789é012345\u0041"`, "\"01234567\x1f012345\"", `"tab` + "\t" + `"`, `"unterminated`, `x`, `"\\"`, `"a\`,
 }
 
 // FuzzAppendUnquoted checks the decoding of JSON strings against
@@ -38,6 +38,11 @@ func FuzzAppendUnquoted(f *testing.F) {
 			t.Fatalf("appendUnquoted(%q) = %q, encoding/json reads %q", in, got, want)
 		case wantErr != nil && err == nil && isString:
 			t.Fatalf("appendUnquoted(%q) = %q, encoding/json refuses it: %v", in, got, wantErr)
+		}
+		// Decoded in place, the same text and the same verdict.
+		inPlace, err2 := unquoteInPlace(bytes.Clone(in))
+		if (err == nil) != (err2 == nil) || err == nil && string(inPlace) != string(got) {
+			t.Fatalf("unquoteInPlace(%q) = %q, %v; appendUnquoted: %q, %v", in, inPlace, err2, got, err)
 		}
 	})
 }
@@ -89,24 +94,38 @@ func FuzzLargeNotification(f *testing.F) {
 	})
 }
 
-// TestDecodeLargeDidOpen decodes a large didOpen's params with the text as
-// bytes, as encoding/json decodes them.
+// TestDecodeLargeDidOpen decodes a large didOpen's params, the text in
+// the params' own bytes, as encoding/json decodes them.
 func TestDecodeLargeDidOpen(t *testing.T) {
 	text := strings.Repeat("línea \"quoted\" \\ \t tab\r\n😀 \x01", largeMessage/30+1)
 	raw, err := json.Marshal(map[string]any{"textDocument": map[string]any{"uri": "file:///w/a.js", "languageId": "javascript", "version": 7, "text": text}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, got, ok := decodeLargeDidOpen(raw)
+	p, quoted, ok := decodeLargeDidOpen(raw)
 	if !ok {
 		t.Fatal("decodeLargeDidOpen refused valid params")
+	}
+	got, err := unquoteInPlace(quoted)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if &got[0] != &quoted[1] {
+		t.Error("the text was copied, not decoded in place")
 	}
 	if string(got) != text || p.TextDocument.URI != "file:///w/a.js" || p.TextDocument.LanguageID != "javascript" || p.TextDocument.Version != 7 {
 		t.Errorf("decoded %s %s %d and %d bytes of text (equal: %v)", p.TextDocument.URI, p.TextDocument.LanguageID, p.TextDocument.Version, len(got), string(got) == text)
 	}
-	for _, bad := range []string{`{"textDocument":{"uri":1,"text":""}}`, `{"textDocument":{"text":"\q"}}`, `{"textDocument":[]}`, `{"other":1}`} {
+	for _, bad := range []string{`{"textDocument":{"uri":1,"text":""}}`, `{"textDocument":{"text":1}}`, `{"textDocument":[]}`, `{"other":1}`} {
 		if _, _, ok := decodeLargeDidOpen(json.RawMessage(bad)); ok {
 			t.Errorf("decodeLargeDidOpen(%s) accepted it", bad)
 		}
+	}
+	// A text that is not a valid JSON string is refused when it is
+	// decoded.
+	if _, quoted, ok := decodeLargeDidOpen(json.RawMessage(`{"textDocument":{"text":"\q"}}`)); !ok {
+		t.Error("decodeLargeDidOpen refused params whose text is only decoded later")
+	} else if text, err := unquoteInPlace(quoted); err == nil {
+		t.Errorf("unquoteInPlace(%s) = %q, want an error", quoted, text)
 	}
 }

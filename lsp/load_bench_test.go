@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"runtime"
 	"runtime/pprof"
@@ -26,7 +27,7 @@ import (
 // start for each benchmark. A goroutine reads the server's output, as an
 // editor does, and answers the server's requests with null.
 type benchConn struct {
-	in        *io.PipeWriter
+	in        io.WriteCloser
 	mu        sync.Mutex // serialises writes to in
 	responses chan benchResponse
 	done      chan int
@@ -198,6 +199,107 @@ func BenchmarkDidOpenLarge(b *testing.B) {
 			})
 		}
 	}
+}
+
+// startBenchProcess starts the anchorage binary (serve --stdio, its state
+// in a directory of its own) on root and initializes it; its process id
+// is returned for /proc.
+func startBenchProcess(b *testing.B, root string) (*benchConn, int) {
+	b.Helper()
+	if anchorageBin == "" {
+		b.Skip("no anchorage binary (fuzzing)")
+	}
+	data := b.TempDir()
+	cmd := exec.Command(anchorageBin, "--data-dir", data, "serve", "--stdio")
+	cmd.Env = append(os.Environ(), "ANCHORAGE_HOME="+data)
+	in, err := cmd.StdinPipe()
+	if err != nil {
+		b.Fatal(err)
+	}
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		b.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		b.Fatal(err)
+	}
+	c := &benchConn{in: in, responses: make(chan benchResponse, 1<<16), done: make(chan int, 1)}
+	go c.read(bufio.NewReaderSize(out, 1<<20))
+	b.Cleanup(func() {
+		// Without shutdown, the protocol's exit status is 1.
+		in.Close()
+		cmd.Wait()
+	})
+	c.call(b, "initialize", map[string]any{"processId": os.Getpid(), "rootUri": string(uri.File(root)), "capabilities": map[string]any{}})
+	c.notify(b, "initialized", map[string]any{})
+	return c, cmd.Process.Pid
+}
+
+// BenchmarkDidOpenBig opens a document of 50 MB (minified JavaScript on
+// one line, over the size cap) in the anchorage binary, a process of its
+// own, and asks workspace/symbol right after: it reports how long the
+// request took from the start of the didOpen frame (the frame's transfer
+// included) and from its end, the server's idle RSS before the document,
+// and its peak RSS over the idle one per byte of text (the target is
+// under 2).
+func BenchmarkDidOpenBig(b *testing.B) {
+	root := b.TempDir()
+	if err := os.WriteFile(filepath.Join(root, "main.go"), []byte("package main\n\nfunc Main() {}\n"), 0o644); err != nil {
+		b.Fatal(err)
+	}
+	text := largeText(50<<20, true)
+	u := string(uri.File(filepath.Join(root, "big.min.js")))
+	open, err := json.Marshal(map[string]any{"jsonrpc": "2.0", "method": "textDocument/didOpen",
+		"params": map[string]any{"textDocument": map[string]any{"uri": u, "languageId": "javascript", "version": 1, "text": text}}})
+	if err != nil {
+		b.Fatal(err)
+	}
+	frame := append([]byte(fmt.Sprintf("Content-Length: %d\r\n\r\n", len(open))), open...)
+	var fromStart, fromEnd []time.Duration
+	var idle, over []float64
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		b.StopTimer()
+		c, pid := startBenchProcess(b, root)
+		c.waitIndexed(b)
+		c.call(b, "workspace/symbol", map[string]any{"query": "Main"})
+		// The idle RSS, as the kernel counts it; the peak from here on.
+		os.WriteFile(fmt.Sprintf("/proc/%d/clear_refs", pid), []byte("5"), 0)
+		rss := pidStatus(pid, "VmRSS")
+		b.StartTimer()
+		start := time.Now()
+		if err := c.writeRaw(frame); err != nil {
+			b.Fatal(err)
+		}
+		written := time.Now()
+		c.id++
+		if err := c.write(map[string]any{"id": c.id, "method": "workspace/symbol", "params": map[string]any{"query": "Main"}}); err != nil {
+			b.Fatal(err)
+		}
+		r := c.response(b, c.id)
+		b.StopTimer()
+		fromStart = append(fromStart, r.at.Sub(start))
+		fromEnd = append(fromEnd, r.at.Sub(written))
+		if !strings.Contains(string(r.result), "Main") {
+			b.Fatalf("workspace/symbol after the big didOpen: %s", r.result)
+		}
+		idle = append(idle, rss)
+		over = append(over, (pidStatus(pid, "VmHWM")-rss)*(1<<20)/float64(len(text)))
+		c.notify(b, "textDocument/didClose", map[string]any{"textDocument": map[string]any{"uri": u}})
+		c.call(b, "workspace/symbol", map[string]any{"query": "Main"})
+		b.StartTimer()
+	}
+	b.StopTimer()
+	b.ReportMetric(float64(slices.Max(fromStart).Microseconds())/1000, "max-ms-from-frame-start")
+	b.ReportMetric(float64(slices.Max(fromEnd).Microseconds())/1000, "max-ms-from-frame-end")
+	b.ReportMetric(slices.Max(idle), "idle-rss-MB")
+	b.ReportMetric(slices.Max(over), "peak-rss-over-idle/text-bytes")
+}
+
+// pidStatus reads a field of a process's /proc status in megabytes (0
+// where there is no /proc).
+func pidStatus(pid int, field string) float64 {
+	return statusField(fmt.Sprintf("/proc/%d/status", pid), field)
 }
 
 // BenchmarkEditFlood types into net/http/server.go of the Go standard
@@ -400,7 +502,12 @@ func cpuProfile(b *testing.B, file string) func() {
 // procStatus reads a field of /proc/self/status in megabytes (0 where
 // there is no /proc).
 func procStatus(field string) float64 {
-	b, err := os.ReadFile("/proc/self/status")
+	return statusField("/proc/self/status", field)
+}
+
+// statusField reads a field of a /proc status file in megabytes.
+func statusField(file, field string) float64 {
+	b, err := os.ReadFile(file)
 	if err != nil {
 		return 0
 	}

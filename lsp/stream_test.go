@@ -427,3 +427,24 @@ func FuzzStream(f *testing.F) {
 		}
 	})
 }
+
+// FuzzIndexFold checks the search for a frame header, in any case,
+// against bytes.Index over the input with its ASCII letters lower-cased.
+func FuzzIndexFold(f *testing.F) {
+	for _, s := range []string{"Content-Length: 12\r\n", "xx content-length:", "CONTENT-LENGTH", "content-length;content-LENGTH:", ":::", "", "cContent-Length:", "é Content-Length:"} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		lower := make([]byte, len(b))
+		for i, c := range b {
+			if 'A' <= c && c <= 'Z' {
+				c += 'a' - 'A'
+			}
+			lower[i] = c
+		}
+		want := bytes.Index(lower, []byte(contentLength))
+		if got := indexFold(b, contentLength); got != want {
+			t.Fatalf("indexFold(%q) = %d, want %d", b, got, want)
+		}
+	})
+}

@@ -14,11 +14,19 @@ import (
 )
 
 // didOpenNotification decodes didOpen's params, a large document's text
-// straight from the frame (one copy, rather than a string and then its
-// bytes), and opens the document.
+// in the frame's own bytes (no copy, where a string and then its bytes
+// were two), and opens the document.
 func (s *Server) didOpenNotification(ctx context.Context, raw json.RawMessage) error {
 	if len(raw) >= largeMessage {
-		if p, text, ok := decodeLargeDidOpen(raw); ok {
+		if p, quoted, ok := decodeLargeDidOpen(raw); ok {
+			if quoted == nil {
+				return s.didOpenDocument(ctx, p, nil)
+			}
+			// raw is read no more: the text is decoded over it.
+			text, err := unquoteInPlace(quoted)
+			if err != nil {
+				return fmt.Errorf("invalid params: textDocument.text: %w", err)
+			}
 			return s.didOpenDocument(ctx, p, text)
 		}
 	}
@@ -31,9 +39,10 @@ func (s *Server) didOpenNotification(ctx context.Context, raw json.RawMessage) e
 	return s.didOpenDocument(ctx, &p, []byte(p.TextDocument.Text))
 }
 
-// decodeLargeDidOpen decodes didOpen's params with the text as bytes. It
-// is false for params it does not read exactly as encoding/json would
-// (then json.Unmarshal reports what is wrong).
+// decodeLargeDidOpen decodes didOpen's params but the text, whose JSON
+// string (quotes included) it returns, a slice of raw. It is false for
+// params it does not read exactly as encoding/json would (then
+// json.Unmarshal reports what is wrong), and then raw is as it was.
 func decodeLargeDidOpen(raw json.RawMessage) (*protocol.DidOpenTextDocumentParams, []byte, bool) {
 	fields, ok := objectFields(raw)
 	if !ok {
@@ -60,7 +69,10 @@ func decodeLargeDidOpen(raw json.RawMessage) (*protocol.DidOpenTextDocumentParam
 			case "version":
 				err = json.Unmarshal(d.value, &p.TextDocument.Version)
 			case "text":
-				text, err = appendUnquoted(make([]byte, 0, len(d.value)), d.value)
+				if len(d.value) == 0 || d.value[0] != '"' {
+					return nil, nil, false
+				}
+				text = d.value
 			default:
 				return nil, nil, false
 			}
