@@ -506,11 +506,30 @@ func (w *Workspace) parsedResult(ctx context.Context, rel string) (*parseResult,
 }
 
 // parseResult is what a parse of an open document published: the text
-// parsed and its graph. It is never modified.
+// parsed and its graph, never modified, and what Memo made of them.
 type parseResult struct {
 	text    []byte
 	snap    *docSnapshot
 	version int32
+	memo    sync.Map
+}
+
+// Memo returns what fn makes of the symbols of an open document as the
+// editor has it (as FileSymbols returns them, not to be modified), made
+// once for each parse and key: the callers that read the same parse share
+// it, so fn's result must not be modified either. It is false when the
+// document is not open. It suits answers an editor asks again and again
+// between edits (the outline), which are then made once per version.
+func (w *Workspace) Memo(ctx context.Context, rel string, key any, fn func(syms []SymbolInfo) any) (any, bool) {
+	p, ok := w.parsedResult(ctx, rel)
+	if !ok {
+		return nil, false
+	}
+	if v, ok := p.memo.Load(key); ok {
+		return v, true
+	}
+	v, _ := p.memo.LoadOrStore(key, fn(p.snap.symbols()))
+	return v, true
 }
 
 // coalesce returns queued edits as one: the part of text that differs

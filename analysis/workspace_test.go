@@ -510,3 +510,54 @@ func TestSymbolSearchCacheSeesWrites(t *testing.T) {
 		t.Errorf("after another index's update %q, want [FindItem]", got)
 	}
 }
+
+// TestWorkspaceMemo makes something of an open document's symbols: it is
+// made once for each parse, shared by the readers of that parse, and made
+// again from the new symbols after an edit; a document not open has none.
+func TestWorkspaceMemo(t *testing.T) {
+	root := t.TempDir()
+	src := "package a\n\nfunc Typed() {}\n"
+	writeWorkspace(t, root, map[string]string{"a.go": src})
+	ix := openTestIndex(t, root, nil)
+	mustUpdate(t, ix)
+	w := NewWorkspace(ix)
+	defer w.Shutdown(context.Background())
+	ctx := context.Background()
+	if _, ok := w.Memo(ctx, "a.go", "names", nil); ok {
+		t.Fatal("Memo of a document not open")
+	}
+	if err := w.Open(ctx, "a.go", 1, []byte(src)); err != nil {
+		t.Fatal(err)
+	}
+	made := 0
+	names := func() string {
+		t.Helper()
+		v, ok := w.Memo(ctx, "a.go", "names", func(syms []SymbolInfo) any {
+			made++
+			var out []string
+			for _, s := range syms {
+				out = append(out, s.Name)
+			}
+			return strings.Join(out, " ")
+		})
+		if !ok {
+			t.Fatal("Memo of an open document: not open")
+		}
+		return v.(string)
+	}
+	for range 3 {
+		if got := names(); got != "a Typed" {
+			t.Errorf("Memo: %q, want %q", got, "a Typed")
+		}
+	}
+	if made != 1 {
+		t.Errorf("made %d times for one parse, want once", made)
+	}
+	at := &EditRange{StartLine: 2, StartColumn: 10, EndLine: 2, EndColumn: 10}
+	if err := w.Change(ctx, "a.go", 2, []TextEdit{{Range: at, Text: "x"}}); err != nil {
+		t.Fatal(err)
+	}
+	if got := names(); got != "a Typedx" || made != 2 {
+		t.Errorf("after an edit: %q, made %d times; want %q, twice", got, made, "a Typedx")
+	}
+}

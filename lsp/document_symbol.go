@@ -2,6 +2,7 @@ package lsp
 
 import (
 	"context"
+	"encoding/json"
 
 	"go.lsp.dev/protocol"
 
@@ -12,9 +13,28 @@ import (
 // the types and functions that contain them; for a memory document, its
 // sections nested as in the file. A file outside the workspace gets the
 // outline of its open text (none when it is not open).
-func (s *Server) documentSymbol(ctx context.Context, p *protocol.DocumentSymbolParams) ([]protocol.DocumentSymbol, error) {
+//
+// The outline of an open document is encoded once for each parse of its
+// text: editors ask for it again and again while the user types, and
+// every request between two edits gets the same bytes.
+func (s *Server) documentSymbol(ctx context.Context, p *protocol.DocumentSymbolParams) (any, error) {
 	if syms, ok := s.memoryDocumentSymbols(p.TextDocument.URI); ok {
 		return syms, nil
+	}
+	if f, rel, err := s.folderFor(p.TextDocument.URI); err == nil {
+		v, ok := f.ws.Memo(ctx, rel, encodedOutline{}, func(syms []analysis.SymbolInfo) any {
+			b, err := json.Marshal(documentSymbols(analysis.Outline(syms)))
+			if err != nil {
+				return err
+			}
+			return json.RawMessage(b)
+		})
+		if ok {
+			if err, failed := v.(error); failed {
+				return nil, err
+			}
+			return v, nil
+		}
 	}
 	syms, err := s.outlineSymbols(ctx, p.TextDocument.URI)
 	if err != nil {
@@ -22,6 +42,10 @@ func (s *Server) documentSymbol(ctx context.Context, p *protocol.DocumentSymbolP
 	}
 	return documentSymbols(analysis.Outline(syms)), nil
 }
+
+// encodedOutline keys the JSON of an open document's outline in
+// analysis.Workspace.Memo.
+type encodedOutline struct{}
 
 func documentSymbols(nodes []*analysis.OutlineNode) []protocol.DocumentSymbol {
 	out := make([]protocol.DocumentSymbol, 0, len(nodes))
