@@ -22,18 +22,15 @@ func (s *Server) documentSymbol(ctx context.Context, p *protocol.DocumentSymbolP
 		return syms, nil
 	}
 	if f, rel, err := s.folderFor(p.TextDocument.URI); err == nil {
-		v, ok := f.ws.Memo(ctx, rel, encodedOutline{}, func(syms []analysis.SymbolInfo) any {
+		v, _ := f.ws.Memo(ctx, rel, encodedOutline{}, func(syms []analysis.SymbolInfo) any {
 			b, err := json.Marshal(documentSymbols(analysis.Outline(syms)))
 			if err != nil {
-				return err
+				return nil // answered below, unencoded
 			}
 			return json.RawMessage(b)
 		})
-		if ok {
-			if err, failed := v.(error); failed {
-				return nil, err
-			}
-			return v, nil
+		if b, ok := v.(json.RawMessage); ok {
+			return b, nil
 		}
 	}
 	syms, err := s.outlineSymbols(ctx, p.TextDocument.URI)
