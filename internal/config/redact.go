@@ -58,7 +58,11 @@ var (
 	// up to the last @ before the host (a password may hold @ and :).
 	userinfoPassword = regexp.MustCompile(`(?i)([a-z][a-z0-9+.-]*://[^:/?#@\s]*:)([^\s/?#]*)@`)
 	// keyPassword is password=value in a DSN (quoted or not) or a query.
-	keyPassword = regexp.MustCompile(`(?i)(\bpassword\s*=\s*)('(?:[^'\\]|\\.)*'|[^\s&;]*)`)
+	// A quoted value runs on to the next space (libpq would refuse
+	// 'a'b, but what follows the quote is the password's too), and an
+	// unterminated quote to the end: whatever libpq might take for the
+	// password is hidden.
+	keyPassword = regexp.MustCompile(`(?i)(\bpassword\s*=\s*)('(?:[^'\\]|\\.)*(?:'[^\s&;]*|$)|[^\s&;]*)`)
 )
 
 // Redact returns msg with every password it holds in a connection string

@@ -16,6 +16,8 @@ func TestRedact(t *testing.T) {
 		{"postgres://db/a?user=bob&password=hunter2&sslmode=verify-full", "postgres://db/a?user=bob&password=xxxxx&sslmode=verify-full"},
 		{"host=db user=bob password=hunter2 dbname=a", "host=db user=bob password=xxxxx dbname=a"},
 		{`host=db password='it\'s a secret' dbname=a`, "host=db password=xxxxx dbname=a"},
+		{`host=db password=''p q`, "host=db password=xxxxx q"},
+		{`host=db password='p q`, "host=db password=xxxxx"},
 		{"host=db PASSWORD = 'two words' dbname=a", "host=db PASSWORD = xxxxx dbname=a"},
 		{`connect to postgres://alice:s3cret@db/a: dial tcp: connection refused`, `connect to postgres://alice:xxxxx@db/a: dial tcp: connection refused`},
 		{"", ""},
@@ -26,6 +28,10 @@ func TestRedact(t *testing.T) {
 		}
 		if got := HasPassword(tt.in); got != (tt.in != tt.want) {
 			t.Errorf("HasPassword(%q) = %v", tt.in, got)
+		}
+		// What was printed once has no password left to find.
+		if HasPassword(tt.want) {
+			t.Errorf("HasPassword(%q) = true after redaction", tt.want)
 		}
 	}
 }
