@@ -540,6 +540,9 @@ type anchorScored struct {
 	// languages the rule prefers.
 	lang    string
 	foreign bool
+	// relevance is Relevance before rounding, which orders the
+	// candidates.
+	relevance float64
 }
 
 // quotedLanguage returns the language of the candidates that hold code
@@ -714,6 +717,9 @@ func (a *Anchorer) rankIn(ctx context.Context, rule string, langs, preferred []s
 		if files.buildIgnored(sym.Path) {
 			continue // a generator or a tool that is never built (//go:build ignore)
 		}
+		if !c.named && anchorStub(sym, text) {
+			continue // a signature without the code that shows the rule
+		}
 		f := rq.features(c, text, files.cache.bodyStems(files.stemKey(sym), text))
 		f.Spell = math.Max(spelled.of(sym), rq.nameSpell(sym.Name))
 		f.Home = home.of(sym)
@@ -748,6 +754,7 @@ func (a *Anchorer) rankIn(ctx context.Context, rule string, langs, preferred []s
 	for i := range out {
 		sc := out[i]
 		sc.Relevance = anchorRelevance(sc.features)
+		sc.relevance = sc.Relevance
 		if sc.foreign && sc.Relevance < anchorStrongRelevance {
 			continue
 		}
@@ -761,8 +768,9 @@ func (a *Anchorer) rankIn(ctx context.Context, rule string, langs, preferred []s
 	sort.SliceStable(out, func(i, j int) bool {
 		a, b := &out[i], &out[j]
 		switch {
-		case a.Relevance != b.Relevance:
-			return a.Relevance > b.Relevance
+		case a.relevance != b.relevance:
+			// Unrounded: relevances near 1 differ past the third digit.
+			return a.relevance > b.relevance
 		case a.Size != b.Size:
 			return a.Size > b.Size
 		case a.lines != b.lines:

@@ -556,6 +556,15 @@ type calibrationRule struct {
 	corpus   float64
 	// hasExample is set for a rule with known examples.
 	hasExample bool
+	// set and rule name the rule; symbols and matched are its
+	// candidates' names and matched key terms, for -anchor.dump.
+	set, rule string
+	symbols   []string
+	files     []string
+	matched   []int
+	keyTerms  int
+	lines     []int
+	relevance []float64
 }
 
 // collectRules scores every candidate of every rule of a set.
@@ -572,8 +581,14 @@ func collectRules(t *testing.T, a *Anchorer, cases []anchorCase) []calibrationRu
 		if err != nil {
 			t.Fatal(err)
 		}
-		r := calibrationRule{hasExample: len(c.File) > 0}
+		r := calibrationRule{hasExample: len(c.File) > 0, rule: c.Rule}
 		for _, s := range scored {
+			r.symbols = append(r.symbols, s.Symbol)
+			r.files = append(r.files, s.File)
+			r.matched = append(r.matched, s.features.matched)
+			r.keyTerms = s.features.keyTerms
+			r.lines = append(r.lines, s.lines)
+			r.relevance = append(r.relevance, s.Relevance)
 			r.x = append(r.x, s.features.ranking())
 			r.coverage = append(r.coverage, s.features.Coverage)
 			r.size = append(r.size, s.Size)
@@ -743,7 +758,9 @@ func fitCalibration(rules []calibrationRule, w []float64, file bool) []float64 {
 
 // anchorSeenBlindSets are the blind sets whose misses have been read:
 // training sets since.
-var anchorSeenBlindSets = []string{"blind-rules.jsonl", "blind-rules2.jsonl", "blind-rules3.jsonl"}
+var anchorSeenBlindSets = []string{"blind-rules.jsonl", "blind-rules2.jsonl", "blind-rules3.jsonl", "blind-rules4.jsonl"}
+
+var anchorDump = flag.String("anchor.dump", "", "with -anchor.calibrate: write every training rule's candidates and their features to this file (JSON lines) to study the ranking offline")
 
 // TestAnchorCalibrate fits the ranking weights and the relevance
 // calibration on the training sets and prints them for
@@ -754,11 +771,25 @@ func TestAnchorCalibrate(t *testing.T) {
 	if !*anchorCalibrate {
 		t.Skip("run with -anchor.calibrate")
 	}
+	tag := func(rs []calibrationRule, set string) []calibrationRule {
+		for i := range rs {
+			rs[i].set = set
+		}
+		return rs
+	}
+	// The holdouts are only measured: dumped, never fitted.
+	var holdout []calibrationRule
 	a := NewAnchorer(openEvalIndex(t, copySampleApp(t), ""))
-	rules := collectRules(t, a, readAnchorCases(t, "sampleapp.jsonl"))
+	rules := tag(collectRules(t, a, readAnchorCases(t, "sampleapp.jsonl")), "sampleapp.jsonl")
+	if *anchorDump != "" {
+		holdout = append(holdout, tag(collectRules(t, a, readAnchorCases(t, "sampleapp-holdout.jsonl")), "sampleapp-holdout.jsonl")...)
+	}
 	if *anchorStdlib {
 		s := NewAnchorer(openEvalIndex(t, stdlibRoot(t), *anchorDir))
-		rules = append(rules, collectRules(t, s, readAnchorCases(t, "gostdlib.jsonl"))...)
+		rules = append(rules, tag(collectRules(t, s, readAnchorCases(t, "gostdlib.jsonl")), "gostdlib.jsonl")...)
+		if *anchorDump != "" {
+			holdout = append(holdout, tag(collectRules(t, s, readAnchorCases(t, "gostdlib-holdout.jsonl")), "gostdlib-holdout.jsonl")...)
+		}
 	}
 	if *anchorBlind {
 		// The first two blind sets, seen since their first runs:
@@ -777,14 +808,19 @@ func TestAnchorCalibrate(t *testing.T) {
 					t.Fatalf("%s: %v", set, err)
 				}
 				s := NewAnchorer(openEvalIndex(t, root, *anchorBlindDir))
-				rules = append(rules, collectRules(t, s, byRoot[root])...)
+				rules = append(rules, tag(collectRules(t, s, byRoot[root]), set)...)
 			}
+		}
+	}
+	if *anchorDump != "" {
+		if err := dumpCalibrationRules(*anchorDump, append(slices.Clip(rules), holdout...)); err != nil {
+			t.Fatal(err)
 		}
 	}
 	w := fitRanking(rules)
 	c := fitCalibration(rules, w, false)
 	var b strings.Builder
-	for i, name := range []string{"focus", "name", "agreement", "named", "literal", "test", "spell", "type", "head", "long", "quoted", "path"} {
+	for i, name := range []string{"focus", "name", "agreement", "named", "literal", "test", "spell", "type", "head", "long", "quoted", "path", "platform"} {
 		fmt.Fprintf(&b, "\t%.2f, // %s\n", w[i], name)
 	}
 	b.WriteString("calibration:\n")
@@ -814,6 +850,47 @@ func TestAnchorCalibrate(t *testing.T) {
 	}
 	t.Logf("%d rules (%d with an example, %d of them with one among the candidates); the fitted ranking puts a known example first for %d, one in a right file for %d\nranking weights:\n%s",
 		len(rules), withExample, pooled, top1, top1File, b.String())
+}
+
+// dumpCalibrationRules writes one JSON object per rule: its set, text,
+// grounding and candidates with their ranking features and labels.
+func dumpCalibrationRules(name string, rules []calibrationRule) error {
+	f, err := os.Create(name)
+	if err != nil {
+		return fmt.Errorf("dump the rules: %w", err)
+	}
+	enc := json.NewEncoder(f)
+	for _, r := range rules {
+		type cand struct {
+			Symbol    string                      `json:"symbol"`
+			File      string                      `json:"file"`
+			X         [anchorRankFeatures]float64 `json:"x"`
+			Coverage  float64                     `json:"coverage"`
+			Size      float64                     `json:"size"`
+			Lines     int                         `json:"lines"`
+			Matched   int                         `json:"matched"`
+			Relevance float64                     `json:"relevance"`
+			Good      bool                        `json:"good,omitempty"`
+			GoodFile  bool                        `json:"good_file,omitempty"`
+		}
+		out := struct {
+			Set        string  `json:"set"`
+			Rule       string  `json:"rule"`
+			HasExample bool    `json:"has_example"`
+			Grounded   float64 `json:"grounded"`
+			Corpus     float64 `json:"corpus"`
+			KeyTerms   int     `json:"key_terms"`
+			Cands      []cand  `json:"cands"`
+		}{Set: r.set, Rule: r.rule, HasExample: r.hasExample, Grounded: r.grounded, Corpus: r.corpus, KeyTerms: r.keyTerms}
+		for i := range r.x {
+			out.Cands = append(out.Cands, cand{r.symbols[i], r.files[i], r.x[i], r.coverage[i], r.size[i], r.lines[i], r.matched[i], r.relevance[i], r.good[i], r.goodFile[i]})
+		}
+		if err := enc.Encode(out); err != nil {
+			f.Close()
+			return fmt.Errorf("dump the rules: %w", err)
+		}
+	}
+	return f.Close()
 }
 
 var (

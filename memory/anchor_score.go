@@ -447,6 +447,11 @@ type anchorFeatures struct {
 	// symbol's file path spells (flow.go for "flow-control window",
 	// async_case.py for "async test case").
 	Path float64
+	// Platform is 1 for code in a file of one operating system
+	// (os_plan9.go, popen_spawn_win32.py) when the rule names none:
+	// the variant the common platforms run is the example a reader
+	// expects.
+	Platform float64
 	// Head is 1 when the symbol's own name holds one of the rule's first
 	// two terms, the word a rule begins with being what it is about
 	// ("Seal a mock …": seal; "Check that a stream ID …": validStreamID).
@@ -597,6 +602,9 @@ func (rq *anchorQuery) features(c *anchorCand, text string, body map[string]bool
 	}
 	f.Head = rq.headIn(sym.Name)
 	f.Path = rq.pathShare(sym.Path)
+	if p := platformOf(sym.Path); p != "" && !rq.names(p) {
+		f.Platform = 1
+	}
 	switch sym.Kind {
 	case analysis.KindClass, analysis.KindStruct, analysis.KindInterface, analysis.KindTrait, analysis.KindEnum, analysis.KindType:
 		if !c.named {
@@ -604,6 +612,16 @@ func (rq *anchorQuery) features(c *anchorCand, text string, body map[string]bool
 		}
 	}
 	return f
+}
+
+// names reports whether one of the rule's words is word (lower case).
+func (rq *anchorQuery) names(word string) bool {
+	for _, t := range rq.terms {
+		if strings.EqualFold(t.word, word) {
+			return true
+		}
+	}
+	return false
 }
 
 // headIn returns 1 when a symbol's own name holds one of the rule's
@@ -697,7 +715,7 @@ func anchorHasPrefixed(set map[string]bool, stem string) bool {
 
 // anchorRankFeatures is how many features rank a rule's candidates (see
 // anchorFeatures.ranking).
-const anchorRankFeatures = 12
+const anchorRankFeatures = 13
 
 // anchorRankWeights weigh a candidate's features (in the order of
 // anchorFeatures.ranking) into its ranking score. They are fitted by
@@ -719,6 +737,7 @@ func anchorRankWeights() [anchorRankFeatures]float64 {
 		0.02,  // long
 		1.99,  // quoted
 		1.98,  // path
+		0.00,  // platform
 	}
 }
 
@@ -784,7 +803,7 @@ func anchorRelevance(f anchorFeatures) float64 {
 // all but Grounded, which is the same for all of them, and Home, which
 // the development sets do not measure.
 func (f anchorFeatures) ranking() [anchorRankFeatures]float64 {
-	return [anchorRankFeatures]float64{f.Focus, f.Name, f.Agreement, f.Named, f.Literal, f.Test, f.Spell, f.Type, f.Head, f.Long, f.Quoted, f.Path}
+	return [anchorRankFeatures]float64{f.Focus, f.Name, f.Agreement, f.Named, f.Literal, f.Test, f.Spell, f.Type, f.Head, f.Long, f.Quoted, f.Path, f.Platform}
 }
 
 func anchorLogistic(z float64) float64 {
