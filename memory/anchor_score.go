@@ -298,8 +298,30 @@ func (rq *anchorQuery) topicWord(id string) bool {
 // searchText is the text the semantic search looks for: the rule's key
 // words and named identifiers.
 func (rq *anchorQuery) searchText() string {
-	return strings.Join(append(append([]string(nil), rq.words...), rq.idents...), " ")
+	var words []string
+	for i, w := range rq.words {
+		if rq.corpus >= anchorSearchMinCorpus && i < len(rq.terms) && rq.terms[i].share > anchorSearchShare {
+			continue
+		}
+		words = append(words, w)
+	}
+	if len(words) < 2 {
+		words = rq.words // nothing rarer to search for
+	}
+	return strings.Join(append(append([]string(nil), words...), rq.idents...), " ")
 }
+
+// In an index of more than 10⁴·⁵ (about 31,600) chunks, a rule's word
+// that more than anchorSearchShare of them hold is left out of the
+// semantic search: so common a word ranks few chunks (BM25 weighs it
+// little) and costs the most to search in SQLite's text index, which
+// scores every chunk that holds it. The features still count it in every
+// candidate. In a smaller workspace every word of a rule is searched:
+// there a rule's main words are often that common.
+const (
+	anchorSearchShare     = 0.02
+	anchorSearchMinCorpus = 4.5
+)
 
 // Term weights: a term weighs 0.25 + 0.75·idf, idf being ln((N+1)/(df+1))
 // / ln(N+1) over the N chunks of the index, df of which hold the term (1
@@ -725,19 +747,19 @@ const anchorRankFeatures = 13
 // rule's known examples among all of the rule's candidates is maximised.
 func anchorRankWeights() [anchorRankFeatures]float64 {
 	return [anchorRankFeatures]float64{
-		6.27,  // focus
-		1.49,  // name
-		3.33,  // agreement
-		2.18,  // named
-		2.98,  // literal
+		6.70,  // focus
+		2.36,  // name
+		3.42,  // agreement
+		1.96,  // named
+		2.88,  // literal
 		0.00,  // test
-		0.73,  // spell
-		-3.41, // type
-		1.17,  // head
-		0.02,  // long
-		1.99,  // quoted
-		1.98,  // path
-		0.00,  // platform
+		0.83,  // spell
+		-3.01, // type
+		1.01,  // head
+		-0.23, // long
+		2.21,  // quoted
+		1.92,  // path
+		-1.49, // platform
 	}
 }
 
@@ -759,12 +781,12 @@ func anchorRankWeights() [anchorRankFeatures]float64 {
 // recency is anchored once its relevance reaches 2/3.
 func anchorCalibration() [6]float64 {
 	return [6]float64{
-		-4.38, // intercept
-		0.26,  // ranking score
-		0.50,  // margin
-		1.85,  // coverage
-		4.41,  // grounded
-		-0.65, // corpus
+		-4.48, // intercept
+		0.25,  // ranking score
+		0.44,  // margin
+		2.01,  // coverage
+		4.42,  // grounded
+		-0.59, // corpus
 	}
 }
 

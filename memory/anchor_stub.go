@@ -29,7 +29,7 @@ func anchorStub(sym analysis.SymbolInfo, text string) bool {
 }
 
 // pythonStub reports whether a Python def's body, after its header and
-// docstring, is only pass, ..., or raise NotImplementedError.
+// docstring, is nothing or only pass, ..., or raise NotImplementedError.
 func pythonStub(text string) bool {
 	lines := strings.Split(text, "\n")
 	// The header ends at the first line that ends with a colon (a
@@ -56,7 +56,7 @@ func pythonStub(text string) bool {
 	if body < 0 {
 		return false
 	}
-	inDoc, quote, any := false, "", false
+	inDoc, quote := false, ""
 	for _, l := range lines[body:] {
 		t := strings.TrimSpace(l)
 		if inDoc {
@@ -78,9 +78,8 @@ func pythonStub(text string) bool {
 		if !pythonStubStatement(t) {
 			return false
 		}
-		any = true
 	}
-	return any
+	return true
 }
 
 // docQuote returns the triple quote a line's string literal opens with.
