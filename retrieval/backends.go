@@ -338,10 +338,18 @@ func (s *Searcher) semanticRank(ctx context.Context, query string, topK int) ([]
 			if e != nil {
 				near = e.Expand(query)
 			}
-			expanded, expandedErr = s.expandedSearch(ctx, words, named, near, max(semanticCandidates, topK))
+			n := semanticCandidates
+			if s.candidates > 0 {
+				n = s.candidates
+			}
+			expanded, expandedErr = s.expandedSearch(ctx, words, named, near, max(n, topK))
 		})
 	}
-	bm, err := s.Index.SearchChunks(ctx, terms, max(semanticCandidates, topK))
+	n := semanticCandidates
+	if s.candidates > 0 {
+		n = s.candidates
+	}
+	bm, err := s.Index.SearchChunks(ctx, terms, max(n, topK))
 	wg.Wait()
 	if err != nil {
 		return nil, nil, err
@@ -391,6 +399,9 @@ func (s *Searcher) semanticRank(ctx context.Context, query string, topK int) ([]
 		}
 		lists = append(lists, byCalls)
 		weights = append(weights, popularityWeight)
+	}
+	if s.traceLists != nil {
+		s.traceLists(lists, weights)
 	}
 	ranked := fuse(lists, weights)
 	wantsAside := asksForAside(query)

@@ -51,6 +51,11 @@ type Searcher struct {
 	// noPopularity leaves the popularity signal out of semantic search,
 	// for the evaluation to measure what it adds.
 	noPopularity bool
+	// candidates, when positive, replaces semanticCandidates (evaluation).
+	candidates int
+	// traceLists, when set, is given the ranked lists of each search by
+	// meaning and their weights before they are fused (evaluation).
+	traceLists func(lists [][]int64, weights []float64)
 }
 
 // Vectorizer embeds text for the semantic backend's vector signal. The
