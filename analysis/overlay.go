@@ -10,8 +10,8 @@ import (
 // prefixes, initials and substrings), in the workspace as the editor sees
 // it: the index, with each open document's symbols in place of its file's
 // rows. It never waits for the open documents to be written to the index,
-// nor for the index writer: at most for the parse of an open document's
-// newest text. IDs and parents of open documents' symbols number the
+// nor for the index writer: at most for one parse of each open document
+// (see Workspace). IDs and parents of open documents' symbols number the
 // symbols of their file in this answer only.
 func (w *Workspace) Symbols(ctx context.Context, query string, limit int) ([]SymbolMatch, error) {
 	query = strings.TrimSpace(query)
@@ -22,7 +22,7 @@ func (w *Workspace) Symbols(ctx context.Context, query string, limit int) ([]Sym
 	if limit <= 0 {
 		limit = 200
 	}
-	open := w.openGraphs(ctx)
+	open := w.openSymbols(ctx)
 	// The open documents' rows in the index are dropped from the stored
 	// answer: ask for more so that the answer stays full.
 	stored, err := w.ix.Symbols(ctx, query, 2*limit)
@@ -37,8 +37,8 @@ func (w *Workspace) Symbols(ctx context.Context, query string, limit int) ([]Sym
 		tiers[m.Match] = append(tiers[m.Match], m)
 	}
 	word := isWord(q)
-	for _, g := range open {
-		for _, sym := range graphSymbols(g) {
+	for _, syms := range open {
+		for _, sym := range syms {
 			if kind, ok := matchName(q, word, sym); ok {
 				tiers[kind] = append(tiers[kind], SymbolMatch{sym, kind})
 			}
@@ -73,9 +73,11 @@ func matchName(q string, word bool, sym SymbolInfo) (MatchKind, bool) {
 	return 0, false
 }
 
-// openGraphs returns the graphs of the open documents by path, each of
-// its newest text; an empty graph for a document kept as text only.
-func (w *Workspace) openGraphs(ctx context.Context) map[string]*FileGraph {
+// openSymbols returns the symbols of the open documents by path, as
+// FileSymbols does: of each one's newest parse, shared by its readers (not
+// to be modified), without the references a full graph links; none for a
+// document kept as text only.
+func (w *Workspace) openSymbols(ctx context.Context) map[string][]SymbolInfo {
 	w.mu.Lock()
 	rels := make([]string, 0, len(w.docs))
 	for rel := range w.docs {
@@ -83,10 +85,10 @@ func (w *Workspace) openGraphs(ctx context.Context) map[string]*FileGraph {
 	}
 	w.mu.Unlock()
 	slices.Sort(rels)
-	out := make(map[string]*FileGraph, len(rels))
+	out := make(map[string][]SymbolInfo, len(rels))
 	for _, rel := range rels {
-		if _, g, _, ok := w.parsed(ctx, rel); ok {
-			out[rel] = g
+		if _, snap, _, ok := w.parsedSnapshot(ctx, rel, false); ok {
+			out[rel] = snap.symbols()
 		}
 	}
 	return out

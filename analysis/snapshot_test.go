@@ -40,7 +40,7 @@ func TestSnapshotLinksReferencesOnDemand(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		text, snap, version, ok := w.parsedSnapshot(ctx, "a.go")
+		text, snap, version, ok := w.parsedSnapshot(ctx, "a.go", true)
 		if !ok || version != v {
 			t.Fatalf("keystroke %d: snapshot of version %d (%v)", i, version, ok)
 		}

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/cespare/xxhash/v2"
@@ -21,9 +22,11 @@ import (
 // Edits are applied to a document's text at once, in order, and cost no
 // more than copying the text; the parse they call for is done later, once
 // for all the edits made meanwhile, by the first reader of the document's
-// graph (a request, or the writer below). A reader therefore waits for at
-// most the parse in progress and one parse of the newest text, never for
-// each intermediate version. Graphs are written to the index in batches,
+// graph (a request, or the writer below). A reader that comes while a
+// parse is in progress answers from that parse, a few edits behind the
+// text at most; one that comes when none is parses the newest text. A
+// request therefore waits for one parse at most, never for each
+// intermediate version, nor for a parse of edits made after it. Graphs are written to the index in batches,
 // shortly after typing stops or before any query that reads the index
 // (Flush); editing never waits for the index.
 //
@@ -82,8 +85,9 @@ type openDoc struct {
 	// mu: readers take it without parseMu.
 	pub *parseResult
 	// parsing is closed when the parse in progress ends; nil when none
-	// is.
+	// is. waiters counts the readers waiting for it.
 	parsing chan struct{}
+	waiters int
 }
 
 // FlushDelay is how long after the last change an open document's graph
@@ -327,7 +331,7 @@ func (w *Workspace) Refresh(ctx context.Context, progress func(Progress)) (*Summ
 // changed since its last parse. The graph of a document over the size cap
 // is empty. The results must not be modified.
 func (w *Workspace) Snapshot(rel string) (text []byte, g *FileGraph, version int32, ok bool) {
-	return w.parsed(context.Background(), rel)
+	return w.parsed(context.Background(), rel, true)
 }
 
 // Text returns an open document's newest text and its version, without
@@ -364,13 +368,14 @@ func (w *Workspace) ParsedSymbols(rel string) ([]SymbolInfo, bool) {
 	return pub.snap.symbols(), true
 }
 
-// parsed returns an open document's text and graph as of its version when
-// called, or newer: when the last parse is older, it parses the newest
-// text, once for all the edits made since. Callers that queue up behind
-// one parse are all served by it; edits made while they wait do not make
-// each of them parse again.
-func (w *Workspace) parsed(ctx context.Context, rel string) (text []byte, g *FileGraph, version int32, ok bool) {
-	text, snap, version, ok := w.parsedSnapshot(ctx, rel)
+// parsed returns an open document's text and graph: as of its version
+// when called, or newer, when no parse is in progress or fresh is set;
+// else the parse in progress's (see parsedResult). When the last parse is
+// older, it parses the newest text, once for all the edits made since.
+// Callers that queue up behind one parse are all served by it; edits made
+// while they wait do not make each of them parse again.
+func (w *Workspace) parsed(ctx context.Context, rel string, fresh bool) (text []byte, g *FileGraph, version int32, ok bool) {
+	text, snap, version, ok := w.parsedSnapshot(ctx, rel, fresh)
 	if !ok {
 		return nil, nil, 0, false
 	}
@@ -381,8 +386,8 @@ func (w *Workspace) parsed(ctx context.Context, rel string) (text []byte, g *Fil
 // (empty for a document over the size cap or that failed to parse),
 // whose references and search chunks the caller links and cuts after
 // parseMu is released: a keystroke waits for neither.
-func (w *Workspace) parsedSnapshot(ctx context.Context, rel string) (text []byte, snap *docSnapshot, version int32, ok bool) {
-	p, ok := w.parsedResult(ctx, rel)
+func (w *Workspace) parsedSnapshot(ctx context.Context, rel string, fresh bool) (text []byte, snap *docSnapshot, version int32, ok bool) {
+	p, ok := w.parsedResult(ctx, rel, fresh)
 	if !ok {
 		return nil, nil, 0, false
 	}
@@ -396,11 +401,21 @@ func (w *Workspace) parsedSnapshot(ctx context.Context, rel string) (text []byte
 // result is published in the document's state, and a reader that finds it
 // as new as the text it asks for takes it under w.mu alone. Otherwise one
 // reader parses the newest text, under parseMu, and the others wait for
-// its result, which serves every reader that came before it started; a
-// reader that came later waits for it and for the parse after it at most.
+// its result. A reader that arrives while a parse is in progress answers
+// from that parse when it ends, even if edits came after the text it
+// parses: it waits for one parse at most, never for a parse of edits that
+// came after it, and a flood of edits cannot keep it waiting. fresh asks
+// for the text as it is at the call instead (the index writer's Flush,
+// Snapshot): such a reader may wait for the parse in progress and then
+// for a parse of the newest text.
 // (Readers that each took parseMu in turn made a convoy under a flood of
 // requests: every handoff waited for a goroutine to be scheduled.)
-func (w *Workspace) parsedResult(ctx context.Context, rel string) (*parseResult, bool) {
+func (w *Workspace) parsedResult(ctx context.Context, rel string, fresh bool) (*parseResult, bool) {
+	if wait, ok := ctx.Value(parseWaitKey{}).(*atomic.Int64); ok {
+		start := time.Now()
+		defer func() { wait.Add(int64(time.Since(start))) }()
+		ctx = context.WithValue(ctx, parseWaitKey{}, nil) // counted once, here
+	}
 	w.mu.Lock()
 	od := w.docs[rel]
 	if od == nil {
@@ -415,7 +430,7 @@ func (w *Workspace) parsedResult(ctx context.Context, rel string) (*parseResult,
 			// Closed or opened again while the caller waited: it reads
 			// the document as it is now.
 			w.mu.Unlock()
-			return w.parsedResult(ctx, rel)
+			return w.parsedResult(ctx, rel, fresh)
 		}
 		if od.oversized {
 			defer w.mu.Unlock()
@@ -430,12 +445,19 @@ func (w *Workspace) parsedResult(ctx context.Context, rel string) (*parseResult,
 			break // the caller parses
 		}
 		wait := od.parsing
+		od.waiters++
 		w.mu.Unlock()
 		// The parse runs to the end even if the caller gives up, as it
 		// would if the caller ran it: waiting is not cancelled either, so
 		// that a request's edits are parsed by someone.
 		<-wait
 		w.mu.Lock()
+		od.waiters--
+		if !fresh && w.docs[rel] == od && od.pub != nil {
+			// The parse the caller waited for answers it.
+			w.mu.Unlock()
+			return od.pub, true
+		}
 	}
 	done := make(chan struct{})
 	od.parsing = done
@@ -505,6 +527,17 @@ func (w *Workspace) parsedResult(ctx context.Context, rel string) (*parseResult,
 	return pub, true
 }
 
+// parseWaitKey is the context key of WithParseWait's counter.
+type parseWaitKey struct{}
+
+// WithParseWait returns a context under which the time readers of open
+// documents spend on parses (waiting for another reader's, or running
+// their own) is added to *wait, in nanoseconds. It is for measurements:
+// without it nothing is measured.
+func WithParseWait(ctx context.Context, wait *atomic.Int64) context.Context {
+	return context.WithValue(ctx, parseWaitKey{}, wait)
+}
+
 // parseResult is what a parse of an open document published: the text
 // parsed and its graph, never modified, and what Memo made of them.
 type parseResult struct {
@@ -521,7 +554,7 @@ type parseResult struct {
 // document is not open. It suits answers an editor asks again and again
 // between edits (the outline), which are then made once per version.
 func (w *Workspace) Memo(ctx context.Context, rel string, key any, fn func(syms []SymbolInfo) any) (any, bool) {
-	p, ok := w.parsedResult(ctx, rel)
+	p, ok := w.parsedResult(ctx, rel, false)
 	if !ok {
 		return nil, false
 	}
@@ -634,7 +667,7 @@ func (w *Workspace) Flush(ctx context.Context) error {
 	}
 	var items []item
 	for _, rel := range rels {
-		text, snap, _, ok := w.parsedSnapshot(ctx, rel)
+		text, snap, _, ok := w.parsedSnapshot(ctx, rel, true)
 		if !ok {
 			continue
 		}
@@ -707,12 +740,13 @@ func (w *Workspace) Shutdown(ctx context.Context) error {
 }
 
 // FileSymbols returns the symbols of a file as the editor sees it: from the
-// open document when it is open, else from the index; in source order, the
+// open document's newest parse when it is open (waiting for one parse at
+// most: see Workspace), else from the index; in source order, the
 // module first. For an open document, IDs and parents number the symbols
 // of this answer only, and every caller reading one version of the
 // document shares them: the result must not be modified.
 func (w *Workspace) FileSymbols(ctx context.Context, rel string) ([]SymbolInfo, error) {
-	if _, snap, _, ok := w.parsedSnapshot(ctx, rel); ok {
+	if _, snap, _, ok := w.parsedSnapshot(ctx, rel, false); ok {
 		return snap.symbols(), nil
 	}
 	return w.ix.SymbolsInFile(ctx, rel)

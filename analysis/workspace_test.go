@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 	"sync"
@@ -464,6 +465,122 @@ func TestReadersDoNotQueueOnParses(t *testing.T) {
 	w.parseMu.Unlock()
 	if got := <-read; !slices.Equal(got, []string{"a", "Typedx"}) { // the module, then the function
 		t.Errorf("after the edit, symbols %q, want [a Typedx]", got)
+	}
+}
+
+// TestReadersWaitForOneParse edits an open document while a reader's
+// parse of it is in progress (the parser held here, as a slow parse
+// holds it), then reads it from requests, from the index writer's Flush
+// and from Snapshot: a request that came during the parse answers from
+// that parse when it ends, without waiting for a parse of the edit made
+// after the parse started; Flush and Snapshot, which ask for the text as
+// it is, get the edit; a request that comes when no parse is in
+// progress parses the newest text.
+func TestReadersWaitForOneParse(t *testing.T) {
+	root := t.TempDir()
+	src := "package a\n\nfunc Typed() {}\n"
+	writeWorkspace(t, root, map[string]string{"a.go": src})
+	ix := openTestIndex(t, root, nil)
+	mustUpdate(t, ix)
+	w := NewWorkspace(ix)
+	defer w.Shutdown(context.Background())
+	ctx := context.Background()
+	if err := w.Open(ctx, "a.go", 1, []byte(src)); err != nil {
+		t.Fatal(err)
+	}
+	symbolNames(t, w, "a.go")
+	// No flush after the edits (closed stops the timer being set): the
+	// writer's parse would be one more reader.
+	w.mu.Lock()
+	w.closed = true
+	if w.timer != nil {
+		w.timer.Stop()
+		w.timer = nil
+	}
+	w.mu.Unlock()
+	at := &EditRange{StartLine: 2, StartColumn: 10, EndLine: 2, EndColumn: 10}
+	if err := w.Change(ctx, "a.go", 2, []TextEdit{{Range: at, Text: "x"}}); err != nil {
+		t.Fatal(err)
+	}
+	// state reads the document's parse in progress and its waiters.
+	state := func() (parsing bool, waiters int) {
+		w.mu.Lock()
+		defer w.mu.Unlock()
+		od := w.docs["a.go"]
+		return od.parsing != nil, od.waiters
+	}
+	names := func(syms []SymbolInfo) []string {
+		var out []string
+		for _, s := range syms {
+			if s.Kind != KindModule {
+				out = append(out, s.Name)
+			}
+		}
+		return out
+	}
+
+	w.parseMu.Lock()
+	first := make(chan []string, 1)
+	go func() {
+		syms, err := w.FileSymbols(ctx, "a.go")
+		if err != nil {
+			t.Error(err)
+		}
+		first <- names(syms)
+	}()
+	// The first reader takes the edit and waits for the parser.
+	for parsing, _ := state(); !parsing; parsing, _ = state() {
+		runtime.Gosched()
+	}
+	at = &EditRange{StartLine: 2, StartColumn: 11, EndLine: 2, EndColumn: 11}
+	if err := w.Change(ctx, "a.go", 3, []TextEdit{{Range: at, Text: "y"}}); err != nil {
+		t.Fatal(err)
+	}
+	second := make(chan []string, 1)
+	go func() {
+		syms, err := w.FileSymbols(ctx, "a.go")
+		if err != nil {
+			t.Error(err)
+		}
+		second <- names(syms)
+	}()
+	for _, waiters := state(); waiters < 1; _, waiters = state() {
+		runtime.Gosched()
+	}
+	w.parseMu.Unlock()
+	for _, tt := range []struct {
+		name string
+		got  chan []string
+	}{{"the reader that parsed", first}, {"the reader that came during its parse", second}} {
+		if got := <-tt.got; !slices.Equal(got, []string{"Typedx"}) {
+			t.Errorf("%s: symbols %q, want [Typedx] (the parse in progress)", tt.name, got)
+		}
+	}
+	w.mu.Lock()
+	pending := len(w.docs["a.go"].queue)
+	w.mu.Unlock()
+	if pending != 1 {
+		t.Errorf("%d edits wait for a parse, want 1 (y: nobody parsed it)", pending)
+	}
+
+	if _, g, version, _ := w.Snapshot("a.go"); version != 3 || !strings.Contains(symbolList(g), "Typedxy") {
+		t.Errorf("Snapshot at version %d: %s, want version 3 with Typedxy", version, symbolList(g))
+	}
+	if got := symbolNames(t, w, "a.go"); !slices.Equal(got, []string{"Typedxy"}) {
+		t.Errorf("a request with no parse in progress: symbols %q, want [Typedxy]", got)
+	}
+	if err := w.Change(ctx, "a.go", 4, []TextEdit{{Range: at, Text: "z"}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Flush(ctx); err != nil {
+		t.Fatal(err)
+	}
+	found, err := ix.Symbols(ctx, "Typed", 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(found) != 1 || found[0].Name != "Typedxzy" {
+		t.Errorf("the index after Flush has %v, want Typedxzy", found)
 	}
 }
 

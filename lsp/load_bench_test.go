@@ -2,6 +2,7 @@ package lsp
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -32,6 +33,9 @@ type benchConn struct {
 	responses chan benchResponse
 	done      chan int
 	id        int
+	// timings receive where the requests' time went in the server, when
+	// it runs in this process.
+	timings chan requestTiming
 }
 
 type benchResponse struct {
@@ -46,7 +50,13 @@ func startBenchServer(b *testing.B, root string) *benchConn {
 	inR, inW := io.Pipe()
 	outR, outW := io.Pipe()
 	s := New(Options{DataDir: b.TempDir()})
-	c := &benchConn{in: inW, responses: make(chan benchResponse, 1<<16), done: make(chan int, 1)}
+	c := &benchConn{in: inW, responses: make(chan benchResponse, 1<<16), done: make(chan int, 1), timings: make(chan requestTiming, 1<<16)}
+	s.timing = func(t requestTiming) {
+		select {
+		case c.timings <- t:
+		default: // nobody reads them: the benchmark does not ask
+		}
+	}
 	go func() {
 		c.done <- s.Serve(context.Background(), inR, outW)
 		outW.Close()
@@ -84,13 +94,17 @@ func (c *benchConn) read(r *bufio.Reader) {
 		if _, err := io.ReadFull(r, body); err != nil {
 			return
 		}
+		at := time.Now()
+		if r, ok := quickResponse(body, at); ok {
+			c.responses <- r
+			continue
+		}
 		var msg struct {
 			ID     json.RawMessage `json:"id"`
 			Method string          `json:"method"`
 			Result json.RawMessage `json:"result"`
 			Error  json.RawMessage `json:"error"`
 		}
-		at := time.Now()
 		if json.Unmarshal(body, &msg) != nil {
 			continue
 		}
@@ -101,6 +115,29 @@ func (c *benchConn) read(r *bufio.Reader) {
 			c.responses <- benchResponse{string(msg.ID), msg.Result, msg.Error, at}
 		}
 	}
+}
+
+// quickResponse reads a response as the server frames its answers
+// ({"jsonrpc":"2.0","id":ID,"result":…} or "error"), without decoding and
+// validating the whole body: the client's share of the CPU, in the
+// server's process, stays small, and a large answer is taken off the
+// pipe as fast as an editor's reader takes it.
+func quickResponse(body []byte, at time.Time) (benchResponse, bool) {
+	rest, ok := bytes.CutPrefix(body, []byte(`{"jsonrpc":"2.0","id":`))
+	if !ok || !bytes.HasSuffix(rest, []byte("}")) {
+		return benchResponse{}, false
+	}
+	id, rest, ok := bytes.Cut(rest[:len(rest)-1], []byte(","))
+	if !ok {
+		return benchResponse{}, false
+	}
+	if result, ok := bytes.CutPrefix(rest, []byte(`"result":`)); ok {
+		return benchResponse{id: string(id), result: result, at: at}, true
+	}
+	if e, ok := bytes.CutPrefix(rest, []byte(`"error":`)); ok {
+		return benchResponse{id: string(id), error: e, at: at}, true
+	}
+	return benchResponse{}, false
 }
 
 func (c *benchConn) write(msg map[string]any) error {
@@ -325,8 +362,7 @@ func BenchmarkEditFlood(b *testing.B) {
 			c.waitIndexed(b)
 			u := string(uri.File(filepath.Join(root, "server.go")))
 			line, col := floodSpot(string(src))
-			var times []time.Duration
-			byMethod := map[string][]time.Duration{}
+			var lats []latency
 			version := 0
 			if out := os.Getenv("ANCHORAGE_FLOOD_CPUPROFILE"); out != "" {
 				// The flood only, without the indexing before it.
@@ -348,27 +384,99 @@ func BenchmarkEditFlood(b *testing.B) {
 						"contentChanges": []any{map[string]any{"range": map[string]any{"start": pos, "end": pos}, "text": "("}}})
 					at++
 				}
-				for _, l := range c.flood(b, u, &version, line, at, 2000) {
-					times = append(times, l.d)
-					byMethod[l.method] = append(byMethod[l.method], l.d)
-				}
+				lats = append(lats, c.flood(b, u, &version, line, at, 2000)...)
 				c.notify(b, "textDocument/didClose", map[string]any{"textDocument": map[string]any{"uri": u}})
 			}
 			b.StopTimer()
 			// The CPU time of the process (server and client) per flood: on a
 			// busy machine, latencies follow the load; this does not.
 			b.ReportMetric(float64((cpuTime()-cpu0).Milliseconds())/float64(b.N), "cpu-ms/op")
-			slices.Sort(times)
-			b.ReportMetric(float64(times[len(times)/2].Microseconds())/1000, "p50-ms")
-			b.ReportMetric(float64(times[len(times)*99/100].Microseconds())/1000, "p99-ms")
-			for m, ts := range byMethod {
-				slices.Sort(ts)
-				b.ReportMetric(float64(ts[len(ts)*99/100].Microseconds())/1000, "p99-ms-"+m[strings.LastIndex(m, "/")+1:])
-			}
+			c.reportLatencies(b, lats)
 			// The server runs in this process: its peak RSS during the flood
 			// (the client's share is a few MB).
 			b.ReportMetric(procStatus("VmHWM"), "peak-rss-MB")
 		})
+	}
+}
+
+// requestPhases are the parts of a request's time: from sending it to the
+// server reading it (the edits before it applied), to its goroutine
+// running, parses of the document (waiting for one or running it), the
+// rest of its handler, writing its answer, and the client reading it.
+var requestPhases = []string{"queue", "sched", "parse", "work", "write", "read"}
+
+// phases splits a request's latency into requestPhases.
+func phases(l latency, t requestTiming) []time.Duration {
+	return []time.Duration{
+		t.Received.Sub(l.sent),
+		t.Started.Sub(t.Received),
+		t.ParseWait,
+		t.Handled.Sub(t.Started) - t.ParseWait,
+		t.Replied.Sub(t.Handled),
+		l.at.Sub(t.Replied),
+	}
+}
+
+// reportLatencies reports the requests' p50 and p99 latency in
+// milliseconds, overall and by kind (p50-ms-hover, …), and where the time
+// went (requestPhases, from the server's timings): each phase's p99 over
+// all requests (p99-ms-queue, …) and its mean over the slowest 1% of the
+// requests (slow-ms-queue, …), whose sum is their mean latency.
+func (c *benchConn) reportLatencies(b *testing.B, lats []latency) {
+	ms := func(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
+	pct := func(ds []time.Duration, p int) time.Duration {
+		ds = slices.Clone(ds)
+		slices.Sort(ds)
+		return ds[min(len(ds)*p/100, len(ds)-1)]
+	}
+	var all []time.Duration
+	byKind := map[string][]time.Duration{}
+	for _, l := range lats {
+		all = append(all, l.d)
+		kind := l.method[strings.LastIndex(l.method, "/")+1:]
+		byKind[kind] = append(byKind[kind], l.d)
+	}
+	b.ReportMetric(ms(pct(all, 50)), "p50-ms")
+	b.ReportMetric(ms(pct(all, 99)), "p99-ms")
+	for kind, ds := range byKind {
+		b.ReportMetric(ms(pct(ds, 50)), "p50-ms-"+kind)
+		b.ReportMetric(ms(pct(ds, 99)), "p99-ms-"+kind)
+	}
+	if c.timings == nil {
+		return
+	}
+	// A request's timing is sent after its answer is written: the client
+	// may have read the answer first.
+	timings := map[string]requestTiming{}
+	for _, l := range lats {
+		for {
+			if _, ok := timings[l.id]; ok {
+				break
+			}
+			t := <-c.timings
+			timings[t.ID] = t
+		}
+	}
+	byPhase := make([][]time.Duration, len(requestPhases))
+	slowest := slices.SortedFunc(slices.Values(lats), func(x, y latency) int { return int(y.d - x.d) })
+	slowest = slowest[:max(len(slowest)/100, 1)]
+	slow := make([]time.Duration, len(requestPhases))
+	for _, l := range lats {
+		for i, d := range phases(l, timings[l.id]) {
+			byPhase[i] = append(byPhase[i], d)
+		}
+	}
+	for _, l := range slowest {
+		var parts []string
+		for i, d := range phases(l, timings[l.id]) {
+			slow[i] += d / time.Duration(len(slowest))
+			parts = append(parts, fmt.Sprintf("%s %.1f", requestPhases[i], ms(d)))
+		}
+		b.Logf("slow: request %s (%s) %.1f ms: %s", l.id, l.method, ms(l.d), strings.Join(parts, ", "))
+	}
+	for i, name := range requestPhases {
+		b.ReportMetric(ms(pct(byPhase[i], 99)), "p99-ms-"+name)
+		b.ReportMetric(ms(slow[i]), "slow-ms-"+name)
 	}
 }
 
@@ -410,8 +518,9 @@ func (c *benchConn) response(b *testing.B, id int) benchResponse {
 
 // latency is how long one request took to be answered.
 type latency struct {
-	method string
-	d      time.Duration
+	method, id string
+	sent, at   time.Time
+	d          time.Duration
 }
 
 // flood sends edits letters typed at line:col, a request after every
@@ -457,7 +566,7 @@ func (c *benchConn) flood(b *testing.B, u string, version *int, line, col, edits
 			b.Fatalf("request %s: %s", r.id, r.error)
 		}
 		if t, ok := sent[r.id]; ok {
-			out = append(out, latency{method[r.id], r.at.Sub(t)})
+			out = append(out, latency{method: method[r.id], id: r.id, sent: t, at: r.at, d: r.at.Sub(t)})
 			n++
 		}
 	}

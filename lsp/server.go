@@ -12,6 +12,7 @@ import (
 	"io"
 	"runtime/debug"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -20,6 +21,7 @@ import (
 	"go.uber.org/zap"
 	"go.uber.org/zap/zapcore"
 
+	"github.com/anchorage-dev/anchorage/analysis"
 	"github.com/anchorage-dev/anchorage/internal/config"
 	"github.com/anchorage-dev/anchorage/internal/session"
 	"github.com/anchorage-dev/anchorage/retrieval"
@@ -67,7 +69,11 @@ type Server struct {
 	opts   Options
 	log    *zap.Logger
 	conn   jsonrpc2.Conn
+	st     *stream // conn's: replies are written to it directly
 	client protocol.Client
+	// timing, when set (by benchmarks, before Serve), receives where each
+	// request's time went.
+	timing func(requestTiming)
 
 	mu       sync.Mutex
 	state    serverState
@@ -144,6 +150,7 @@ func (s *Server) Serve(ctx context.Context, in io.Reader, out io.Writer) int {
 	st := newStream(in, out, nil, func(format string, args ...any) {
 		s.log.Warn(fmt.Sprintf(format, args...))
 	})
+	s.st = st
 	s.conn = jsonrpc2.NewConn(st)
 	s.client = protocol.ClientDispatcher(s.conn, s.log)
 	s.conn.Go(ctx, s.handle)
@@ -238,6 +245,12 @@ func (s *Server) handle(ctx context.Context, reply jsonrpc2.Replier, req jsonrpc
 	s.mu.Lock()
 	s.requests[id] = cancel
 	s.mu.Unlock()
+	var t *requestTiming
+	var parseWait *atomic.Int64
+	if s.timing != nil {
+		t, parseWait = &requestTiming{Method: method, ID: id, Received: time.Now()}, new(atomic.Int64)
+		ctx = analysis.WithParseWait(ctx, parseWait)
+	}
 	go func() {
 		defer func() {
 			s.mu.Lock()
@@ -245,16 +258,68 @@ func (s *Server) handle(ctx context.Context, reply jsonrpc2.Replier, req jsonrpc
 			s.mu.Unlock()
 			cancel()
 		}()
+		if t != nil {
+			t.Started = time.Now()
+		}
 		result, err := s.call(ctx, method, req.Params())
 		s.checkDamage(err)
 		if ctx.Err() != nil && err != nil {
 			err = jsonrpc2.NewError(requestCancelled, "request cancelled")
 		}
-		if err := reply(ctx, result, err); err != nil {
+		if t != nil {
+			t.Handled = time.Now()
+		}
+		if err := s.reply(ctx, reply, call.ID(), result, err); err != nil {
 			s.log.Warn("reply failed", zap.String("method", method), zap.Error(err))
+		}
+		if t != nil {
+			t.Replied = time.Now()
+			t.ParseWait = time.Duration(parseWait.Load())
+			s.timing(*t)
 		}
 	}()
 	return nil
+}
+
+// reply answers a request. A result is encoded and framed before the
+// output's lock is taken, and written in one call: a large answer (an
+// outline) holds up the other replies for the time of its write only. A
+// result that is JSON already (json.RawMessage, as the memos hold) is
+// written as it is. Errors are jsonrpc2's to encode.
+func (s *Server) reply(ctx context.Context, reply jsonrpc2.Replier, id jsonrpc2.ID, result any, err error) error {
+	if err != nil || s.st == nil {
+		return reply(ctx, result, err)
+	}
+	raw, ok := result.(json.RawMessage)
+	if !ok {
+		b, merr := json.Marshal(result)
+		if merr != nil {
+			return reply(ctx, nil, jsonrpc2.Errorf(jsonrpc2.InternalError, "encode the result: %v", merr))
+		}
+		raw = b
+	}
+	frame, err := responseFrame(id, raw)
+	if err != nil {
+		return reply(ctx, nil, jsonrpc2.Errorf(jsonrpc2.InternalError, "encode the response: %v", err))
+	}
+	if _, err := s.st.writeFrame(frame); err != nil {
+		return fmt.Errorf("write the response: %w", err)
+	}
+	return nil
+}
+
+// requestTiming is where one request's time went, from when the server
+// read it to when its answer was written: for the benchmarks, which set
+// Server.timing.
+type requestTiming struct {
+	Method, ID string
+	// Received is when the request was read (the notifications before it
+	// applied); Started when its goroutine ran; Handled when its handler
+	// returned; Replied when its answer was written.
+	Received, Started, Handled, Replied time.Time
+	// ParseWait is the part of the handler's time spent on parses of open
+	// documents (waiting for one, or running it).
+	ParseWait time.Duration
 }
 
 // requestCancelled is the LSP error code of a request cancelled by the

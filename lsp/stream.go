@@ -355,12 +355,16 @@ func cmpErr(err, ok error) error {
 //
 // A successful response's result is already JSON (jsonrpc2 marshals it
 // before it takes the connection's write lock): it is copied into the
-// frame as it is, not validated and compacted a second time, so that the
-// time under that lock, which every other reply and notification waits
-// for, is one copy of the bytes.
+// frame as it is, not validated and compacted a second time. Every frame
+// is made whole before the stream's lock is taken and written in one
+// call, so that the time under that lock, which every other reply and
+// notification waits for, is one write of the bytes.
 func (s *stream) Write(ctx context.Context, msg jsonrpc2.Message) (int64, error) {
-	if data, ok := responseFrame(msg); ok {
-		return s.writeRaw(data)
+	if r, ok := msg.(*jsonrpc2.Response); ok && r.Err() == nil {
+		frame, err := responseFrame(r.ID(), r.Result())
+		if err == nil {
+			return s.writeFrame(frame)
+		}
 	}
 	data, err := json.Marshal(msg)
 	if err != nil {
@@ -369,39 +373,40 @@ func (s *stream) Write(ctx context.Context, msg jsonrpc2.Message) (int64, error)
 	return s.writeRaw(data)
 }
 
-// responseFrame encodes a successful response, its result as it is; false
-// for any other message.
-func responseFrame(msg jsonrpc2.Message) ([]byte, bool) {
-	r, ok := msg.(*jsonrpc2.Response)
-	if !ok || r.Err() != nil {
-		return nil, false
-	}
-	id := r.ID()
+// responseFrame frames a successful response, header included, its result
+// as it is (JSON already; empty means null).
+func responseFrame(id jsonrpc2.ID, result json.RawMessage) ([]byte, error) {
 	idJSON, err := json.Marshal(&id) // jsonrpc2.ID marshals through a pointer
 	if err != nil {
-		return nil, false
+		return nil, fmt.Errorf("encode response id: %w", err)
 	}
-	result := r.Result()
 	if len(result) == 0 {
 		result = json.RawMessage("null")
 	}
-	data := make([]byte, 0, len(result)+len(idJSON)+32)
-	data = append(data, `{"jsonrpc":"2.0","id":`...)
-	data = append(data, idJSON...)
-	data = append(data, `,"result":`...)
-	data = append(data, result...)
-	return append(data, '}'), true
+	const head, mid = `{"jsonrpc":"2.0","id":`, `,"result":`
+	n := len(head) + len(idJSON) + len(mid) + len(result) + 1
+	frame := make([]byte, 0, n+32)
+	frame = fmt.Appendf(frame, "Content-Length: %d\r\n\r\n", n)
+	frame = append(frame, head...)
+	frame = append(frame, idJSON...)
+	frame = append(frame, mid...)
+	frame = append(frame, result...)
+	return append(frame, '}'), nil
 }
 
-func (s *stream) writeRaw(data []byte) (int64, error) {
+// writeRaw frames a message's body and writes it.
+func (s *stream) writeRaw(body []byte) (int64, error) {
+	frame := make([]byte, 0, len(body)+32)
+	frame = fmt.Appendf(frame, "Content-Length: %d\r\n\r\n", len(body))
+	return s.writeFrame(append(frame, body...))
+}
+
+// writeFrame writes a whole frame, header and body, in one call.
+func (s *stream) writeFrame(frame []byte) (int64, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	n, err := fmt.Fprintf(s.out, "Content-Length: %d\r\n\r\n", len(data))
-	if err != nil {
-		return int64(n), err
-	}
-	m, err := s.out.Write(data)
-	return int64(n + m), err
+	n, err := s.out.Write(frame)
+	return int64(n), err
 }
 
 // Close closes the connection.
