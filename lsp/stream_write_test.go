@@ -3,8 +3,8 @@ package lsp
 import (
 	"encoding/json"
 	"fmt"
-	"strings"
 	"reflect"
+	"strings"
 	"testing"
 
 	"go.lsp.dev/jsonrpc2"
