@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"strings"
+	"sync"
 	"time"
 
 	"go.lsp.dev/protocol"
@@ -24,7 +25,11 @@ func (s *Server) indexFolder(f *folder, title string) {
 	}
 	f.indexing.Add(1) // counted before it starts, so status never says idle too early
 	s.goBackground(func(ctx context.Context) {
-		defer f.indexing.Add(-1)
+		// Not indexing any more once the index is written, before the
+		// user is told so: a search the message prompts is not partial.
+		var once sync.Once
+		indexed := func() { once.Do(func() { f.indexing.Add(-1) }) }
+		defer indexed()
 		f.indexMu.Lock()
 		defer f.indexMu.Unlock()
 		ctx, cancel := context.WithCancel(ctx)
@@ -47,6 +52,7 @@ func (s *Server) indexFolder(f *folder, title string) {
 			return
 		}
 		f.last.Store(sum)
+		indexed()
 		p.end(fmt.Sprintf("%d files, %d symbols", sum.Files, sum.Symbols))
 		s.info("indexed %s: %d files (%d parsed), %d symbols, %d edges in %.2fs",
 			f.root(), sum.Files, sum.Parsed, sum.Symbols, sum.Edges, time.Since(start).Seconds())
