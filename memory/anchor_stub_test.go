@@ -1,6 +1,7 @@
 package memory
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/anchorage-dev/anchorage/analysis"
@@ -74,4 +75,26 @@ func TestAnchorPlatformFeature(t *testing.T) {
 			t.Errorf("%q: Platform = %v, want %v", tt.rule, got, tt.want)
 		}
 	}
+}
+
+// FuzzAnchorStub checks that any source text is judged without a panic,
+// that Go code with a brace is never a stub, and that Python code whose
+// body holds a call is never one.
+func FuzzAnchorStub(f *testing.F) {
+	f.Add("go", "\tRename(from, to string) error")
+	f.Add("python", "    def f(self):\n        \"\"\"Doc.\n        \"\"\"\n        pass")
+	f.Add("python", "def f(x) -> int: ...")
+	f.Add("python", "def f(\n    x,\n):\n    '''a'''\n    return x")
+	f.Add("java", "User findById(String id);")
+	f.Fuzz(func(t *testing.T, lang, text string) {
+		stub := anchorStub(analysis.SymbolInfo{Language: lang, Kind: analysis.KindMethod}, text)
+		if NormalizeLanguage(lang) == "go" && strings.Contains(text, "{") && stub {
+			t.Errorf("Go code with a body is a stub: %q", text)
+		}
+		if NormalizeLanguage(lang) == "python" && stub {
+			if py := "def f(self):\n    " + text + "\n    call()"; anchorStub(analysis.SymbolInfo{Language: lang, Kind: analysis.KindMethod}, py) && !strings.ContainsAny(text, "\"'\n#") {
+				t.Errorf("Python code with a call is a stub: %q", py)
+			}
+		}
+	})
 }
