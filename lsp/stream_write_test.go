@@ -1,6 +1,8 @@
 package lsp
 
 import (
+	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"reflect"
@@ -53,4 +55,47 @@ func TestResponseFrame(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestStreamWritesOneFrameEach writes a successful response, an error
+// response and a notification through the stream: each is one frame,
+// written in one call, and reads back with its result or error.
+func TestStreamWritesOneFrameEach(t *testing.T) {
+	var out countingWriter
+	st := newStream(strings.NewReader(""), &out, nil, func(string, ...any) {})
+	ok, _ := jsonrpc2.NewResponse(jsonrpc2.NewNumberID(1), json.RawMessage(`{"a":1}`), nil)
+	bad, _ := jsonrpc2.NewResponse(jsonrpc2.NewNumberID(2), nil, jsonrpc2.NewError(jsonrpc2.InvalidParams, "bad"))
+	note, _ := jsonrpc2.NewNotification("window/logMessage", map[string]any{"message": "x"})
+	for _, m := range []jsonrpc2.Message{ok, bad, note} {
+		if _, err := st.Write(context.Background(), m); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if out.writes != 3 {
+		t.Errorf("%d writes for 3 messages, want one each", out.writes)
+	}
+	msgs := written(t, out.Bytes())
+	if len(msgs) != 3 {
+		t.Fatalf("%d frames read back, want 3", len(msgs))
+	}
+	if r, _ := msgs[0]["result"].(map[string]any); r["a"] != 1.0 {
+		t.Errorf("response %v, want result {\"a\":1}", msgs[0])
+	}
+	if e, _ := msgs[1]["error"].(map[string]any); e["message"] != "bad" || e["code"] != float64(jsonrpc2.InvalidParams) {
+		t.Errorf("error response %v, want InvalidParams \"bad\"", msgs[1])
+	}
+	if msgs[2]["method"] != "window/logMessage" {
+		t.Errorf("notification %v", msgs[2])
+	}
+}
+
+// countingWriter is a buffer that counts the calls to Write.
+type countingWriter struct {
+	bytes.Buffer
+	writes int
+}
+
+func (w *countingWriter) Write(p []byte) (int, error) {
+	w.writes++
+	return w.Buffer.Write(p)
 }
