@@ -67,9 +67,9 @@ func (a *Anchorer) Choose(ctx context.Context, rule, symbol, file string, line i
 	}
 	switch {
 	case len(found) == 0:
-		where := "in the workspace"
+		where := "the workspace"
 		if file != "" {
-			where = "in " + file
+			where = file
 		}
 		msg := fmt.Sprintf("%s defines nothing named %q", where, symbol)
 		// Names like it: those that match it, else its longest prefix

@@ -130,7 +130,8 @@ func TestAnchorChoose(t *testing.T) {
 		{"NoSuchThing", "", ErrNoSuchSymbol, "defines nothing named"},
 		{"FindByld", "", ErrNoSuchSymbol, "names like it: "}, // a typo: suggestions
 		{"FindByID", "", ErrAmbiguousSymbol, "give the file too"},
-		{"Save", "internal/db/db.go", ErrNoSuchSymbol, "in internal/db/db.go"},
+		{"Save", "internal/db/db.go", ErrNoSuchSymbol, "internal/db/db.go defines nothing named"},
+		{"NoSuchThing", "", ErrNoSuchSymbol, "the workspace defines nothing named"},
 		{"", "", ErrNoSuchSymbol, "empty"},
 	} {
 		_, err := a.Choose(ctx, rule, tt.symbol, tt.file, 0)
