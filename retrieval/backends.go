@@ -376,6 +376,10 @@ func (s *Searcher) semanticRank(ctx context.Context, query string, topK int) ([]
 			candidates = append(candidates, h)
 		}
 	}
+	byLexicon, candidates, err := s.lexiconVote(ctx, query, candidates)
+	if err != nil {
+		return nil, nil, err
+	}
 	if s.Vectors != nil && len(candidates) > 1 {
 		// The vectors re-rank the candidates: on their own, word vectors
 		// bring in more noise than answers (see the evaluation).
@@ -389,6 +393,10 @@ func (s *Searcher) semanticRank(ctx context.Context, query string, topK int) ([]
 	if len(expanded) > 0 {
 		lists = append(lists, ids(expanded))
 		weights = append(weights, expansionWeight)
+	}
+	if len(byLexicon) > 0 {
+		lists = append(lists, byLexicon)
+		weights = append(weights, lexiconWeight)
 	}
 	if !s.noPopularity {
 		// Functions the rest of the code calls often are the likelier
