@@ -41,6 +41,9 @@ var functionSets = []struct{ file, root string }{
 	{"pgx-blind4.jsonl", "$GOMODCACHE/github.com/jackc/pgx/v5@v5.12.0"},
 	{"gostdlib-blind4.jsonl", "$GOROOT/src"},
 	{"python311-blind4.jsonl", "/usr/lib/python3.11"},
+	{"gocmp-blind5.jsonl", "$GOMODCACHE/github.com/google/go-cmp@v0.7.0"},
+	{"gostdlib-blind5.jsonl", "$GOROOT/src"},
+	{"python311-blind5.jsonl", "/usr/lib/python3.11"},
 }
 
 // matchesFunction reports whether a result is one of the case's
