@@ -540,10 +540,14 @@ func (ix *Index) parseAll(ctx context.Context, todo []candidate, known map[strin
 				spentMu.Unlock()
 			}()
 			for c := range jobs {
-				// A keystroke being parsed goes first.
-				ix.fg.wait(ctx)
+				// A keystroke goes first (foreground.go).
+				if !ix.fg.acquire(ctx) {
+					return
+				}
+				r := processFile(ctx, p, c, maxSize)
+				ix.fg.release()
 				select {
-				case results <- processFile(ctx, p, c, maxSize):
+				case results <- r:
 				case <-ctx.Done():
 					return
 				}
@@ -572,11 +576,20 @@ func (ix *Index) parseAll(ctx context.Context, todo []candidate, known map[strin
 		}
 		start := time.Now()
 		defer func() { sum.Timings.Store += time.Since(start).Seconds() }()
+		// So does each file's write, and the commit (the index's writer
+		// is not the keystroke's: it only waits for its turn).
+		if !ix.fg.acquire(ctx) {
+			return ctx.Err()
+		}
+		held := true
 		err := ix.store.Write(ctx, func(w *indexWriter) error {
-			for _, r := range batch {
-				// So does each file's write (the index's writer is not
-				// the keystroke's: it only waits for the parse).
-				ix.fg.wait(ctx)
+			for i, r := range batch {
+				if i > 0 {
+					ix.fg.release()
+					if held = ix.fg.acquire(ctx); !held {
+						return ctx.Err()
+					}
+				}
 				var err error
 				switch {
 				case keep(r.c.rel):
@@ -593,6 +606,9 @@ func (ix *Index) parseAll(ctx context.Context, todo []candidate, known map[strin
 			}
 			return nil
 		})
+		if held {
+			ix.fg.release()
+		}
 		batch = batch[:0]
 		return err
 	}
