@@ -10,7 +10,7 @@ import (
 // typingWindow is how long after a keystroke the user counts as typing:
 // while they do, the indexer runs fewer work units at once (see
 // foreground).
-const typingWindow = time.Second
+const typingWindow = 2 * time.Second
 
 // foreground schedules the indexer around the user's keystrokes, which go
 // first. A keystroke's round trip (the edit read from the editor, the
