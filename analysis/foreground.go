@@ -20,8 +20,8 @@ const typingWindow = 2 * time.Second
 // which both run Go code) each of them could wait a time slice (10 ms).
 //
 // So the indexer's goroutines take a token for each unit of work (a file
-// parsed, a file written, a batch of chunks embedded), and give it back
-// between units:
+// parsed, a batch of files written in one transaction, a chunk embedded,
+// a batch of vectors written), and give it back between units:
 //   - while an open document is being parsed, no unit starts;
 //   - while the user types (a keystroke less than typingWindow ago), at
 //     most GOMAXPROCS-1 units run at once (at least one), which leaves
@@ -30,7 +30,8 @@ const typingWindow = 2 * time.Second
 //   - otherwise, any number.
 //
 // A unit already running runs to its end: the indexer waits only between
-// units. The zero value is ready to use; it is safe for concurrent use.
+// units (and its writer, between the files of a batch, for a parse in
+// progress: wait). The zero value is ready to use; it is safe for concurrent use.
 type foreground struct {
 	mu sync.Mutex
 	// n counts the foreground parses in progress; idle is closed when

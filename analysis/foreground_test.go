@@ -106,8 +106,8 @@ func TestForegroundTypingEnds(t *testing.T) {
 }
 
 // TestIndexerWhileTyping indexes a workspace on four workers while the
-// user types throughout: one unit of work (a file parsed, a file written)
-// runs at a time, and every file is indexed.
+// user types throughout: one unit of work (a file parsed, a batch
+// written) runs at a time, and every file is indexed.
 func TestIndexerWhileTyping(t *testing.T) {
 	root := t.TempDir()
 	files := map[string]string{}

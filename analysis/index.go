@@ -576,20 +576,17 @@ func (ix *Index) parseAll(ctx context.Context, todo []candidate, known map[strin
 		}
 		start := time.Now()
 		defer func() { sum.Timings.Store += time.Since(start).Seconds() }()
-		// So does each file's write, and the commit (the index's writer
-		// is not the keystroke's: it only waits for its turn).
+		// A batch's write is one unit of work, from its transaction's
+		// start to its commit, so that the transaction is not held open
+		// longer while the user types; it waits for a keystroke's parse
+		// between files (the index's writer is not the keystroke's: it
+		// only waits for its turn).
 		if !ix.fg.acquire(ctx) {
 			return ctx.Err()
 		}
-		held := true
 		err := ix.store.Write(ctx, func(w *indexWriter) error {
-			for i, r := range batch {
-				if i > 0 {
-					ix.fg.release()
-					if held = ix.fg.acquire(ctx); !held {
-						return ctx.Err()
-					}
-				}
+			for _, r := range batch {
+				ix.fg.wait(ctx)
 				var err error
 				switch {
 				case keep(r.c.rel):
@@ -606,9 +603,7 @@ func (ix *Index) parseAll(ctx context.Context, todo []candidate, known map[strin
 			}
 			return nil
 		})
-		if held {
-			ix.fg.release()
-		}
+		ix.fg.release()
 		batch = batch[:0]
 		return err
 	}
