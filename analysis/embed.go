@@ -121,6 +121,9 @@ func (ix *Index) embedChunks(ctx context.Context, meanwhile func() error) error 
 		}
 	}
 	for jobs := range batches {
+		if !ix.fg.acquire(ctx) {
+			return fail(ctx.Err())
+		}
 		err := ix.store.Write(ctx, func(w *indexWriter) error {
 			st, err := w.stmt(`UPDATE chunks SET vector = ? WHERE id = ?`)
 			if err != nil {
@@ -135,6 +138,7 @@ func (ix *Index) embedChunks(ctx context.Context, meanwhile func() error) error 
 			}
 			return nil
 		})
+		ix.fg.release()
 		budget.release(vectorBytes(jobs))
 		if err != nil {
 			return fail(fmt.Errorf("embed chunks: %w", err))
@@ -212,13 +216,21 @@ func (ix *Index) embedBatches(ctx context.Context, e Embedder, budget *byteBudge
 				go func() {
 					defer wg.Done()
 					for i := w; i < len(jobs); i += workers {
+						// A keystroke goes first (foreground.go).
+						if !ix.fg.acquire(ctx) {
+							return
+						}
 						if jobs[i].vec = e.Embed(jobs[i].text); jobs[i].vec == nil {
 							jobs[i].vec = []byte{} // no vector, but embedded
 						}
+						ix.fg.release()
 					}
 				}()
 			}
 			wg.Wait()
+			if err := ctx.Err(); err != nil {
+				return err
+			}
 		}
 		for i := range jobs {
 			jobs[i].text = ""

@@ -2,32 +2,94 @@ package analysis
 
 import (
 	"context"
+	"runtime"
 	"sync"
+	"time"
 )
 
-// foreground counts the parses of open documents in progress (keystrokes
-// being read), for the indexer to yield to: its workers start no file
-// while one runs, so that on a machine with few cores the keystroke gets
-// a core instead of sharing it with every worker. A file already being
-// parsed or written runs to its end; the indexer only waits between
-// files, and never longer than the keystroke's parse. The zero value is
-// ready to use; it is safe for concurrent use.
+// typingWindow is how long after a keystroke the user counts as typing:
+// while they do, the indexer runs fewer work units at once (see
+// foreground).
+const typingWindow = 2 * time.Second
+
+// foreground schedules the indexer around the user's keystrokes, which go
+// first. A keystroke's round trip (the edit read from the editor, the
+// parse, the answer written back) is a chain of goroutines, each of which
+// waits for a free P when it wakes; Go's scheduler has no priorities, so
+// with every P running the indexer (its parse workers, its SQLite writer,
+// which both run Go code) each of them could wait a time slice (10 ms).
+//
+// So the indexer's goroutines take a token for each unit of work (a file
+// parsed, a batch of files written in one transaction, a chunk embedded,
+// a batch of vectors written), and give it back between units:
+//   - while an open document is being parsed, no unit starts;
+//   - while the user types (a keystroke less than typingWindow ago), at
+//     most GOMAXPROCS-1 units run at once (at least one), which leaves
+//     a P (and, on a machine as busy as its cores, a core) free for the
+//     keystroke;
+//   - otherwise, any number.
+//
+// A unit already running runs to its end: the indexer waits only between
+// units (and its writer, between the files of a batch, for a parse in
+// progress: wait). The zero value is ready to use; it is safe for concurrent use.
 type foreground struct {
-	mu   sync.Mutex
+	mu sync.Mutex
+	// n counts the foreground parses in progress; idle is closed when
+	// n drops to 0.
 	n    int
-	idle chan struct{} // closed when n drops to 0
-	// waiting counts the callers of wait blocked now.
+	idle chan struct{}
+	// running counts the indexer's units of work in progress; freed is
+	// closed (and replaced) whenever one ends or a parse does.
+	running int
+	freed   chan struct{}
+	// lastKey is when the last keystroke arrived; zero before the first.
+	lastKey time.Time
+	// typingLimit is how many units run at once while the user types;
+	// 0 means GOMAXPROCS-1, at least 1.
+	typingLimit int
+	// now is the clock; nil means time.Now (a field, for tests).
+	now func() time.Time
+	// waiting counts the callers of acquire blocked now; peak is the
+	// most units that ran at once while the user typed (for tests).
 	waiting int
+	peak    int
 }
 
-// enter marks a foreground parse as started; leave, as finished.
+func (f *foreground) clock() time.Time {
+	if f.now == nil {
+		return time.Now()
+	}
+	return f.now()
+}
+
+// limitLocked is how many units run at once while the user types. f.mu
+// is held.
+func (f *foreground) limitLocked() int {
+	if f.typingLimit > 0 {
+		return f.typingLimit
+	}
+	return max(1, runtime.GOMAXPROCS(0)-1)
+}
+
+// keystroke records that the user edited an open document now.
+func (f *foreground) keystroke() {
+	t := f.clock()
+	f.mu.Lock()
+	f.lastKey = t
+	f.mu.Unlock()
+}
+
+// enter marks a foreground parse as started; leave, as finished. A parse
+// is a keystroke too.
 func (f *foreground) enter() {
+	t := f.clock()
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if f.n == 0 {
 		f.idle = make(chan struct{})
 	}
 	f.n++
+	f.lastKey = t
 }
 
 func (f *foreground) leave() {
@@ -36,7 +98,81 @@ func (f *foreground) leave() {
 	f.n--
 	if f.n == 0 {
 		close(f.idle)
+		f.wakeLocked()
 	}
+}
+
+// wakeLocked wakes the callers of acquire. f.mu is held.
+func (f *foreground) wakeLocked() {
+	if f.freed != nil {
+		close(f.freed)
+		f.freed = nil
+	}
+}
+
+// typingLocked reports whether the user typed less than typingWindow
+// ago, and if so when that stops being so. f.mu is held.
+func (f *foreground) typingLocked() (bool, time.Time) {
+	if f.lastKey.IsZero() {
+		return false, time.Time{}
+	}
+	until := f.lastKey.Add(typingWindow)
+	return f.clock().Before(until), until
+}
+
+// acquire waits until a unit of the indexer's work may start, and counts
+// it as running; release must follow. It is false (and counts nothing)
+// when ctx is done first.
+func (f *foreground) acquire(ctx context.Context) bool {
+	f.mu.Lock()
+	for {
+		typing, until := f.typingLocked()
+		if f.n == 0 && (!typing || f.running < f.limitLocked()) {
+			f.running++
+			if typing {
+				f.peak = max(f.peak, f.running)
+			}
+			f.mu.Unlock()
+			return true
+		}
+		// Woken when a unit or a parse ends, or when typing stops.
+		if f.freed == nil {
+			f.freed = make(chan struct{})
+		}
+		freed := f.freed
+		var timer *time.Timer
+		var timeout <-chan time.Time
+		if typing && f.n == 0 {
+			timer = time.NewTimer(until.Sub(f.clock()))
+			timeout = timer.C
+		}
+		f.waiting++
+		f.mu.Unlock()
+		var done bool
+		select {
+		case <-freed:
+		case <-timeout:
+		case <-ctx.Done():
+			done = true
+		}
+		if timer != nil {
+			timer.Stop()
+		}
+		f.mu.Lock()
+		f.waiting--
+		if done {
+			f.mu.Unlock()
+			return false
+		}
+	}
+}
+
+// release ends a unit of work counted by acquire.
+func (f *foreground) release() {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.running--
+	f.wakeLocked()
 }
 
 // wait returns once no foreground parse runs, or when ctx is done.
@@ -58,9 +194,17 @@ func (f *foreground) wait(ctx context.Context) {
 	f.mu.Unlock()
 }
 
-// blocked returns how many callers of wait are blocked.
+// blocked returns how many callers of wait and acquire are blocked.
 func (f *foreground) blocked() int {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	return f.waiting
+}
+
+// typingPeak returns the most units of work that ran at once while the
+// user typed.
+func (f *foreground) typingPeak() int {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.peak
 }

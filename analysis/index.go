@@ -540,10 +540,14 @@ func (ix *Index) parseAll(ctx context.Context, todo []candidate, known map[strin
 				spentMu.Unlock()
 			}()
 			for c := range jobs {
-				// A keystroke being parsed goes first.
-				ix.fg.wait(ctx)
+				// A keystroke goes first (foreground.go).
+				if !ix.fg.acquire(ctx) {
+					return
+				}
+				r := processFile(ctx, p, c, maxSize)
+				ix.fg.release()
 				select {
-				case results <- processFile(ctx, p, c, maxSize):
+				case results <- r:
 				case <-ctx.Done():
 					return
 				}
@@ -572,10 +576,16 @@ func (ix *Index) parseAll(ctx context.Context, todo []candidate, known map[strin
 		}
 		start := time.Now()
 		defer func() { sum.Timings.Store += time.Since(start).Seconds() }()
+		// A batch's write is one unit of work, from its transaction's
+		// start to its commit, so that the transaction is not held open
+		// longer while the user types; it waits for a keystroke's parse
+		// between files (the index's writer is not the keystroke's: it
+		// only waits for its turn).
+		if !ix.fg.acquire(ctx) {
+			return ctx.Err()
+		}
 		err := ix.store.Write(ctx, func(w *indexWriter) error {
 			for _, r := range batch {
-				// So does each file's write (the index's writer is not
-				// the keystroke's: it only waits for the parse).
 				ix.fg.wait(ctx)
 				var err error
 				switch {
@@ -593,6 +603,7 @@ func (ix *Index) parseAll(ctx context.Context, todo []candidate, known map[strin
 			}
 			return nil
 		})
+		ix.fg.release()
 		batch = batch[:0]
 		return err
 	}

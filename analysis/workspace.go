@@ -201,6 +201,8 @@ func (w *Workspace) Change(ctx context.Context, rel string, version int32, edits
 	}
 	w.seq++
 	w.markPending(rel)
+	// The user types: the indexer runs fewer units at once for a while.
+	w.ix.fg.keystroke()
 	return nil
 }
 

@@ -394,6 +394,19 @@ func (s *Searcher) semanticRank(ctx context.Context, query string, topK int) ([]
 		lists = append(lists, ids(expanded))
 		weights = append(weights, expansionWeight)
 	}
+	if !s.NoExpansion && docSimWeight > 0 {
+		// What the first sentence of a definition's doc says, read
+		// against the question (anchoring, which scores a rule's every
+		// word itself, does without it, as without expansion).
+		byDoc, err := s.docSimOrder(ctx, query, candidates)
+		if err != nil {
+			return nil, nil, err
+		}
+		if len(byDoc) > 0 {
+			lists = append(lists, byDoc)
+			weights = append(weights, docSimWeight)
+		}
+	}
 	if len(byLexicon) > 0 {
 		lists = append(lists, byLexicon)
 		weights = append(weights, lexiconWeight)

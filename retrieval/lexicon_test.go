@@ -2,6 +2,7 @@ package retrieval
 
 import (
 	"context"
+	"fmt"
 	"path/filepath"
 	"slices"
 	"testing"
@@ -56,7 +57,7 @@ class ConfigParser:
 // Copy copies a file to a new place on disk.
 func Copy(src, dst string) error { return nil }
 
-// Move renames a file, moving it across disks when it has to.
+// Move will relocate a file, across disks when it has to.
 func Move(src, dst string) error { return nil }
 
 // Remove deletes a file from disk.
@@ -204,6 +205,86 @@ func TestLexiconOrder(t *testing.T) {
 			for _, n := range tt.not {
 				if slices.Contains(got, n) {
 					t.Errorf("lexiconOrder(%q) = %v, want no %s", tt.query, got, n)
+				}
+			}
+		})
+	}
+}
+
+func TestDocSentence(t *testing.T) {
+	tests := []struct {
+		name, context, want string
+	}{
+		{"pprint.pformat", "From pprint.py, function pprint.pformat: Format a Python object into a pretty-printed representation. Calls repr.",
+			"Format a Python object into a pretty-printed representation."},
+		{"Conn.Exec", "From conn.go, method Conn.Exec: Exec runs sql. (part 2 of 3)", "Exec runs sql."},
+		{"shell.Copy", "From shell/files.go, function shell.Copy.", ""},
+		{"shell.Copy", "From shell/files.go, function shell.Copy. Calls os.Open.", ""},
+		{"", "From a.go, module-level code of a.go.", ""},
+	}
+	for _, tt := range tests {
+		if got := docSentence(analysis.ChunkInfo{Name: tt.name, Context: tt.context}); got != tt.want {
+			t.Errorf("docSentence(%q) = %q, want %q", tt.context, got, tt.want)
+		}
+	}
+}
+
+// TestDocSimOrder checks the doc sentence vote on a real index, with and
+// without the word vectors.
+func TestDocSimOrder(t *testing.T) {
+	ctx := context.Background()
+	ix := newLexiconFixture(t)
+	vec, err := NewWordVectors()
+	if err != nil {
+		t.Fatal(err)
+	}
+	candidates, err := ix.SearchChunks(ctx, []string{"pretti", "pretty", "print", "format", "configurat", "file", "read", "disk", "pars", "remov"}, 100)
+	if err != nil {
+		t.Fatal(err)
+	}
+	name := func(ids []int64) []string {
+		by := map[int64]string{}
+		for _, h := range candidates {
+			by[h.ID] = h.Name
+		}
+		var out []string
+		for _, id := range ids {
+			out = append(out, by[id])
+		}
+		return out
+	}
+	tests := []struct {
+		query   string
+		vectors bool
+		first   string
+		not     []string
+	}{
+		{"pretty-print an object to a stream", false, "pprint.pprint", []string{"shell.Copy", "ConfigParser.read"}},
+		// "resettle" is in no doc; its neighbour "relocate" is.
+		{"resettle a file", true, "shell.Move", []string{"pprint.pformat"}},
+		{"resettle a file", false, "", []string{"shell.Move"}},
+		{"kubernetes pods", true, "", nil},
+	}
+	for _, tt := range tests {
+		t.Run(fmt.Sprintf("%s/vectors=%v", tt.query, tt.vectors), func(t *testing.T) {
+			s := &Searcher{Index: ix}
+			if tt.vectors {
+				s.Vectors = vec
+			}
+			ids, err := s.docSimOrder(ctx, tt.query, candidates)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := name(ids)
+			if tt.first == "" && len(got) > 0 && tt.not == nil {
+				t.Errorf("docSimOrder(%q) = %v, want nothing", tt.query, got)
+			}
+			if tt.first != "" && (len(got) == 0 || got[0] != tt.first) {
+				t.Errorf("docSimOrder(%q) = %v, want %s first", tt.query, got, tt.first)
+			}
+			for _, n := range tt.not {
+				if slices.Contains(got, n) {
+					t.Errorf("docSimOrder(%q) = %v, want no %s", tt.query, got, n)
 				}
 			}
 		})

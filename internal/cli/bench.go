@@ -57,7 +57,7 @@ type benchReport struct {
 
 func newBenchCmd(g *globalFlags) *cobra.Command {
 	var samples, workers, runs int
-	var withLSP, load bool
+	var withLSP, load, typingOnly bool
 	var loadFile string
 	var loadEdits, loadBigMB int
 	var cpuProfile string
@@ -90,6 +90,9 @@ from this command.`,
 			}
 			if load {
 				return runLoadBench(cmd, g, root, loadFile, loadEdits, loadBigMB)
+			}
+			if typingOnly {
+				return runTypingBench(cmd, g, root)
 			}
 			if withCLI {
 				rep, err := runCLIBench(ctx, cmd.ErrOrStderr(), g, root, cli)
@@ -256,21 +259,15 @@ from this command.`,
 				}
 				fmt.Fprintf(w, "keyword scan    TODO %.2f ms, whole word %s %.2f ms (best of 3, all indexed files)\n", sr.KeywordTODOms, sr.KeywordWord, sr.KeywordWordms)
 			}
-			if l := rep.LSP; l != nil {
-				fmt.Fprintf(w, "server          first workspace/symbol %.0f ms after start (while indexing: %v), indexed in %.2f s\n", l.FirstSymbolMs, l.FirstSymbolDuring, l.IndexSeconds)
-				fmt.Fprintf(w, "server          workspace/symbol p50 %.2f ms  p95 %.2f ms, peak RSS %.0f MB\n", l.SymbolP50ms, l.SymbolP95ms, l.ServerRSSMB)
-				if l.IndexingKeystrokes > 0 {
-					fmt.Fprintf(w, "server          keystroke while indexing p50 %.2f ms  p99 %.2f ms  max %.2f ms  (%d keystrokes into open %s: didChange + documentSymbol)\n",
-						l.IndexingEditP50ms, l.IndexingEditP99ms, l.IndexingEditMaxms, l.IndexingKeystrokes, l.EditFile)
-					fmt.Fprintf(w, "server          keystroke once indexed p50 %.2f ms  p99 %.2f ms  (%d keystrokes, the same way)\n",
-						l.IdleEditP50ms, l.IdleEditP99ms, l.IdleKeystrokes)
-				}
+			if rep.LSP != nil {
+				printLSPReport(w, rep.LSP)
 			}
 			return nil
 		},
 	}
 	cmd.Flags().IntVar(&samples, "samples", 500, "number of sampled symbols to query")
 	cmd.Flags().BoolVar(&withLSP, "lsp", false, "also start the language server and measure it over stdio")
+	cmd.Flags().BoolVar(&typingOnly, "lsp-typing", false, "only measure the language server's keystrokes, as --lsp does: typed into net/http/server.go of --root while the server indexes it cold, then once it is indexed")
 	cmd.Flags().BoolVar(&load, "lsp-load", false, "only measure the language server under load: an edit flood with requests mixed in, then a large didOpen")
 	cmd.Flags().StringVar(&loadFile, "load-file", "net/http/server.go", "with --lsp-load, the file to edit (relative to --root; default: the largest Go file when absent)")
 	cmd.Flags().IntVar(&loadEdits, "load-edits", 2000, "with --lsp-load, didChange notifications per flood (a request follows every fifth)")

@@ -13,6 +13,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/spf13/cobra"
+
 	"github.com/anchorage-dev/anchorage/analysis"
 )
 
@@ -39,6 +41,9 @@ type lspReport struct {
 	IdleKeystrokes int     `json:"keystrokes_after_indexing"`
 	IdleEditP50ms  float64 `json:"keystroke_after_indexing_p50_ms"`
 	IdleEditP99ms  float64 `json:"keystroke_after_indexing_p99_ms"`
+	// ServerCPUSeconds is the server's CPU time, user and system, up to
+	// its last answer.
+	ServerCPUSeconds float64 `json:"server_cpu_seconds"`
 }
 
 // benchProcess is an `anchorage serve` process started by a benchmark with
@@ -184,9 +189,82 @@ func benchServer(ctx context.Context, root string, names []string) (*lspReport, 
 	}
 	rep.SymbolP50ms, rep.SymbolP95ms = percentiles(times)
 	rep.ServerRSSMB = procPeakRSSMB(srv.pid())
+	rep.ServerCPUSeconds = procCPUSeconds(srv.pid())
 	c.call("shutdown", nil)
 	c.notify("exit", nil)
 	return rep, nil
+}
+
+// printLSPReport prints the language server's figures of anchorage bench.
+func printLSPReport(w io.Writer, l *lspReport) {
+	fmt.Fprintf(w, "server          first workspace/symbol %.0f ms after start (while indexing: %v), indexed in %.2f s\n", l.FirstSymbolMs, l.FirstSymbolDuring, l.IndexSeconds)
+	if l.SymbolP50ms > 0 {
+		fmt.Fprintf(w, "server          workspace/symbol p50 %.2f ms  p95 %.2f ms, peak RSS %.0f MB\n", l.SymbolP50ms, l.SymbolP95ms, l.ServerRSSMB)
+	} else {
+		fmt.Fprintf(w, "server          peak RSS %.0f MB\n", l.ServerRSSMB)
+	}
+	if l.IndexingKeystrokes > 0 {
+		fmt.Fprintf(w, "server          keystroke while indexing p50 %.2f ms  p99 %.2f ms  max %.2f ms  (%d keystrokes into open %s: didChange + documentSymbol)\n",
+			l.IndexingEditP50ms, l.IndexingEditP99ms, l.IndexingEditMaxms, l.IndexingKeystrokes, l.EditFile)
+		fmt.Fprintf(w, "server          keystroke once indexed p50 %.2f ms  p99 %.2f ms  (%d keystrokes, the same way)\n",
+			l.IdleEditP50ms, l.IdleEditP99ms, l.IdleKeystrokes)
+	}
+}
+
+// typingReport is what anchorage bench --lsp-typing measures.
+type typingReport struct {
+	Root string `json:"root"`
+	// LoadAverage is the machine's one-minute load average before and
+	// after: a busy machine makes the wall-clock times mostly waiting.
+	LoadAverage [2]float64 `json:"load_average"`
+	// ServerCPUSeconds is the server process's CPU time, user and
+	// system, from its start to its end.
+	ServerCPUSeconds float64    `json:"server_cpu_seconds"`
+	LSP              *lspReport `json:"lsp"`
+}
+
+// runTypingBench runs anchorage bench --lsp-typing: the language server's
+// part of --lsp alone, without the command's own indexes first.
+func runTypingBench(cmd *cobra.Command, g *globalFlags, root string) error {
+	if _, err := os.Stat(filepath.Join(root, "net", "http", "server.go")); err != nil {
+		return fmt.Errorf("--lsp-typing types into net/http/server.go of --root (the Go standard library's src): %w", err)
+	}
+	rep := typingReport{Root: root}
+	rep.LoadAverage[0] = loadAverage()
+	var err error
+	if rep.LSP, err = benchServer(cmd.Context(), root, nil); err != nil {
+		return fmt.Errorf("language server: %w", err)
+	}
+	rep.LoadAverage[1] = loadAverage()
+	rep.ServerCPUSeconds = rep.LSP.ServerCPUSeconds
+	if g.json {
+		return writeJSON(cmd.OutOrStdout(), rep)
+	}
+	w := cmd.OutOrStdout()
+	fmt.Fprintf(w, "root            %s (load average %.2f → %.2f; server CPU %.1f s)\n", rep.Root, rep.LoadAverage[0], rep.LoadAverage[1], rep.ServerCPUSeconds)
+	printLSPReport(w, rep.LSP)
+	return nil
+}
+
+// procCPUSeconds reads the CPU time, user and system, a process has used
+// (/proc/PID/stat, Linux); 0 when it cannot be read.
+func procCPUSeconds(pid int) float64 {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return 0
+	}
+	// The fields after the command name, which is in parentheses.
+	_, rest, ok := strings.Cut(string(b), ") ")
+	if !ok {
+		return 0
+	}
+	f := strings.Fields(rest)
+	if len(f) < 13 {
+		return 0
+	}
+	utime, _ := strconv.ParseFloat(f[11], 64)
+	stime, _ := strconv.ParseFloat(f[12], 64)
+	return (utime + stime) / 100 // clock ticks, USER_HZ
 }
 
 // maxIndexingKeystrokes bounds the keystrokes timed during a cold index.

@@ -82,3 +82,35 @@ func TestBenchTypist(t *testing.T) {
 	c.notify("exit", nil)
 	<-done
 }
+
+// TestBenchTypingNeedsNetHTTP runs anchorage bench --lsp-typing on a root
+// that is not the Go standard library: a clear error, and no server.
+func TestBenchTypingNeedsNetHTTP(t *testing.T) {
+	root := t.TempDir()
+	err := Run(context.Background(), []string{"--data-dir", t.TempDir(), "--root", root, "bench", "--lsp-typing"}, io.Discard, io.Discard)
+	if err == nil || !strings.Contains(err.Error(), "net/http/server.go") {
+		t.Fatalf("bench --lsp-typing on %s = %v, want an error naming net/http/server.go", root, err)
+	}
+}
+
+// TestProcCPUSeconds reads this process's CPU time, which grows as it
+// works, and nothing for a process that does not exist.
+func TestProcCPUSeconds(t *testing.T) {
+	if _, err := os.Stat("/proc/self/stat"); err != nil {
+		t.Skip("no /proc:", err)
+	}
+	first := procCPUSeconds(os.Getpid())
+	x := 0
+	for n := 0; procCPUSeconds(os.Getpid()) <= first; n++ {
+		if n == 100_000 {
+			t.Fatalf("CPU time stays at %v s after 10¹¹ additions", first)
+		}
+		for i := range 1_000_000 {
+			x += i
+		}
+	}
+	_ = x
+	if got := procCPUSeconds(1 << 30); got != 0 {
+		t.Errorf("procCPUSeconds(no such process) = %v, want 0", got)
+	}
+}

@@ -1,0 +1,134 @@
+package analysis
+
+import (
+	"context"
+	"fmt"
+	"runtime"
+	"testing"
+	"time"
+)
+
+// TestForegroundTypingLimit checks the indexer's tokens: while the user
+// types, a unit beyond the limit waits for one to end; otherwise, and
+// once the typing window is over, units start at once.
+func TestForegroundTypingLimit(t *testing.T) {
+	ctx := context.Background()
+	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	clock := t0
+	f := &foreground{typingLimit: 1, now: func() time.Time { return clock }}
+
+	// Not typing: any number of units.
+	for range 3 {
+		if !f.acquire(ctx) {
+			t.Fatal("acquire failed without typing")
+		}
+	}
+	for range 3 {
+		f.release()
+	}
+
+	f.keystroke()
+	if !f.acquire(ctx) {
+		t.Fatal("first unit while typing did not start")
+	}
+	started := make(chan bool)
+	go func() { started <- f.acquire(ctx) }()
+	for f.blocked() == 0 {
+		select {
+		case <-started:
+			t.Fatal("a second unit started while one ran and the user typed (limit 1)")
+		default:
+			runtime.Gosched()
+		}
+	}
+	f.release()
+	if !<-started {
+		t.Fatal("the waiting unit did not start when the first ended")
+	}
+	if got := f.typingPeak(); got != 1 {
+		t.Errorf("typing peak = %d, want 1", got)
+	}
+
+	// The window over: a second unit starts beside the first.
+	clock = t0.Add(typingWindow)
+	if !f.acquire(ctx) {
+		t.Fatal("unit after the typing window did not start")
+	}
+	f.release()
+	f.release()
+
+	// A parse in progress stops every unit, typing or not; a cancelled
+	// caller gives up without counting.
+	f.enter()
+	cctx, cancel := context.WithCancel(ctx)
+	gave := make(chan bool)
+	go func() { gave <- f.acquire(cctx) }()
+	for f.blocked() == 0 {
+		runtime.Gosched()
+	}
+	cancel()
+	if <-gave {
+		t.Fatal("acquire succeeded during a parse after its context was cancelled")
+	}
+	go func() { started <- f.acquire(ctx) }()
+	for f.blocked() == 0 {
+		runtime.Gosched()
+	}
+	f.leave()
+	if !<-started {
+		t.Fatal("unit did not start when the parse ended")
+	}
+	f.release()
+	if f.running != 0 {
+		t.Errorf("running = %d after every unit ended, want 0", f.running)
+	}
+}
+
+// TestForegroundTypingEnds blocks a unit behind another while the user
+// types, and never releases the first: the second starts when the typing
+// window closes.
+func TestForegroundTypingEnds(t *testing.T) {
+	ctx := context.Background()
+	f := &foreground{typingLimit: 1}
+	f.keystroke()
+	f.mu.Lock()
+	f.lastKey = f.lastKey.Add(-typingWindow + 10*time.Millisecond) // the window closes soon
+	f.mu.Unlock()
+	if !f.acquire(ctx) {
+		t.Fatal("first unit did not start")
+	}
+	if !f.acquire(ctx) {
+		t.Fatal("second unit did not start")
+	}
+	if got := f.typingPeak(); got != 1 {
+		t.Errorf("typing peak = %d, want 1 (the second unit started after the window)", got)
+	}
+}
+
+// TestIndexerWhileTyping indexes a workspace on four workers while the
+// user types throughout: one unit of work (a file parsed, a batch
+// written) runs at a time, and every file is indexed.
+func TestIndexerWhileTyping(t *testing.T) {
+	root := t.TempDir()
+	files := map[string]string{}
+	for i := range 40 {
+		files[fmt.Sprintf("f%d.go", i)] = fmt.Sprintf("package a\n\n// F%d does things.\nfunc F%d() { G(%d) }\n", i, i, i)
+	}
+	writeWorkspace(t, root, files)
+	ix := openTestIndex(t, root, func(o *Options) { o.Workers = 4 })
+	now := time.Now()
+	ix.fg.typingLimit = 1
+	ix.fg.now = func() time.Time { return now } // typing all along
+	ix.fg.keystroke()
+	sum := mustUpdate(t, ix)
+	if sum.Parsed != len(files) {
+		t.Errorf("parsed %d files, want %d", sum.Parsed, len(files))
+	}
+	if got := ix.fg.typingPeak(); got != 1 {
+		t.Errorf("%d units ran at once while the user typed, want 1", got)
+	}
+	syms, err := ix.Symbols(context.Background(), "F39", 10)
+	if err != nil || len(syms) != 1 {
+		t.Errorf("Symbols(F39) = %v, %v; want one", syms, err)
+	}
+}
