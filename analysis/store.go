@@ -495,9 +495,16 @@ func (s *indexStore) Write(ctx context.Context, fn func(w *indexWriter) error) e
 		if err == nil {
 			err = w.nameTouchedCallers()
 		}
+		var committed func()
+		if err == nil && w.beforeCommit != nil {
+			committed, err = w.beforeCommit()
+		}
 		if err != nil {
 			tx.Rollback()
 			return err
+		}
+		if committed != nil {
+			defer committed()
 		}
 		if err := tx.Commit(); err != nil {
 			return fmt.Errorf("write index: commit: %w", err)
@@ -526,6 +533,10 @@ type indexWriter struct {
 	// definitions the transaction changed: their chunk_callers rows are
 	// named again before it commits.
 	touched map[string]bool
+	// beforeCommit, when fn sets it, runs once everything is written,
+	// right before the commit: an error rolls the transaction back, and
+	// committed, when not nil, runs after the commit (or its failure).
+	beforeCommit func() (committed func(), err error)
 }
 
 func (w *indexWriter) stmt(query string) (*sqlite3.Stmt, error) {

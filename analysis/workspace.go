@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"math"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -56,6 +57,17 @@ type Workspace struct {
 
 	// flushMu orders index writes of documents.
 	flushMu sync.Mutex
+	// committing holds the documents whose graphs a Flush is committing
+	// to the index (guarded by mu); Close waits on committed for its
+	// document to leave it, so that no closed editor's text reaches the
+	// index after Close returns.
+	committing map[string]bool
+	committed  *sync.Cond
+
+	// flushHook, set by tests only, is called by Flush inside its write
+	// transaction, once the documents' rows are written and before the
+	// transaction commits.
+	flushHook func()
 }
 
 // openDoc is an open document: its newest text, and its parsed state with
@@ -109,7 +121,9 @@ var (
 
 // NewWorkspace returns a workspace over an opened index.
 func NewWorkspace(ix *Index) *Workspace {
-	return &Workspace{ix: ix, parser: NewParser(), docs: map[string]*openDoc{}, pending: map[string]bool{}}
+	w := &Workspace{ix: ix, parser: NewParser(), docs: map[string]*openDoc{}, pending: map[string]bool{}, committing: map[string]bool{}}
+	w.committed = sync.NewCond(&w.mu)
+	return w
 }
 
 // Index returns the workspace's index.
@@ -299,9 +313,16 @@ func (w *Workspace) MaxFileSize() int64 { return int64(w.maxSize()) }
 
 // Close stops tracking a document. The file returns to its content on
 // disk with the next Refresh, which the caller runs when it suits it.
+// Once Close returns, no Flush writes the editor's text of the document
+// to the index: a Flush that is committing it is waited for (the commit
+// only, never a parse or the index writer), and one that wrote it but
+// has not reached its commit leaves it out.
 func (w *Workspace) Close(rel string) error {
 	w.mu.Lock()
 	defer w.mu.Unlock()
+	for w.committing[rel] {
+		w.committed.Wait()
+	}
 	od := w.docs[rel]
 	if od == nil {
 		return fmt.Errorf("close %s: %w", rel, ErrNotOpen)
@@ -681,23 +702,42 @@ func (w *Workspace) Flush(ctx context.Context) error {
 		// content hashes the same).
 		items = append(items, item{g, FileState{Size: int64(len(text)), Mtime: -1, Hash: xxhash.Sum64(text)}, over})
 	}
-	err := w.ix.store.Write(ctx, func(wr *indexWriter) error {
-		for _, it := range items {
-			if !w.IsOpen(it.g.Path) {
-				continue // closed meanwhile: the disk's version wins
-			}
-			if it.oversized {
-				if err := wr.DeleteFile(it.g.Path); err != nil {
+	var err error
+	for {
+		var written []string
+		err = w.ix.store.Write(ctx, func(wr *indexWriter) error {
+			for _, it := range items {
+				if !w.IsOpen(it.g.Path) {
+					continue // closed meanwhile: the disk's version wins
+				}
+				written = append(written, it.g.Path)
+				if it.oversized {
+					if err := wr.DeleteFile(it.g.Path); err != nil {
+						return err
+					}
+					continue
+				}
+				if err := wr.ReplaceFile(it.st, it.g); err != nil {
 					return err
 				}
-				continue
 			}
-			if err := wr.ReplaceFile(it.st, it.g); err != nil {
-				return err
+			if w.flushHook != nil {
+				w.flushHook()
 			}
+			wr.beforeCommit = func() (func(), error) { return w.commitOpen(written) }
+			return nil
+		})
+		if !errors.Is(err, errClosedWhileWriting) {
+			break
 		}
-		return nil
-	})
+		// A document closed while its graph was written: the
+		// transaction is rolled back, and written again without it.
+		items = slices.DeleteFunc(items, func(it item) bool { return !w.IsOpen(it.g.Path) })
+		if len(items) == 0 {
+			err = nil
+			break
+		}
+	}
 	if err != nil {
 		// Nothing is lost: the documents are still in memory; try again.
 		w.mu.Lock()
@@ -715,6 +755,35 @@ func (w *Workspace) Flush(ctx context.Context) error {
 	}
 	w.flushed = seq
 	return nil
+}
+
+// errClosedWhileWriting rolls back a Flush's transaction that wrote the
+// graph of a document closed before the commit.
+var errClosedWhileWriting = errors.New("a document closed while its graph was written")
+
+// commitOpen is called by Flush right before it commits the graphs of the
+// open documents at paths: when one of them closed meanwhile, the editor's
+// text it wrote must not reach the index (the refresh that the close
+// called for may have read the index already), and it returns
+// errClosedWhileWriting. Otherwise the documents are committing until
+// the returned function runs, after the commit: Close waits for it.
+func (w *Workspace) commitOpen(paths []string) (func(), error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	for _, p := range paths {
+		if w.docs[p] == nil {
+			return nil, errClosedWhileWriting
+		}
+	}
+	for _, p := range paths {
+		w.committing[p] = true
+	}
+	return func() {
+		w.mu.Lock()
+		defer w.mu.Unlock()
+		clear(w.committing)
+		w.committed.Broadcast()
+	}, nil
 }
 
 // Shutdown writes pending graphs and releases the documents; the index

@@ -678,3 +678,62 @@ func TestWorkspaceMemo(t *testing.T) {
 		t.Errorf("after an edit: %q, made %d times; want %q, twice", got, made, "a Typedx")
 	}
 }
+
+// TestCloseWhileFlushWrites closes an edited document while a Flush is
+// writing its graph (paused inside its write transaction, after the rows
+// are written): once Close has returned, the index must never take the
+// closed editor's text. It holds the file as on disk, before and after
+// the Flush ends, and after the Refresh the close calls for.
+func TestCloseWhileFlushWrites(t *testing.T) {
+	root := t.TempDir()
+	src := "package a\n\nfunc FindByID() {}\n"
+	writeWorkspace(t, root, map[string]string{"a.go": src, "b.go": "package a\n\nfunc B() {}\n"})
+	ix := openTestIndex(t, root, nil)
+	mustUpdate(t, ix)
+	w := NewWorkspace(ix)
+	defer w.Shutdown(context.Background())
+	ctx := context.Background()
+	for rel, text := range map[string]string{
+		"a.go": "package a\n\nfunc EditorByID() {}\n\nfunc EditorOnly() {}\n",
+		"b.go": "package a\n\nfunc B() {}\n\nfunc OpenB() {}\n",
+	} {
+		if err := w.Open(ctx, rel, 1, []byte(text)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	reached, release := make(chan struct{}), make(chan struct{})
+	var once sync.Once
+	w.flushHook = func() {
+		once.Do(func() {
+			close(reached)
+			<-release
+		})
+	}
+	flushed := make(chan error, 1)
+	go func() { flushed <- w.Flush(ctx) }()
+	<-reached
+	if err := w.Close("a.go"); err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"FindByID"}
+	if got := indexedNames(t, ix, "a.go"); !slices.Equal(got, want) {
+		t.Errorf("right after Close, the index has %q for a.go, want %q", got, want)
+	}
+	close(release)
+	if err := <-flushed; err != nil {
+		t.Fatalf("Flush: %v", err)
+	}
+	if got := indexedNames(t, ix, "a.go"); !slices.Equal(got, want) {
+		t.Errorf("after the Flush that was writing at the close, the index has %q for a.go, want %q (the closed editor's text came back)", got, want)
+	}
+	// The document still open was written.
+	if got, want := indexedNames(t, ix, "b.go"), []string{"B", "OpenB"}; !slices.Equal(got, want) {
+		t.Errorf("the index has %q for the open b.go, want %q", got, want)
+	}
+	if _, err := w.Refresh(ctx, nil); err != nil {
+		t.Fatal(err)
+	}
+	if got := indexedNames(t, ix, "a.go"); !slices.Equal(got, want) {
+		t.Errorf("after Refresh, the index has %q for a.go, want %q", got, want)
+	}
+}
