@@ -141,8 +141,6 @@ type indexStore struct {
 	// generation counts the write transactions committed through this
 	// Store, so that caches see every change it makes.
 	generation atomic.Int64
-	// derived keeps values computed from the whole index (Derived).
-	derived derivedCache
 	// callers gathers the callers of chunks while bulk is set.
 	callersMu sync.Mutex
 	callers   *callerTable

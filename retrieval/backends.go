@@ -376,10 +376,6 @@ func (s *Searcher) semanticRank(ctx context.Context, query string, topK int) ([]
 			candidates = append(candidates, h)
 		}
 	}
-	byLexicon, candidates, err := s.lexiconVote(ctx, query, candidates)
-	if err != nil {
-		return nil, nil, err
-	}
 	if s.Vectors != nil && len(candidates) > 1 {
 		// The vectors re-rank the candidates: on their own, word vectors
 		// bring in more noise than answers (see the evaluation).
@@ -393,23 +389,6 @@ func (s *Searcher) semanticRank(ctx context.Context, query string, topK int) ([]
 	if len(expanded) > 0 {
 		lists = append(lists, ids(expanded))
 		weights = append(weights, expansionWeight)
-	}
-	if !s.NoExpansion && docSimWeight > 0 {
-		// What the first sentence of a definition's doc says, read
-		// against the question (anchoring, which scores a rule's every
-		// word itself, does without it, as without expansion).
-		byDoc, err := s.docSimOrder(ctx, query, candidates)
-		if err != nil {
-			return nil, nil, err
-		}
-		if len(byDoc) > 0 {
-			lists = append(lists, byDoc)
-			weights = append(weights, docSimWeight)
-		}
-	}
-	if len(byLexicon) > 0 {
-		lists = append(lists, byLexicon)
-		weights = append(weights, lexiconWeight)
 	}
 	if !s.noPopularity {
 		// Functions the rest of the code calls often are the likelier
