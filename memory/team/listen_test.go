@@ -101,12 +101,22 @@ func TestListenFlood(t *testing.T) {
 	ctx := testCtx(t)
 	alice := open(t, td.memberURL)
 	var calls atomic.Int64
-	seqs, _ := listening(t, ctx, alice, func(int64) {
+	// Listen runs under its own context, ended (and waited for) before
+	// the test returns: a call still running when the test's context
+	// ends would report that end as a failure.
+	lctx, cancel := context.WithCancel(ctx)
+	seqs, wait := listening(t, lctx, alice, func(int64) {
 		calls.Add(1)
-		if _, err := alice.Changes(ctx, 0); err != nil {
+		if _, err := alice.Changes(lctx, 0); err != nil && lctx.Err() == nil {
 			t.Error(err)
 		}
 	})
+	defer func() {
+		cancel()
+		if err := wait(); !errors.Is(err, context.Canceled) {
+			t.Errorf("Listen after cancel: %v; want context.Canceled", err)
+		}
+	}()
 	const flood = 100_000
 	member := sqlConn(t, td.memberURL)
 	// Garbage first, then a flood of numbers, in one transaction: all
