@@ -507,11 +507,37 @@ func (d *Document) reparseInCuts(ctx context.Context, p *Parser, text []byte, li
 		}
 		errors += n
 	}
+	// Several regions may be one damaged stretch of the text, which the
+	// search cut in parts (a Go import block's head, then the rest of the
+	// block): each part alone has errors, but together, with the text
+	// between them, they may be complete again.
+	if complete, err := d.completeTogether(ctx, p, text, cuts); err != nil || complete {
+		return false, err
+	}
 	d.text, d.lines, d.cuts, d.clean = text, lines, cuts, false
 	d.queried = 0
 	d.snap = d.assemble(text, lines, nil, raws)
 	d.snap.graph.ParseErrors = errors
 	return true, nil
+}
+
+// completeTogether reports whether text, with several damaged regions
+// (cuts) each of which has errors alone, has no errors. It parses text
+// incrementally from the parse of the text without the regions, which
+// reparses the stretch from the first region to the last.
+func (d *Document) completeTogether(ctx context.Context, p *Parser, text []byte, cuts []span) (bool, error) {
+	if len(cuts) < 2 {
+		return false, nil
+	}
+	old := d.effTree.Copy()
+	defer old.Close()
+	editTo(old, d.effText, text)
+	tree, err := p.Parse(ctx, d.Language, text, old)
+	if err != nil {
+		return false, fmt.Errorf("parse %s: %w", d.Path, err)
+	}
+	defer tree.Close()
+	return !tree.RootNode().HasError(), nil
 }
 
 // equalCutOut reports whether text without the cuts is eff, without

@@ -603,3 +603,116 @@ func TestRecoveryExamples(t *testing.T) {
 		})
 	}
 }
+
+// TestTypingInSeveralRegions edits a text whose damage the search cut in
+// several regions (a Go import block's head, then the rest of the block),
+// inside them, until the text is complete again: each region alone still
+// has errors, but the text has none, and its graph must be a fresh
+// parse's (the references the regions make included, no syntax errors)
+// at once, not after the next edit elsewhere. Found by FuzzDocumentApply.
+func TestTypingInSeveralRegions(t *testing.T) {
+	// edit replaces a line's text (0-based) from column col to endCol
+	// (clamped to the line, as editors do).
+	edit := func(line, col, endCol int, text string) TextEdit {
+		return TextEdit{Range: &EditRange{line, col, line, endCol}, Text: text}
+	}
+	tests := []struct {
+		name, lang, path string
+		src              string // "" reads path from the sample app
+		// damage is the first batch; cuts the number of regions, in a row,
+		// the document reads its text with after it.
+		damage []TextEdit
+		cuts   int
+		// batches are typed inside the regions after the damage.
+		batches [][]TextEdit
+	}{
+		{
+			name: "Go import line replaced, typed at and deleted in one batch", lang: "go", path: "users/service.go",
+			damage: []TextEdit{edit(3, 0, 54, "008")}, cuts: 2,
+			batches: [][]TextEdit{{edit(3, 13, 13, "0"), {Range: &EditRange{3, 54, 3, 0}}}},
+		},
+		{
+			name: "Go import line replaced, typed at, then deleted", lang: "go", path: "users/service.go",
+			damage: []TextEdit{edit(3, 0, 54, "008")}, cuts: 2,
+			batches: [][]TextEdit{{edit(3, 3, 3, "0")}, {edit(3, 0, 4, "")}},
+		},
+		{
+			name: "Go import line replaced, then typed back", lang: "go", path: "users/service.go",
+			damage: []TextEdit{edit(3, 0, 54, "008")}, cuts: 2,
+			batches: [][]TextEdit{{edit(3, 0, 3, "\t\"os\"")}},
+		},
+		{
+			name: "JavaScript import line replaced, then deleted", lang: "javascript", path: "a.js",
+			src:    "import {\n  a,\n  b\n} from \"./x\";\n\nfunction f() { a(); b(); }\n",
+			damage: []TextEdit{edit(1, 0, 9, "008")}, cuts: 2,
+			batches: [][]TextEdit{{edit(1, 0, 9, "")}},
+		},
+		{
+			// The regions are the import's head and its tail, with the
+			// lines between them read as statements: typed into a block.
+			name: "JavaScript regions apart, completed together", lang: "javascript", path: "a.js",
+			src:    "import {\n  a,\n  b\n} from \"./x\";\n\nfunction f() { a(); b(); }\n",
+			damage: []TextEdit{edit(1, 0, 9, "008")}, cuts: 2,
+			batches: [][]TextEdit{{edit(0, 0, 7, ""), edit(3, 1, 13, "")}},
+		},
+		{
+			name: "Rust use line replaced, then deleted", lang: "rust", path: "a.rs",
+			src:    "use std::{\n    fmt,\n    io,\n};\n\nfn f() { fmt(); }\n",
+			damage: []TextEdit{edit(1, 0, 9, "008")}, cuts: 2,
+			batches: [][]TextEdit{{edit(1, 0, 9, "")}},
+		},
+	}
+	langs := NewLanguages()
+	p := NewParser()
+	defer p.Close()
+	fresh := NewParser()
+	defer fresh.Close()
+	ctx := context.Background()
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			src := []byte(tt.src)
+			if tt.src == "" {
+				var err error
+				if src, err = os.ReadFile(filepath.Join(sampleRoot, filepath.FromSlash(tt.path))); err != nil {
+					t.Fatal(err)
+				}
+			}
+			lang, err := langs.ByName(tt.lang)
+			if err != nil {
+				t.Fatal(err)
+			}
+			doc, err := p.OpenDocument(ctx, lang, tt.path, 1, src)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer doc.Close()
+			text := src
+			for i, edits := range append([][]TextEdit{tt.damage}, tt.batches...) {
+				if err := doc.Apply(ctx, p, int32(i+2), edits); err != nil {
+					t.Fatal(err)
+				}
+				for _, e := range edits {
+					text = applyEditModel(text, e)
+				}
+				if string(doc.Text()) != string(text) {
+					t.Fatalf("batch %d: text %q, want %q", i, doc.Text(), text)
+				}
+				if i == 0 {
+					if len(doc.cuts) != tt.cuts {
+						t.Fatalf("after the damage the document reads its text without %v, want %d regions (the case no longer tests them)", doc.cuts, tt.cuts)
+					}
+				}
+				want, err := fresh.Extract(ctx, lang, tt.path, text)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if diff := sameGraph(lang, doc, want); diff != "" {
+					t.Fatalf("batch %d %v: the graph differs from a fresh parse:\n%s\ntext:\n%s", i, describeEdits(edits), diff, text)
+				}
+				if got := doc.Graph().ParseErrors; (got == 0) != (want.ParseErrors == 0) {
+					t.Errorf("batch %d %v: %d syntax errors, a fresh parse has %d", i, describeEdits(edits), got, want.ParseErrors)
+				}
+			}
+		})
+	}
+}
