@@ -663,7 +663,13 @@ func (p *Parser) queryCut(ctx context.Context, lang *Language, text []byte, c sp
 }
 
 // editTo records on tree, a parse of from, the edit that turns from into
-// to: the span between their common prefix and common suffix.
+// to: the whole lines between their common prefix and common suffix.
+//
+// The edit starts and ends at line starts: tree-sitter's incremental
+// parse can go wrong when a large edit starts or ends inside a token (a
+// comment's text replaced by more definitions and comments: the tree it
+// returned covered a third of the text), and the texts of trial parses
+// differ by runs of whole lines.
 func editTo(tree *sitter.Tree, from, to []byte) {
 	n := min(len(from), len(to))
 	pre := 0
@@ -676,6 +682,11 @@ func editTo(tree *sitter.Tree, from, to []byte) {
 	}
 	if pre == len(from) && pre == len(to) {
 		return
+	}
+	pre = bytes.LastIndexByte(from[:pre], '\n') + 1
+	lineStart := func(text []byte, at int) bool { return at == 0 || text[at-1] == '\n' }
+	for suf > 0 && !(lineStart(from, len(from)-suf) && lineStart(to, len(to)-suf)) {
+		suf--
 	}
 	oldEnd, newEnd := len(from)-suf, len(to)-suf
 	tree.Edit(sitter.EditInput{

@@ -716,3 +716,86 @@ func TestTypingInSeveralRegions(t *testing.T) {
 		})
 	}
 }
+
+// TestEditToReparse parses a text incrementally from the parse of another
+// one, with the edit editTo records, as the search for damaged regions
+// parses its trials: the tree must be a fresh parse's. Found by
+// FuzzDocumentApply: a comment's text replaced by definitions and
+// comments made tree-sitter return a tree of a third of the text.
+func TestEditToReparse(t *testing.T) {
+	service, err := os.ReadFile(filepath.Join(sampleRoot, "users", "service.go"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// lines returns the sample file's lines from the from-th (1-based)
+	// to its end.
+	lines := func(from int) string {
+		all := strings.SplitAfter(string(service), "\n")
+		return strings.Join(all[from-1:], "")
+	}
+	head := "package users\n\n"
+	tests := []struct {
+		name, lang string
+		from, to   string
+	}{
+		{
+			name: "comment's text replaced by definitions", lang: "go",
+			from: head + lines(28), // "// Rename changes a user's display name." and Rename
+			to:   head + lines(9),  // "// Service holds the business rules for user accounts." and all after
+		},
+		{
+			name: "definitions replaced by a comment's text", lang: "go",
+			from: head + lines(9),
+			to:   head + lines(28),
+		},
+		{
+			name: "insertion inside a line", lang: "go",
+			from: "package p\n\nfunc a() { b() }\n",
+			to:   "package p\n\nfunc a() { c(); b() }\n",
+		},
+		{
+			name: "text appended", lang: "python",
+			from: "def f():\n    pass\n",
+			to:   "def f():\n    pass\n\ndef g():\n    f()\n",
+		},
+		{
+			name: "text prepended", lang: "python",
+			from: "def f():\n    pass\n",
+			to:   "import os\n\ndef f():\n    pass\n",
+		},
+		{name: "from nothing", lang: "python", from: "", to: "x = 1\n"},
+		{name: "to nothing", lang: "python", from: "x = 1\n", to: ""},
+		{name: "without line breaks", lang: "python", from: "x = 1", to: "x = 12"},
+	}
+	langs := NewLanguages()
+	p := NewParser()
+	defer p.Close()
+	ctx := context.Background()
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			lang, err := langs.ByName(tt.lang)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want, err := p.Parse(ctx, lang, []byte(tt.to), nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer want.Close()
+			old, err := p.Parse(ctx, lang, []byte(tt.from), nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer old.Close()
+			editTo(old, []byte(tt.from), []byte(tt.to))
+			got, err := p.Parse(ctx, lang, []byte(tt.to), old)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer got.Close()
+			if g, w := got.RootNode().String(), want.RootNode().String(); g != w {
+				t.Errorf("incremental parse (ends at %d of %d):\n%s\nfresh parse:\n%s", got.RootNode().EndByte(), len(tt.to), g, w)
+			}
+		})
+	}
+}
