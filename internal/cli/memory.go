@@ -466,6 +466,10 @@ func newMemoryRejectCmd(m *memoryFlags) *cobra.Command {
 type showOutput struct {
 	Database string        `json:"database"`
 	Rules    []memory.Rule `json:"rules"`
+	// Examples says, by rule ID, what became of each anchored rule's
+	// example in the code as it is now (lost when its definition is
+	// gone).
+	Examples map[int64]memory.ExampleState `json:"examples,omitempty"`
 }
 
 func newMemoryShowCmd(m *memoryFlags) *cobra.Command {
@@ -497,6 +501,9 @@ from the cache of the team database: see anchorage memory team).`,
 				if out.Rules, err = s.Rules(cmd.Context(), f); err != nil {
 					return err
 				}
+				if out.Examples, err = showExamples(cmd.Context(), sess, m, s, out.Rules); err != nil {
+					return err
+				}
 			} else if scope != "" {
 				// Check the flag even without a database.
 				if err := validShowScope(scope); err != nil {
@@ -518,11 +525,7 @@ from the cache of the team database: see anchorage memory team).`,
 					fmt.Fprintf(w, "%d. %s (%s, %s)\n", r.ID, r.Content, r.Scope, r.Category)
 				}
 				if r.Anchor != nil {
-					fmt.Fprintf(w, "   ⚓ %s", r.Anchor.File)
-					if r.Anchor.Symbol != "" {
-						fmt.Fprintf(w, " %s", r.Anchor.Symbol)
-					}
-					fmt.Fprintf(w, " (quality %.2f)\n", r.Anchor.Score)
+					printShowAnchor(w, r, out.Examples[r.ID])
 				}
 				if r.Rationale != "" {
 					fmt.Fprintf(w, "   why: %s\n", r.Rationale)
@@ -536,6 +539,51 @@ from the cache of the team database: see anchorage memory team).`,
 	cmd.Flags().BoolVar(&anchored, "anchored", false, "only rules with a code example")
 	cmd.Flags().StringVar(&scope, "scope", "", "only rules of this scope (universal, language:<lang>, project:<name>) or kind (language, project)")
 	return cmd
+}
+
+// showExamples resolves the examples of the anchored rules in the code as
+// it is now, through the workspace's index as it stands (not updated
+// first: show stays quick), for show to tell a lost anchor from a live
+// one. Without an index, the anchored files are parsed from disk.
+func showExamples(ctx context.Context, sess *session.Session, m *memoryFlags, st *memory.Store, rules []memory.Rule) (map[int64]memory.ExampleState, error) {
+	anchored := false
+	for _, r := range rules {
+		anchored = anchored || r.Anchor != nil
+	}
+	if !anchored {
+		return nil, nil
+	}
+	deps := memory.InjectDeps{Store: st, Root: m.root}
+	if ix, err := sess.Index(ctx, m.root); err == nil {
+		deps.Index = ix
+	}
+	ex, err := memory.ResolveExamples(ctx, deps, m.projectName(), rules)
+	if err != nil {
+		return nil, fmt.Errorf("memory show: %w", err)
+	}
+	return ex, nil
+}
+
+// printShowAnchor prints a rule's anchor line: where its example is now,
+// or that it is lost, with the command that chooses another.
+func printShowAnchor(w io.Writer, r memory.Rule, ex memory.ExampleState) {
+	a := r.Anchor
+	name := a.File
+	if a.Symbol != "" {
+		name += " " + a.Symbol
+	}
+	switch {
+	case ex.Status == memory.ExampleLost:
+		fmt.Fprintf(w, "   ⚓ anchor lost: %s is gone from the code; choose another example with anchorage memory reanchor %d [--symbol NAME]\n", name, r.ID)
+	case ex.Status == memory.ExampleShown && ex.Moved:
+		now := ex.File
+		if ex.Symbol != "" {
+			now += " " + ex.Symbol
+		}
+		fmt.Fprintf(w, "   ⚓ %s (quality %.2f; anchored as %s)\n", now, a.Score, name)
+	default:
+		fmt.Fprintf(w, "   ⚓ %s (quality %.2f)\n", name, a.Score)
+	}
 }
 
 // validShowScope checks a --scope of show: a scope or a scope kind.

@@ -144,3 +144,56 @@ func TestMemoryReanchorSymbol(t *testing.T) {
 		t.Errorf("the rule is gone after its example was deleted:\n%s", out)
 	}
 }
+
+// TestMemoryShowLostAnchor checks that memory show tells where a rule's
+// example is now: where it was chosen, under its new name after a
+// rename, and "anchor lost" (the rule still listed) once the definition
+// is deleted, in the text and in --json.
+func TestMemoryShowLostAnchor(t *testing.T) {
+	_, root, mem := memoryWorkspace(t)
+	for range 3 {
+		mem("correct", "Wrap database errors with the operation that failed", "--file", "users/repo.go")
+	}
+	mem("propose")
+	mem("approve", "1")
+	mem("reanchor", "1", "--symbol", "db.Open")
+	show := func() (string, showOutput) {
+		t.Helper()
+		var js showOutput
+		if err := json.Unmarshal([]byte(mem("show", "--json")), &js); err != nil {
+			t.Fatal(err)
+		}
+		return mem("show"), js
+	}
+	out, js := show()
+	if !strings.Contains(out, "⚓ internal/db/db.go db.Open (quality") || strings.Contains(out, "anchor lost") {
+		t.Errorf("show with the example in place:\n%s", out)
+	}
+	if ex := js.Examples[1]; ex.Status != "shown" || ex.Symbol != "db.Open" {
+		t.Errorf("show --json: example of rule 1 = %+v, want shown at db.Open", ex)
+	}
+
+	dbgo := filepath.Join(root, "internal", "db", "db.go")
+	src, err := os.ReadFile(dbgo)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(dbgo, []byte(strings.ReplaceAll(string(src), "func Open(", "func OpenDB(")), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if out, _ := show(); !strings.Contains(out, "⚓ internal/db/db.go db.OpenDB (quality") || !strings.Contains(out, "anchored as internal/db/db.go db.Open)") {
+		t.Errorf("show after the example was renamed:\n%s", out)
+	}
+
+	if err := os.WriteFile(dbgo, []byte("package db\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, js = show()
+	if !strings.Contains(out, "⚓ anchor lost: internal/db/db.go db.Open is gone from the code; choose another example with anchorage memory reanchor 1") ||
+		strings.Contains(out, "(quality") || !strings.Contains(out, "Wrap database errors") {
+		t.Errorf("show after the example was deleted:\n%s", out)
+	}
+	if ex := js.Examples[1]; ex.Status != "lost" || len(js.Rules) != 1 || js.Rules[0].Anchor == nil {
+		t.Errorf("show --json after the deletion: example %+v, rules %+v; want lost, the rule and its anchor kept", ex, js.Rules)
+	}
+}
