@@ -67,6 +67,11 @@ type anchorQuery struct {
 	compounds map[string]bool
 	// aboutTests is set for rules about test code.
 	aboutTests bool
+	// said holds every lower-case word of the rule, identifier parts
+	// and the contrast clause included; verbs are the verb families
+	// (see anchorVerbFamilies) among them.
+	said  map[string]bool
+	verbs map[string]bool
 	// grounded is the share of the rule's term weight that the
 	// workspace's code uses at all (see weighTerms).
 	grounded float64
@@ -109,6 +114,14 @@ func analyzeAnchorRule(rule string) anchorQuery {
 		rq.terms = append(rq.terms, t)
 		rq.words = append(rq.words, w)
 	}
+	rq.said = map[string]bool{}
+	analysis.CodeWords(rule, func(w string, _, _ int, whole bool) error {
+		if !whole {
+			rq.said[w] = true
+		}
+		return nil
+	})
+	rq.verbs = ruleVerbs(rq.said)
 	// What the rule sets its practice against ("instead of string
 	// concatenation") describes code that is not the example: its words
 	// are left out.
@@ -127,6 +140,10 @@ func analyzeAnchorRule(rule string) anchorQuery {
 		}
 		return nil
 	})
+
+	if rq.aboutTests && anchorTestsAsVerb(rule) {
+		rq.aboutTests = false // "so callers can test for it": not about test code
+	}
 
 	seenIdent := map[string]bool{}
 	fields := strings.Fields(rule)
@@ -154,6 +171,33 @@ func analyzeAnchorRule(rule string) anchorQuery {
 		}
 	}
 	return rq
+}
+
+// anchorTestsAsVerb reports whether every "test" or "tests" of a rule is
+// the verb of a check after a modal or "to" ("callers can test for it
+// with errors.Is", "remember to test whether the key is set") rather than
+// test code ("fuzz tests for parsers").
+func anchorTestsAsVerb(rule string) bool {
+	fields := strings.Fields(strings.ToLower(rule))
+	verb, noun := 0, 0
+	for i, f := range fields {
+		switch strings.Trim(f, ".,;:!?()\"'`") {
+		case "test", "tests", "spec", "specs":
+		default:
+			continue
+		}
+		prev := ""
+		if i > 0 {
+			prev = strings.Trim(fields[i-1], ".,;:!?()\"'`")
+		}
+		switch prev {
+		case "can", "could", "to", "must", "should", "may", "might", "will", "would", "cannot":
+			verb++
+		default:
+			noun++
+		}
+	}
+	return verb > 0 && noun == 0
 }
 
 // anchorContrast returns the byte span of the clause in which a rule sets
@@ -483,6 +527,14 @@ type anchorFeatures struct {
 	// times. A long symbol holds more of any rule's words by its length
 	// alone.
 	Long float64
+	// Opposite is 1 when the symbol's own name holds a verb whose
+	// opposite the rule speaks of, and not the verb itself (Sign for a
+	// rule about verifying; see anchorQuery.opposite).
+	Opposite float64
+	// Option is 1 for an option's constructor or a setter whose name
+	// holds none of the rule's terms (WithTimeFunc for a rule about
+	// leeway; see anchorQuery.option).
+	Option float64
 	// Home is how close the symbol is to where the rule's corrections
 	// were made (see anchorHome.of): 1 for the symbol they were about,
 	// down to 0 for code elsewhere.
@@ -623,6 +675,8 @@ func (rq *anchorQuery) features(c *anchorCand, text string, body map[string]bool
 		f.Test = 1
 	}
 	f.Head = rq.headIn(sym.Name)
+	f.Opposite = rq.opposite(sym.Name)
+	f.Option = rq.option(sym.Name)
 	f.Path = rq.pathShare(sym.Path)
 	if p := platformOf(sym.Path); p != "" && !rq.names(p) {
 		f.Platform = 1
@@ -737,7 +791,7 @@ func anchorHasPrefixed(set map[string]bool, stem string) bool {
 
 // anchorRankFeatures is how many features rank a rule's candidates (see
 // anchorFeatures.ranking).
-const anchorRankFeatures = 13
+const anchorRankFeatures = 15
 
 // anchorRankWeights weigh a candidate's features (in the order of
 // anchorFeatures.ranking) into its ranking score. They are fitted by
@@ -747,19 +801,21 @@ const anchorRankFeatures = 13
 // rule's known examples among all of the rule's candidates is maximised.
 func anchorRankWeights() [anchorRankFeatures]float64 {
 	return [anchorRankFeatures]float64{
-		6.70,  // focus
-		2.36,  // name
-		3.42,  // agreement
-		1.96,  // named
-		2.88,  // literal
+		7.23,  // focus
+		1.94,  // name
+		3.63,  // agreement
+		1.84,  // named
+		2.69,  // literal
 		0.00,  // test
 		0.83,  // spell
-		-3.01, // type
+		-3.09, // type
 		1.01,  // head
-		-0.23, // long
-		2.21,  // quoted
+		-0.40, // long
+		2.15,  // quoted
 		1.92,  // path
-		-1.49, // platform
+		-1.40, // platform
+		-1.66, // opposite
+		-0.98, // option
 	}
 }
 
@@ -781,12 +837,12 @@ func anchorRankWeights() [anchorRankFeatures]float64 {
 // recency is anchored once its relevance reaches 2/3.
 func anchorCalibration() [6]float64 {
 	return [6]float64{
-		-4.48, // intercept
-		0.25,  // ranking score
-		0.44,  // margin
-		2.01,  // coverage
-		4.42,  // grounded
-		-0.59, // corpus
+		-3.94, // intercept
+		0.17,  // ranking score
+		0.62,  // margin
+		2.35,  // coverage
+		4.31,  // grounded
+		-0.66, // corpus
 	}
 }
 
@@ -825,7 +881,7 @@ func anchorRelevance(f anchorFeatures) float64 {
 // all but Grounded, which is the same for all of them, and Home, which
 // the development sets do not measure.
 func (f anchorFeatures) ranking() [anchorRankFeatures]float64 {
-	return [anchorRankFeatures]float64{f.Focus, f.Name, f.Agreement, f.Named, f.Literal, f.Test, f.Spell, f.Type, f.Head, f.Long, f.Quoted, f.Path, f.Platform}
+	return [anchorRankFeatures]float64{f.Focus, f.Name, f.Agreement, f.Named, f.Literal, f.Test, f.Spell, f.Type, f.Head, f.Long, f.Quoted, f.Path, f.Platform, f.Opposite, f.Option}
 }
 
 func anchorLogistic(z float64) float64 {
