@@ -13,14 +13,15 @@ package analysis
 import (
 	"bytes"
 	"context"
-	"database/sql"
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"runtime"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -273,13 +274,43 @@ func (s *indexStore) readManifest(ctx context.Context) *manifest {
 	return m
 }
 
-// writeManifest stores m as the index's manifest.
-func (s *indexStore) writeManifest(ctx context.Context, m *manifest) error {
-	_, err := s.db.ExecContext(ctx, `INSERT OR REPLACE INTO meta(key, value) VALUES(?, ?)`, manifestKey, m.encode())
-	if err != nil && !errors.Is(err, sql.ErrNoRows) {
-		return fmt.Errorf("write the walk manifest: %w", err)
+// walkKey is the row in the meta table of the walk token of the update
+// in progress (see beginWalk).
+const walkKey = "walk_token"
+
+// beginWalk starts an update's claim to record the manifest of its walk,
+// before the walk: it returns the token the update's own writes carry
+// (indexWriter.walk). A write that changes files without it (an open
+// document's graph, another process's update) ends the claim, and
+// writeManifest then records nothing: the walk no longer tells what the
+// index holds.
+func (s *indexStore) beginWalk(ctx context.Context) (string, error) {
+	token := strconv.FormatUint(rand.Uint64()|1, 36)
+	if _, err := s.db.ExecContext(ctx, `INSERT OR REPLACE INTO meta(key, value) VALUES(?, ?)`, walkKey, token); err != nil {
+		return "", fmt.Errorf("start the walk: %w", err)
 	}
-	return nil
+	return token, nil
+}
+
+// writeManifest stores m as the index's manifest, when the update whose
+// walk token is token still holds its claim (see beginWalk): the check
+// and the write are one statement, so no write comes between them. It
+// reports whether it stored m.
+func (s *indexStore) writeManifest(ctx context.Context, m *manifest, token string) (bool, error) {
+	res, err := s.db.ExecContext(ctx, `INSERT OR REPLACE INTO meta(key, value)
+		SELECT ?, ? WHERE EXISTS (SELECT 1 FROM meta WHERE key = ? AND value = ?)`,
+		manifestKey, m.encode(), walkKey, token)
+	if err != nil {
+		return false, fmt.Errorf("write the walk manifest: %w", err)
+	}
+	n, err := res.RowsAffected()
+	if err != nil {
+		return false, fmt.Errorf("write the walk manifest: %w", err)
+	}
+	if _, err := s.db.ExecContext(ctx, `DELETE FROM meta WHERE key = ? AND value = ?`, walkKey, token); err != nil {
+		return false, fmt.Errorf("write the walk manifest: %w", err)
+	}
+	return n > 0, nil
 }
 
 // newManifest is the manifest of a complete update whose walk, with

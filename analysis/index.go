@@ -91,6 +91,10 @@ type Index struct {
 	// fg counts the open documents' parses in progress, which the
 	// indexer's workers yield to.
 	fg foreground
+
+	// manifestHook, set by tests only, is called by an update after its
+	// last write, right before it records its walk manifest.
+	manifestHook func()
 }
 
 // Configure changes what the next Update indexes: excluded names and globs
@@ -332,6 +336,10 @@ func (ix *Index) UpdateExcept(ctx context.Context, keep func(rel string) bool, p
 	if sum, ok, err := ix.upToDate(ctx, filters, start); ok || err != nil {
 		return sum, err
 	}
+	token, err := ix.store.beginWalk(ctx)
+	if err != nil {
+		return nil, err
+	}
 	found, err := w.walk(ctx)
 	if err != nil {
 		return nil, err
@@ -375,6 +383,7 @@ func (ix *Index) UpdateExcept(ctx context.Context, keep func(rel string) bool, p
 	sort.Strings(gone)
 	if len(gone) > 0 {
 		err := ix.store.Write(ctx, func(wr *indexWriter) error {
+			wr.walk = token
 			for _, p := range gone {
 				if keep(p) {
 					continue
@@ -400,7 +409,7 @@ func (ix *Index) UpdateExcept(ctx context.Context, keep func(rel string) bool, p
 		// Parsing allocates much short-lived memory; collect less often.
 		defer debug.SetGCPercent(debug.SetGCPercent(400))
 	}
-	if err := ix.parseAll(ctx, todo, known, keep, maxSize, bulk, sum, progress); err != nil {
+	if err := ix.parseAll(ctx, token, todo, known, keep, maxSize, bulk, sum, progress); err != nil {
 		return nil, err
 	}
 	// A first build finishes its indexes while the chunks are embedded:
@@ -446,7 +455,13 @@ func (ix *Index) UpdateExcept(ctx context.Context, keep func(rel string) bool, p
 	// may skip the walk while it stays so.
 	if !kept.Load() && !hasProblem(sum.Problems, "embedding") {
 		if m := newManifest(filters, found, start); m != nil {
-			if err := ix.store.writeManifest(ctx, m); err != nil {
+			if ix.manifestHook != nil {
+				ix.manifestHook()
+			}
+			// Recorded only when no one else changed files since the
+			// walk started (an open document's Flush): the index may then
+			// hold what the walk did not find.
+			if _, err := ix.store.writeManifest(ctx, m, token); err != nil {
 				return nil, err
 			}
 		}
@@ -511,8 +526,8 @@ const (
 )
 
 // parseAll reads and parses files on all workers and writes their graphs in
-// batches from this goroutine.
-func (ix *Index) parseAll(ctx context.Context, todo []candidate, known map[string]FileState, keep func(string) bool, maxSize int64, bulk bool, sum *Summary, progress func(Progress)) error {
+// batches from this goroutine, with the update's walk token.
+func (ix *Index) parseAll(ctx context.Context, token string, todo []candidate, known map[string]FileState, keep func(string) bool, maxSize int64, bulk bool, sum *Summary, progress func(Progress)) error {
 	if len(todo) == 0 {
 		return nil
 	}
@@ -585,6 +600,7 @@ func (ix *Index) parseAll(ctx context.Context, todo []candidate, known map[strin
 			return ctx.Err()
 		}
 		err := ix.store.Write(ctx, func(w *indexWriter) error {
+			w.walk = token
 			for _, r := range batch {
 				ix.fg.wait(ctx)
 				var err error

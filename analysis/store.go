@@ -493,6 +493,9 @@ func (s *indexStore) Write(ctx context.Context, fn func(w *indexWriter) error) e
 		if err == nil {
 			err = w.nameTouchedCallers()
 		}
+		if err == nil && w.files {
+			err = w.exec(`DELETE FROM meta WHERE key = '`+walkKey+`' AND value != ?`, w.walk)
+		}
 		var committed func()
 		if err == nil && w.beforeCommit != nil {
 			committed, err = w.beforeCommit()
@@ -531,6 +534,12 @@ type indexWriter struct {
 	// definitions the transaction changed: their chunk_callers rows are
 	// named again before it commits.
 	touched map[string]bool
+	// files says the transaction changed what the index holds of a file.
+	// walk is the walk token (see beginWalk) of the update writing, set by
+	// its fn; a change of files by any other writer ends the update's
+	// claim to record its walk manifest.
+	files bool
+	walk  string
 	// beforeCommit, when fn sets it, runs once everything is written,
 	// right before the commit: an error rolls the transaction back, and
 	// committed, when not nil, runs after the commit (or its failure).
@@ -600,6 +609,7 @@ func bindArgs(st *sqlite3.Stmt, args []any) error {
 
 // DeleteFile removes a file with its symbols and edges.
 func (w *indexWriter) DeleteFile(path string) error {
+	w.files = true
 	id, ok, err := w.fileID(path)
 	if err != nil || !ok {
 		return err
@@ -619,6 +629,7 @@ func (w *indexWriter) DeleteFile(path string) error {
 // Touch records a new size and modification time for a file whose content
 // did not change.
 func (w *indexWriter) Touch(path string, st FileState) error {
+	w.files = true
 	if err := w.exec(`UPDATE files SET size = ?, mtime = ? WHERE path = ?`, st.Size, st.Mtime, path); err != nil {
 		return fmt.Errorf("touch %s: %w", path, err)
 	}
@@ -676,6 +687,7 @@ func (w *indexWriter) clearFile(id int64) error {
 // ReplaceFile stores the graph of a file in place of what the index had for
 // it.
 func (w *indexWriter) ReplaceFile(st FileState, g *FileGraph) error {
+	w.files = true
 	id, ok, err := w.fileID(g.Path)
 	if err != nil {
 		return fmt.Errorf("replace %s: %w", g.Path, err)

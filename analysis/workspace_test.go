@@ -3,12 +3,14 @@ package analysis
 import (
 	"context"
 	"fmt"
+	"os"
 	"path/filepath"
 	"runtime"
 	"slices"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 )
 
 // symbolNames returns the names of a file's symbols as the workspace
@@ -735,5 +737,86 @@ func TestCloseWhileFlushWrites(t *testing.T) {
 	}
 	if got := indexedNames(t, ix, "a.go"); !slices.Equal(got, want) {
 		t.Errorf("after Refresh, the index has %q for a.go, want %q", got, want)
+	}
+}
+
+// TestRefreshRecordAfterFlush pauses a refresh that walked the workspace
+// before a document opened, after its last write and before it records
+// that the index matches the disk (the walk manifest), while a Flush
+// writes the editor's text of the document and the document closes. The
+// record must not vouch for that text: the refresh the close calls for
+// reads the file again, and the index holds it as on disk.
+func TestRefreshRecordAfterFlush(t *testing.T) {
+	root := t.TempDir()
+	writeWorkspace(t, root, map[string]string{
+		"a.go": "package a\n\nfunc FindByID() {}\n",
+		"b.go": "package a\n\nfunc B() {}\n",
+	})
+	age(t, root)
+	ix := openTestIndex(t, root, nil)
+	mustUpdate(t, ix)
+	w := NewWorkspace(ix)
+	defer w.Shutdown(context.Background())
+	ctx := context.Background()
+
+	// A change on disk, so that the next refresh walks and writes.
+	p := filepath.Join(root, "b.go")
+	if err := os.WriteFile(p, []byte("package a\n\nfunc B() {}\n\nfunc C() {}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	later := time.Now().Add(-30 * time.Minute)
+	if err := os.Chtimes(p, later, later); err != nil {
+		t.Fatal(err)
+	}
+	reached, release := make(chan struct{}), make(chan struct{})
+	var once sync.Once
+	ix.manifestHook = func() {
+		once.Do(func() {
+			close(reached)
+			<-release
+		})
+	}
+	refreshed := make(chan error, 1)
+	go func() {
+		_, err := w.Refresh(ctx, nil)
+		refreshed <- err
+	}()
+	select {
+	case <-reached:
+	case err := <-refreshed:
+		t.Fatalf("the refresh ended (%v) without recording that the index matches the disk", err)
+	}
+	if got, want := indexedNames(t, ix, "b.go"), []string{"B", "C"}; !slices.Equal(got, want) {
+		t.Fatalf("the paused refresh wrote %q for b.go, want %q", got, want)
+	}
+	if err := w.Open(ctx, "a.go", 1, []byte("package a\n\nfunc EditorOnly() {}\n")); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Flush(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := indexedNames(t, ix, "a.go"), []string{"EditorOnly"}; !slices.Equal(got, want) {
+		t.Fatalf("the Flush wrote %q for a.go, want %q", got, want)
+	}
+	if err := w.Close("a.go"); err != nil {
+		t.Fatal(err)
+	}
+	close(release)
+	if err := <-refreshed; err != nil {
+		t.Fatalf("Refresh: %v", err)
+	}
+	// The refresh the close calls for.
+	if _, err := w.Refresh(ctx, nil); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := indexedNames(t, ix, "a.go"), []string{"FindByID"}; !slices.Equal(got, want) {
+		t.Errorf("after the close and its refresh, the index has %q for a.go, want %q (the closed editor's text stayed)", got, want)
+	}
+	// With nothing written since, a refresh records the match again.
+	if _, err := w.Refresh(ctx, nil); err != nil {
+		t.Fatal(err)
+	}
+	if ix.store.readManifest(ctx) == nil {
+		t.Error("no record that the index matches the disk after a refresh with nothing written meanwhile")
 	}
 }
