@@ -538,6 +538,8 @@ func FuzzRelevance(f *testing.F) {
 	f.Add(seeds[1], 1.0, 1.0, 0.1, 0.0, 0.6, 1.0, 1.0, -2.0, 6.0)
 	f.Add(seeds[2], -1.0, 2.0, 0.0, 1.0, 0.0, 0.5, 0.0, 0.0, 0.0)
 	f.Add(seeds[3], 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0)
+	// Verbs and their opposites, a setter, "test" as a verb.
+	f.Add("Verify signatures, instead of writing WithTimeFunc; callers can test for it", 0.3, 0.1, 0.9, 0.5, 0.0, 0.0, 0.0, 1.0, 2.5)
 	root := copySampleApp(f)
 	texts := seeds
 	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
