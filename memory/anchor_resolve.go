@@ -6,13 +6,18 @@ import (
 	"strings"
 )
 
+// ExampleElsewhere is the state of an example in another project's
+// workspace, whose root is not known: it is not looked at.
+const ExampleElsewhere = "elsewhere"
+
 // ExampleState is what became of a rule's example in the code as it is
 // now.
 type ExampleState struct {
 	// Status is ExampleShown when the example was found (File, Symbol
 	// and Line say where it is now), ExampleLost when its file or
 	// definition is gone, ExampleSecret for a file that may hold
-	// credentials (not read), ExampleNone for a rule without an anchor.
+	// credentials (not read), ExampleElsewhere for an example in another
+	// project's workspace, ExampleNone for a rule without an anchor.
 	Status string `json:"status"`
 	// File is relative to the workspace root (forward slashes).
 	File string `json:"file,omitempty"`
@@ -53,6 +58,12 @@ func ResolveExamples(ctx context.Context, deps InjectDeps, project string, rules
 		}
 		if r.Anchor == nil || strings.TrimSpace(r.Anchor.File) == "" {
 			out[r.ID] = ExampleState{Status: ExampleNone}
+			continue
+		}
+		if root, here := in.anchorRoot(r); root == "" && !here {
+			// Another project's workspace, whose root is not known:
+			// its example cannot be looked at from here.
+			out[r.ID] = ExampleState{Status: ExampleElsewhere, File: r.Anchor.File, Symbol: r.Anchor.Symbol}
 			continue
 		}
 		ex, status, err := in.resolve(ctx, r)

@@ -581,6 +581,8 @@ func printShowAnchor(w io.Writer, r memory.Rule, ex memory.ExampleState) {
 			now += " " + ex.Symbol
 		}
 		fmt.Fprintf(w, "   ⚓ %s (quality %.2f; anchored as %s)\n", now, a.Score, name)
+	case ex.Status == memory.ExampleElsewhere:
+		fmt.Fprintf(w, "   ⚓ %s (quality %.2f; in another project's workspace)\n", name, a.Score)
 	default:
 		fmt.Fprintf(w, "   ⚓ %s (quality %.2f)\n", name, a.Score)
 	}
