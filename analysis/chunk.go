@@ -58,15 +58,44 @@ func (c *Chunk) setTerms(buf []byte, path string) []byte {
 // with the given name, context and text, as the text index holds them in
 // its name, context and body columns: the path in the context is indexed
 // without its extension (".go" in every chunk's context would only slow
-// the index down). buf is scratch space, returned for reuse.
+// the index down). The name's terms also hold the parts of its compound
+// words (see compoundParts). buf is scratch space, returned for reuse.
 func appendChunkTerms(buf []byte, path, name, context, text string) ([3]string, []byte) {
 	bare := strings.TrimSuffix(path, pathpkg.Ext(path))
 	var out [3]string
 	for i, s := range [3]string{name, strings.Replace(context, path, bare, 1), text} {
-		buf = AppendTerms(buf[:0], s)
+		if i == 0 {
+			buf = AppendNameTerms(buf[:0], s)
+		} else {
+			buf = AppendTerms(buf[:0], s)
+		}
 		out[i] = string(buf)
 	}
 	return out, buf
+}
+
+// AppendNameTerms appends to dst the search terms of a definition's name,
+// as the name column of the text index holds them: its terms (see
+// AppendTerms), then the parts of its compound words (updatecache: update,
+// cache; see compoundParts), stemmed, without stop words.
+func AppendNameTerms(dst []byte, name string) []byte {
+	dst = AppendTerms(dst, name)
+	CodeWords(name, func(w string, _, _ int, whole bool) error {
+		if whole {
+			return nil
+		}
+		for _, p := range compoundParts(w) {
+			if isStopWord(p) {
+				continue
+			}
+			if len(dst) > 0 {
+				dst = append(dst, ' ')
+			}
+			dst = append(dst, Stem(p)...)
+		}
+		return nil
+	})
+	return dst
 }
 
 // Chunking limits, in lines and bytes.

@@ -170,10 +170,11 @@ func openStore(ctx context.Context, path string) (*indexStore, error) {
 
 // indexFormat versions what the index derives from files beyond its
 // schema: how chunks are cut and their terms made, which edges are
-// extracted (6: Python's "from . import jobs" imports jobs). An index of
+// extracted (6: Python's "from . import jobs" imports jobs; 7: the parts
+// of compound names, such as updatecache, in the name column). An index of
 // another format forgets its files, so that the next update indexes them
 // again.
-const indexFormat = "6"
+const indexFormat = "7"
 
 func (s *indexStore) checkFormat(ctx context.Context) error {
 	var format string
