@@ -9,6 +9,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/anchorage-dev/anchorage/retrieval/codelex"
 )
 
 // Chunk is a piece of a file for semantic search, cut along the syntax
@@ -65,13 +67,59 @@ func appendChunkTerms(buf []byte, path, name, context, text string) ([3]string, 
 	var out [3]string
 	for i, s := range [3]string{name, strings.Replace(context, path, bare, 1), text} {
 		if i == 0 {
-			buf = AppendNameTerms(buf[:0], s)
+			buf = nameColumnTerms(buf, s)
 		} else {
 			buf = AppendTerms(buf[:0], s)
 		}
 		out[i] = string(buf)
 	}
 	return out, buf
+}
+
+// nameColumnTerms returns, in buf's space, the terms the name column of
+// the text index holds for a definition's name: its name terms (see
+// AppendNameTerms) and the words linked to them (see appendLinkedTerms).
+func nameColumnTerms(buf []byte, name string) []byte {
+	return appendLinkedTerms(AppendNameTerms(buf[:0], name))
+}
+
+// Links from name words to doc words added to a name's terms (see
+// appendLinkedTerms): how many per name word, and how strong a link must
+// be. nameLinks 0 adds none.
+const (
+	nameLinks        = 1
+	nameLinkMinScore = 0.5
+)
+
+// appendLinkedTerms appends to terms, a name's terms separated by spaces,
+// the words that doc comments across many codebases use for them
+// (codelex: unmarshal → decode, clone → copy), so that a question in
+// those words finds the name.
+func appendLinkedTerms(terms []byte) []byte {
+	if nameLinks == 0 || len(terms) == 0 {
+		return terms
+	}
+	lex := codelex.Builtin()
+	fields := strings.Fields(string(terms))
+	have := make(map[string]bool, len(fields))
+	for _, t := range fields {
+		have[t] = true
+	}
+	for _, t := range fields {
+		n := 0
+		for _, l := range lex.Doc(t) {
+			if n == nameLinks || l.Score < nameLinkMinScore {
+				break
+			}
+			if !have[l.Term] {
+				have[l.Term] = true
+				terms = append(terms, ' ')
+				terms = append(terms, l.Term...)
+				n++
+			}
+		}
+	}
+	return terms
 }
 
 // AppendNameTerms appends to dst the search terms of a definition's name,

@@ -330,16 +330,14 @@ func (s *Searcher) semanticRank(ctx context.Context, query string, topK int) ([]
 		wg          sync.WaitGroup
 	)
 	named := concepts().terms(query)
-	linked := codeLexTerms(words)
 	e, _ := s.Vectors.(Expander)
-	expand := !s.NoExpansion && (len(named) > 0 || len(linked) > 0 || e != nil)
+	expand := !s.NoExpansion && (len(named) > 0 || e != nil)
 	if expand {
 		wg.Go(func() {
 			var near []string
 			if e != nil {
 				near = e.Expand(query)
 			}
-			near = append(near, linked...)
 			n := semanticCandidates
 			if s.candidates > 0 {
 				n = s.candidates

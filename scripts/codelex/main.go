@@ -2,7 +2,7 @@
 // write (a question's "remove" is a name's "delete", "del", "drop"), from
 // the doc comments of Go definitions paired with the words of the names
 // they document, counted across many modules, and writes the links as the
-// table that package retrieval embeds (retrieval/codelex.txt).
+// table that package retrieval embeds (retrieval/codelex/codelex.txt).
 //
 // The corpus is the Go module cache, minus every module an evaluation set
 // of retrieval/testdata/eval answers from and every module that copies
@@ -66,11 +66,11 @@ const (
 	minModules  = 2    // distinct modules it must be seen in
 	minNPMI     = 0.25 // normalised PMI floor
 	maxNameDocs = 0.03 // share of definitions above which a name word is too common to link to
-	perWord     = 6    // links kept per doc word
+	perWord     = 20   // links kept per doc word
 )
 
 func main() {
-	out := flag.String("out", "retrieval/codelex.txt", "output file")
+	out := flag.String("out", "retrieval/codelex/codelex.txt", "output file")
 	check := flag.Bool("check", false, "compare with -out instead of writing it")
 	modcache := flag.String("modcache", "", "module cache (default: go env GOMODCACHE)")
 	pyroot := flag.String("python", "/usr/lib/python3/dist-packages", "Python packages directory (\"\" for none)")
@@ -82,26 +82,11 @@ func main() {
 		}
 		*modcache = strings.TrimSpace(string(b))
 	}
-	mods, err := modules(*modcache)
+	out2, err := generate(*modcache, *pyroot, filepath.Join("scripts", "codelex", "pydocs.py"))
 	if err != nil {
 		log.Fatal(err)
 	}
-	var c counts
-	c.init()
-	for _, m := range mods {
-		if err := c.addModule(filepath.Join(*modcache, m), m); err != nil {
-			log.Fatal(err)
-		}
-	}
-	if *pyroot != "" {
-		pkgs, err := c.addPython(*pyroot)
-		if err != nil {
-			log.Fatal(err)
-		}
-		mods = append(mods, pkgs...)
-	}
-	var buf bytes.Buffer
-	c.write(&buf, mods)
+	buf := bytes.NewBuffer(out2)
 	if *check {
 		old, err := os.ReadFile(*out)
 		if err != nil {
@@ -115,6 +100,46 @@ func main() {
 	if err := os.WriteFile(*out, buf.Bytes(), 0o644); err != nil {
 		log.Fatal(err)
 	}
+}
+
+// generate returns the table learned from the Go modules of modcache and
+// the Python packages of pyroot ("" for none), read by the pydocs.py at
+// script.
+func generate(modcache, pyroot, script string) ([]byte, error) {
+	mods, err := modules(modcache)
+	if err != nil {
+		return nil, err
+	}
+	var pkgs []string
+	for _, p := range pythonPackages {
+		if _, err := os.Stat(filepath.Join(pyroot, filepath.FromSlash(p))); err == nil && pyroot != "" {
+			pkgs = append(pkgs, p)
+		}
+	}
+	return generateFrom(modcache, mods, pyroot, pkgs, script)
+}
+
+// generateFrom returns the table learned from the given modules (module
+// directories relative to modcache) and Python packages (relative to
+// pyroot).
+func generateFrom(modcache string, mods []string, pyroot string, pkgs []string, script string) ([]byte, error) {
+	var c counts
+	c.init()
+	for _, m := range mods {
+		if err := c.addModule(filepath.Join(modcache, m), m); err != nil {
+			return nil, err
+		}
+	}
+	if len(pkgs) > 0 {
+		names, err := c.addPython(pyroot, pkgs, script)
+		if err != nil {
+			return nil, err
+		}
+		mods = append(slices.Clip(mods), names...)
+	}
+	var buf bytes.Buffer
+	c.write(&buf, mods)
+	return buf.Bytes(), nil
 }
 
 // modules returns the module directories (module@version, relative to the
@@ -180,22 +205,13 @@ var pythonPackages = []string{
 	"pip/_vendor/webencodings",
 }
 
-// addPython counts the documented definitions of the Python packages
-// under root (by pydocs.py) and returns the packages it read, as
-// "python:package".
-func (c *counts) addPython(root string) ([]string, error) {
-	script := filepath.Join("scripts", "codelex", "pydocs.py")
+// addPython counts the documented definitions of the Python packages pkgs
+// under root (by pydocs.py) and returns their names as "python:package".
+func (c *counts) addPython(root string, pkgs []string, script string) ([]string, error) {
 	var dirs, names []string
-	for _, p := range pythonPackages {
-		dir := filepath.Join(root, filepath.FromSlash(p))
-		if _, err := os.Stat(dir); err != nil {
-			continue
-		}
-		dirs = append(dirs, dir)
+	for _, p := range pkgs {
+		dirs = append(dirs, filepath.Join(root, filepath.FromSlash(p)))
 		names = append(names, "python:"+p)
-	}
-	if len(dirs) == 0 {
-		return nil, nil
 	}
 	out, err := exec.Command("python3", append([]string{script}, dirs...)...).Output()
 	if err != nil {
