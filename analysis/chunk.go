@@ -65,22 +65,13 @@ func (c *Chunk) setTerms(buf []byte, path string) []byte {
 func appendChunkTerms(buf []byte, path, name, context, text string) ([3]string, []byte) {
 	bare := strings.TrimSuffix(path, pathpkg.Ext(path))
 	var out [3]string
-	for i, s := range [3]string{name, strings.Replace(context, path, bare, 1), text} {
-		if i == 0 {
-			buf = nameColumnTerms(buf, s)
-		} else {
-			buf = AppendTerms(buf[:0], s)
-		}
-		out[i] = string(buf)
-	}
+	buf = AppendNameTerms(buf[:0], name)
+	out[0] = string(buf)
+	buf = AppendTerms(buf[:0], strings.Replace(context, path, bare, 1))
+	out[1] = string(appendLinkedTerms(buf, out[0]))
+	buf = AppendTerms(buf[:0], text)
+	out[2] = string(buf)
 	return out, buf
-}
-
-// nameColumnTerms returns, in buf's space, the terms the name column of
-// the text index holds for a definition's name: its name terms (see
-// AppendNameTerms) and the words linked to them (see appendLinkedTerms).
-func nameColumnTerms(buf []byte, name string) []byte {
-	return appendLinkedTerms(AppendNameTerms(buf[:0], name))
 }
 
 // Links from name words to doc words added to a name's terms (see
@@ -91,16 +82,17 @@ const (
 	nameLinkMinScore = 0.5
 )
 
-// appendLinkedTerms appends to terms, a name's terms separated by spaces,
-// the words that doc comments across many codebases use for them
-// (codelex: unmarshal → decode, clone → copy), so that a question in
-// those words finds the name.
-func appendLinkedTerms(terms []byte) []byte {
-	if nameLinks == 0 || len(terms) == 0 {
-		return terms
+// appendLinkedTerms appends to dst, separated by spaces, the words that
+// doc comments across many codebases use for the words of name, a name's
+// terms separated by spaces (codelex: unmarshal → decode, clone → copy),
+// so that a question in those words finds the name. The context column
+// holds them.
+func appendLinkedTerms(dst []byte, name string) []byte {
+	if nameLinks == 0 || name == "" {
+		return dst
 	}
 	lex := codelex.Builtin()
-	fields := strings.Fields(string(terms))
+	fields := strings.Fields(name)
 	have := make(map[string]bool, len(fields))
 	for _, t := range fields {
 		have[t] = true
@@ -113,13 +105,15 @@ func appendLinkedTerms(terms []byte) []byte {
 			}
 			if !have[l.Term] {
 				have[l.Term] = true
-				terms = append(terms, ' ')
-				terms = append(terms, l.Term...)
+				if len(dst) > 0 {
+					dst = append(dst, ' ')
+				}
+				dst = append(dst, l.Term...)
 				n++
 			}
 		}
 	}
-	return terms
+	return dst
 }
 
 // AppendNameTerms appends to dst the search terms of a definition's name,
