@@ -16,18 +16,16 @@ import (
 //
 // The outline of an open document is encoded once for each parse of its
 // text: editors ask for it again and again while the user types, and
-// every request between two edits gets the same bytes.
+// every request between two edits gets the same bytes. It is encoded
+// straight from the symbols (appendOutlineJSON), whose bytes are those of
+// documentSymbols' values.
 func (s *Server) documentSymbol(ctx context.Context, p *protocol.DocumentSymbolParams) (any, error) {
 	if syms, ok := s.memoryDocumentSymbols(p.TextDocument.URI); ok {
 		return syms, nil
 	}
 	if f, rel, err := s.folderFor(p.TextDocument.URI); err == nil {
 		v, _ := f.ws.Memo(ctx, rel, encodedOutline{}, func(syms []analysis.SymbolInfo) any {
-			b, err := json.Marshal(documentSymbols(analysis.Outline(syms)))
-			if err != nil {
-				return nil // answered below, unencoded
-			}
-			return json.RawMessage(b)
+			return json.RawMessage(appendOutlineJSON(make([]byte, 0, outlineBytesPerSymbol*len(syms)), syms))
 		})
 		if b, ok := v.(json.RawMessage); ok {
 			return b, nil
@@ -37,24 +35,13 @@ func (s *Server) documentSymbol(ctx context.Context, p *protocol.DocumentSymbolP
 	if err != nil {
 		return nil, err
 	}
-	return documentSymbols(analysis.Outline(syms)), nil
+	return json.RawMessage(appendOutlineJSON(nil, syms)), nil
 }
+
+// outlineBytesPerSymbol is about what a symbol's outline entry takes in
+// JSON, to size the buffer once.
+const outlineBytesPerSymbol = 288
 
 // encodedOutline keys the JSON of an open document's outline in
 // analysis.Workspace.Memo.
 type encodedOutline struct{}
-
-func documentSymbols(nodes []*analysis.OutlineNode) []protocol.DocumentSymbol {
-	out := make([]protocol.DocumentSymbol, 0, len(nodes))
-	for _, n := range nodes {
-		out = append(out, protocol.DocumentSymbol{
-			Name:           n.Symbol.Name,
-			Detail:         n.Symbol.Signature,
-			Kind:           symbolKind(n.Symbol.Kind),
-			Range:          toRange(n.Symbol.Range),
-			SelectionRange: selectionRange(n.Symbol),
-			Children:       documentSymbols(n.Children),
-		})
-	}
-	return out
-}

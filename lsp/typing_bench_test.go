@@ -1,10 +1,12 @@
 package lsp
 
 import (
+	"context"
 	"encoding/json"
 	"os"
 	"path/filepath"
 	"runtime"
+	"runtime/trace"
 	"slices"
 	"strings"
 	"testing"
@@ -60,6 +62,9 @@ func benchTyping(b *testing.B, root string, indexing bool) {
 	var times []time.Duration
 	key := func(l0, c0, l1, c1 int, s string) {
 		version++
+		// A region of the runtime trace (go test -trace) for each
+		// keystroke, to tell what the slow ones waited for.
+		defer trace.StartRegion(context.Background(), "keystroke").End()
 		start := time.Now()
 		pos0, pos1 := map[string]any{"line": l0, "character": c0}, map[string]any{"line": l1, "character": c1}
 		c.notify(b, "textDocument/didChange", map[string]any{"textDocument": map[string]any{"uri": u, "version": version},
