@@ -3,6 +3,7 @@ package analysis
 /*
 #include <stdint.h>
 #include <stdbool.h>
+#include <string.h>
 
 // The few declarations of tree-sitter's api.h (as built into
 // github.com/smacker/go-tree-sitter) that collect needs.
@@ -185,6 +186,97 @@ static int anchorage_child_spans(TSNode node, uint32_t *out, int cap) {
 	}
 	ts_tree_cursor_delete(&walk);
 	return n;
+}
+
+bool ts_node_is_missing(TSNode self);
+bool ts_node_has_error(TSNode self);
+bool ts_node_is_named(TSNode self);
+uint32_t ts_node_child_count(TSNode self);
+const char *ts_node_type(TSNode self);
+
+// ANCHORAGE_ERROR_SYMBOL is tree-sitter's symbol of ERROR nodes.
+#define ANCHORAGE_ERROR_SYMBOL 65535
+
+// anchorage_damage_in is damageIn (recover.go) in one cgo call: where the
+// first damaged child of n starts, at or after from. It returns 1 and
+// sets *at when there is one, 0 when there is none, and -1 when it cannot
+// tell alone (a token of non-ASCII bytes under an ERROR node, which
+// damageIn trims as Unicode spaces): the caller then runs damageIn.
+static int anchorage_damage_in(TSNode n, const uint8_t *text, uint32_t text_len, uint32_t from, uint32_t *at, int depth) {
+	if (depth > 10000) {
+		return -1;
+	}
+	TSTreeCursor c = ts_tree_cursor_new(n);
+	int result = 0;
+	bool n_error = ts_node_symbol(n) == ANCHORAGE_ERROR_SYMBOL;
+	if (!ts_tree_cursor_goto_first_child(&c)) {
+		ts_tree_cursor_delete(&c);
+		return 0;
+	}
+	bool has_prev = false;
+	uint32_t prev_start = 0;
+	for (;;) {
+		TSNode k = ts_tree_cursor_current_node(&c);
+		uint32_t ks = ts_node_start_byte(k), ke = ts_node_end_byte(k);
+		if (ke > from) {
+			bool missing = ts_node_is_missing(k);
+			if (missing && has_prev && prev_start >= from) {
+				*at = prev_start;
+				result = 1;
+				break;
+			} else if (ts_node_symbol(k) == ANCHORAGE_ERROR_SYMBOL) {
+				int r = anchorage_damage_in(k, text, text_len, from, at, depth + 1);
+				if (r != 0) {
+					result = r;
+					break;
+				}
+				if (ks >= from) {
+					*at = ks;
+					result = 1;
+					break;
+				}
+			} else if (ks < from) {
+			} else if (missing || ts_node_has_error(k)) {
+				*at = ks;
+				result = 1;
+				break;
+			} else if (n_error) {
+				// loose: a keyword or bracket, or a lone name.
+				bool is_loose = false;
+				if (!ts_node_is_named(k)) {
+					for (uint32_t i = ks; i < ke && i < text_len; i++) {
+						uint8_t b = text[i];
+						if (b >= 0x80) {
+							result = -1;
+							break;
+						}
+						if (b != ' ' && b != '\t' && b != '\n' && b != '\v' && b != '\f' && b != '\r') {
+							is_loose = true;
+							break;
+						}
+					}
+					if (result != 0) {
+						break;
+					}
+				} else if (ts_node_child_count(k) == 0) {
+					const char *t = ts_node_type(k);
+					is_loose = t == NULL || strstr(t, "comment") == NULL;
+				}
+				if (is_loose) {
+					*at = ks;
+					result = 1;
+					break;
+				}
+			}
+		}
+		has_prev = true;
+		prev_start = ks;
+		if (!ts_tree_cursor_goto_next_sibling(&c)) {
+			break;
+		}
+	}
+	ts_tree_cursor_delete(&c);
+	return result;
 }
 */
 import "C"
@@ -588,4 +680,27 @@ func nodeNames(text []byte) (names []string, any bool) {
 		}
 	}
 	return names, any
+}
+
+// damageInC is damageIn in one cgo call (anchorage_damage_in): a walk of a
+// large file's top-level nodes through the Go bindings makes several cgo
+// calls and allocations per node, which cost a keystroke that breaks the
+// file most of a millisecond. ok is false when it cannot tell (the caller
+// runs damageIn); found and at are then unset.
+func damageInC(n *sitter.Node, text []byte, from uint32) (at uint32, found, ok bool) {
+	if !canCollect {
+		return 0, false, false
+	}
+	var ptr *C.uint8_t
+	if len(text) > 0 {
+		ptr = (*C.uint8_t)(unsafe.Pointer(&text[0]))
+	}
+	var cat C.uint32_t
+	switch C.anchorage_damage_in(*(*C.TSNode)(unsafe.Pointer(n)), ptr, C.uint32_t(len(text)), C.uint32_t(from), &cat, 0) {
+	case 1:
+		return uint32(cat), true, true
+	case 0:
+		return 0, false, true
+	}
+	return 0, false, false
 }

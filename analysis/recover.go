@@ -338,7 +338,11 @@ func firstDamage(root *sitter.Node, text []byte) (uint32, bool) {
 	if !root.HasError() {
 		return 0, false
 	}
-	if at, ok := damageIn(root, text, 0); ok {
+	at, found, ok := damageInC(root, text, 0)
+	if !ok {
+		at, found = damageIn(root, text, 0)
+	}
+	if found {
 		return at, true
 	}
 	return root.StartByte(), true

@@ -1,0 +1,68 @@
+package analysis
+
+import (
+	"context"
+	"os"
+	"strings"
+	"testing"
+)
+
+// TestDamageInC checks that the walk in C finds the damage damageIn finds,
+// on every sample file of every language broken by an unfinished line
+// (a header, a bracket, a string) typed at the start of its lines: on the
+// whole tree, from where the break was typed, and inside each ERROR node.
+func TestDamageInC(t *testing.T) {
+	if !canCollect {
+		t.Skip("the Go bindings' layout is not the one the C walk reads")
+	}
+	langs := NewLanguages()
+	p := NewParser()
+	defer p.Close()
+	ctx := context.Background()
+	breaks := []string{"func (", "def f(", "class X {", "{", "\"", "(", "fn x(", "if (", "<div", "}", "x = [", "/* ", "@", "\u00a0{", "é("}
+	compared, found := 0, 0
+	for lang, files := range sampleFiles(t, langs) {
+		l, err := langs.ByName(lang)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, file := range files {
+			src, err := os.ReadFile(file)
+			if err != nil {
+				t.Fatal(err)
+			}
+			lines := strings.SplitAfter(string(src), "\n")
+			step := max(1, len(lines)/12)
+			for i := 0; i < len(lines); i += step {
+				at := len(strings.Join(lines[:i], ""))
+				for _, b := range breaks {
+					text := []byte(string(src[:at]) + b + "\n" + string(src[at:]))
+					tree, err := p.Parse(ctx, l, text, nil)
+					if err != nil {
+						t.Fatal(err)
+					}
+					root := tree.RootNode()
+					for _, from := range []uint32{0, uint32(at), uint32(at + len(b))} {
+						wantAt, wantFound := damageIn(root, text, from)
+						gotAt, gotFound, ok := damageInC(root, text, from)
+						if !ok {
+							continue // damageIn decides: nothing to compare
+						}
+						compared++
+						if gotFound {
+							found++
+						}
+						if gotAt != wantAt || gotFound != wantFound {
+							t.Errorf("%s with %q typed at line %d, from %d: C walk = %d, %v; damageIn = %d, %v", file, b, i, from, gotAt, gotFound, wantAt, wantFound)
+						}
+					}
+					tree.Close()
+				}
+			}
+		}
+	}
+	if compared == 0 || found == 0 {
+		t.Fatalf("compared %d walks, %d found damage: the test compared nothing", compared, found)
+	}
+	t.Logf("compared %d walks, %d found damage", compared, found)
+}
