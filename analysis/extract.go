@@ -35,6 +35,17 @@ type Parser struct {
 	noRooted bool
 	// spent adds up where Extract's time went, for Summary.Timings.
 	spent Timings
+	// pause, when set, is called between the stages of an extraction
+	// (parse, recovery, query, assembly, chunks): the indexer waits there
+	// for a keystroke (foreground.pause).
+	pause func()
+}
+
+// yield calls p.pause, if set.
+func (p *Parser) yield() {
+	if p.pause != nil {
+		p.pause()
+	}
 }
 
 // NewParser returns a parser ready for any language.
@@ -81,6 +92,7 @@ func (p *Parser) Extract(ctx context.Context, lang *Language, path string, src [
 		tree.Close()
 		p.spent.Parse += time.Since(start).Seconds()
 	}()
+	p.yield()
 	if tree.RootNode().HasError() {
 		start := time.Now()
 		rec, err := p.recoverText(ctx, lang, src, tree, nil, -1)
@@ -88,6 +100,7 @@ func (p *Parser) Extract(ctx context.Context, lang *Language, path string, src [
 			return nil, fmt.Errorf("extract %s: %w", path, err)
 		}
 		p.spent.Parse += time.Since(start).Seconds()
+		p.yield()
 		if rec != nil {
 			defer rec.tree.Close()
 			return p.extractRecovered(ctx, lang, path, src, tree, rec)
@@ -106,6 +119,7 @@ func (p *Parser) extractRecovered(ctx context.Context, lang *Language, filePath 
 	if err != nil {
 		return nil, fmt.Errorf("extract %s: %w", filePath, err)
 	}
+	p.yield()
 	queried := time.Now()
 	p.spent.Queries += queried.Sub(start).Seconds()
 	lines := newLineIndex(src)
@@ -113,6 +127,7 @@ func (p *Parser) extractRecovered(ctx context.Context, lang *Language, filePath 
 	g.ParseErrors = errors
 	assembled := time.Now()
 	p.spent.Assemble += assembled.Sub(queried).Seconds()
+	p.yield()
 	if !p.NoChunks {
 		g.Chunks = chunkFile(g, src, lines, raw.comments)
 		p.spent.Chunks += time.Since(assembled).Seconds()
@@ -176,10 +191,12 @@ func (p *Parser) ExtractTree(lang *Language, filePath string, src []byte, tree *
 	start := time.Now()
 	root := tree.RootNode()
 	raw := p.query(lang, src, root, nil)
+	p.yield()
 	queried := time.Now()
 	p.spent.Queries += queried.Sub(start).Seconds()
 	lines := newLineIndex(src)
 	g := assemble(lang, filePath, src, lines, root, raw, false)
+	p.yield()
 	assembled := time.Now()
 	p.spent.Assemble += assembled.Sub(queried).Seconds()
 	if !p.NoChunks {

@@ -9,8 +9,12 @@ import (
 
 // typingWindow is how long after a keystroke the user counts as typing:
 // while they do, the indexer runs fewer work units at once (see
-// foreground).
-const typingWindow = 2 * time.Second
+// foreground). It is long enough to cover a pause to read or think: the
+// keystroke that ends one is read from the editor by a goroutine that
+// needs a free P, and with every P running the indexer it waited for
+// one (up to a scheduler time slice, or the runtime's next poll of the
+// editor's pipe) before anything else could happen.
+const typingWindow = 10 * time.Second
 
 // foreground schedules the indexer around the user's keystrokes, which go
 // first. A keystroke's round trip (the edit read from the editor, the
@@ -29,15 +33,16 @@ const typingWindow = 2 * time.Second
 //     keystroke;
 //   - otherwise, any number.
 //
-// A unit already running runs to its end: the indexer waits only between
-// units (and its writer, between the files of a batch, for a parse in
-// progress: wait). The zero value is ready to use; it is safe for concurrent use.
+// A unit already running gives its place back inside its work too, at
+// the points where it calls pause (between the stages of a file's
+// extraction, between the files a batch writes): while a parse runs, or
+// while the user types and more units run than the typing limit (the
+// user started typing while they ran), it waits there as acquire does.
+// The zero value is ready to use; it is safe for concurrent use.
 type foreground struct {
 	mu sync.Mutex
-	// n counts the foreground parses in progress; idle is closed when
-	// n drops to 0.
-	n    int
-	idle chan struct{}
+	// n counts the foreground parses in progress.
+	n int
 	// running counts the indexer's units of work in progress; freed is
 	// closed (and replaced) whenever one ends or a parse does.
 	running int
@@ -53,6 +58,9 @@ type foreground struct {
 	// most units that ran at once while the user typed (for tests).
 	waiting int
 	peak    int
+	// pauses counts the units that gave their place back in pause (for
+	// tests).
+	pauses int
 }
 
 func (f *foreground) clock() time.Time {
@@ -85,9 +93,6 @@ func (f *foreground) enter() {
 	t := f.clock()
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	if f.n == 0 {
-		f.idle = make(chan struct{})
-	}
 	f.n++
 	f.lastKey = t
 }
@@ -97,7 +102,6 @@ func (f *foreground) leave() {
 	defer f.mu.Unlock()
 	f.n--
 	if f.n == 0 {
-		close(f.idle)
 		f.wakeLocked()
 	}
 }
@@ -167,6 +171,31 @@ func (f *foreground) acquire(ctx context.Context) bool {
 	}
 }
 
+// pause is called by a unit of work counted by acquire at a point inside
+// its work where it may wait: when a foreground parse runs, or the user
+// types and more units run than the typing limit, the unit gives its
+// place back and waits, as acquire does, until it may go on. It returns
+// at once otherwise (a lock and a clock read). The unit stays counted
+// (release must follow) even when ctx is done while it waits.
+func (f *foreground) pause(ctx context.Context) {
+	f.mu.Lock()
+	typing, _ := f.typingLocked()
+	if f.n == 0 && (!typing || f.running <= f.limitLocked()) {
+		f.mu.Unlock()
+		return
+	}
+	f.running--
+	f.pauses++
+	f.mu.Unlock()
+	if !f.acquire(ctx) {
+		// Counted again: the unit ends soon (its context is done) and
+		// releases its place.
+		f.mu.Lock()
+		f.running++
+		f.mu.Unlock()
+	}
+}
+
 // release ends a unit of work counted by acquire.
 func (f *foreground) release() {
 	f.mu.Lock()
@@ -175,26 +204,7 @@ func (f *foreground) release() {
 	f.wakeLocked()
 }
 
-// wait returns once no foreground parse runs, or when ctx is done.
-func (f *foreground) wait(ctx context.Context) {
-	f.mu.Lock()
-	if f.n == 0 {
-		f.mu.Unlock()
-		return
-	}
-	idle := f.idle
-	f.waiting++
-	f.mu.Unlock()
-	select {
-	case <-idle:
-	case <-ctx.Done():
-	}
-	f.mu.Lock()
-	f.waiting--
-	f.mu.Unlock()
-}
-
-// blocked returns how many callers of wait and acquire are blocked.
+// blocked returns how many callers of acquire (and pause) are blocked.
 func (f *foreground) blocked() int {
 	f.mu.Lock()
 	defer f.mu.Unlock()
@@ -207,4 +217,11 @@ func (f *foreground) typingPeak() int {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	return f.peak
+}
+
+// pauseCount returns how many times units gave their place back in pause.
+func (f *foreground) pauseCount() int {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.pauses
 }

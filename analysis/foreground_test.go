@@ -132,3 +132,86 @@ func TestIndexerWhileTyping(t *testing.T) {
 		t.Errorf("Symbols(F39) = %v, %v; want one", syms, err)
 	}
 }
+
+// TestForegroundPause checks that a unit already running gives its place
+// back inside its work: at a pause, while a parse runs or while the user
+// types with more units running than the limit, it waits until it may go
+// on, and stays counted; otherwise a pause returns at once.
+func TestForegroundPause(t *testing.T) {
+	ctx := context.Background()
+	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	clock := t0
+	f := &foreground{typingLimit: 1, now: func() time.Time { return clock }}
+	paused := func(ctx context.Context) chan struct{} {
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			f.pause(ctx)
+		}()
+		return done
+	}
+	// waitBlocked returns once n callers are blocked, failing if the
+	// pause returned first.
+	waitBlocked := func(n int, done chan struct{}, what string) {
+		t.Helper()
+		for f.blocked() < n {
+			select {
+			case <-done:
+				t.Fatalf("%s: the pause returned, want it to wait", what)
+			default:
+				runtime.Gosched()
+			}
+		}
+	}
+
+	// Two units run before the user types: pauses return at once.
+	f.acquire(ctx)
+	f.acquire(ctx)
+	f.pause(ctx)
+	f.pause(ctx)
+	if got := f.pauseCount(); got != 0 {
+		t.Fatalf("pauses without typing = %d, want 0", got)
+	}
+
+	// The user types: one unit too many. The first to pause gives its
+	// place back and waits until the other ends.
+	f.keystroke()
+	done := paused(ctx)
+	waitBlocked(1, done, "two units, limit 1, typing")
+	f.pause(ctx) // within the limit now: the other unit goes on
+	f.release()
+	<-done
+	if got := f.pauseCount(); got != 1 {
+		t.Errorf("pauses = %d, want 1", got)
+	}
+
+	// A parse in progress makes the one unit left wait too, typing or
+	// not, until it ends.
+	clock = t0.Add(2 * typingWindow)
+	f.enter()
+	done = paused(ctx)
+	waitBlocked(1, done, "a parse in progress")
+	f.leave()
+	<-done
+
+	// A pause whose context ends while it waits returns, the unit
+	// still counted: its release leaves none running.
+	f.enter()
+	cctx, cancel := context.WithCancel(ctx)
+	done = paused(cctx)
+	waitBlocked(1, done, "a parse in progress, before the cancel")
+	cancel()
+	<-done
+	f.leave()
+	f.release()
+	f.mu.Lock()
+	running := f.running
+	f.mu.Unlock()
+	if running != 0 {
+		t.Fatalf("units running after every release = %d, want 0", running)
+	}
+	// The unit that went on after its pause was the one running.
+	if got := f.typingPeak(); got != 1 {
+		t.Errorf("typing peak = %d, want 1", got)
+	}
+}
