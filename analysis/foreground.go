@@ -35,14 +35,18 @@ const typingWindow = 10 * time.Second
 //
 // A unit already running gives its place back inside its work too, at
 // the points where it calls pause (between the stages of a file's
-// extraction, between the files a batch writes): while a parse runs, or
-// while the user types and more units run than the typing limit (the
-// user started typing while they ran), it waits there as acquire does.
+// extraction): while a parse runs, or while the user types and more units
+// run than the typing limit (the user started typing while they ran), it
+// waits there as acquire does. The index's writer, which holds a write
+// transaction, waits between the files of a batch for a parse only
+// (wait).
 // The zero value is ready to use; it is safe for concurrent use.
 type foreground struct {
 	mu sync.Mutex
-	// n counts the foreground parses in progress.
-	n int
+	// n counts the foreground parses in progress; idle is closed when
+	// n drops to 0.
+	n    int
+	idle chan struct{}
 	// running counts the indexer's units of work in progress; freed is
 	// closed (and replaced) whenever one ends or a parse does.
 	running int
@@ -93,6 +97,9 @@ func (f *foreground) enter() {
 	t := f.clock()
 	f.mu.Lock()
 	defer f.mu.Unlock()
+	if f.n == 0 {
+		f.idle = make(chan struct{})
+	}
 	f.n++
 	f.lastKey = t
 }
@@ -102,6 +109,7 @@ func (f *foreground) leave() {
 	defer f.mu.Unlock()
 	f.n--
 	if f.n == 0 {
+		close(f.idle)
 		f.wakeLocked()
 	}
 }
@@ -196,6 +204,29 @@ func (f *foreground) pause(ctx context.Context) {
 	}
 }
 
+// wait returns once no foreground parse runs, or when ctx is done. It is
+// pause for a unit that holds what another unit may need (the index's
+// write transaction, which a unit writing vectors waits for): it waits
+// for a parse only, never for the typing limit, which that other unit may
+// be holding up.
+func (f *foreground) wait(ctx context.Context) {
+	f.mu.Lock()
+	if f.n == 0 {
+		f.mu.Unlock()
+		return
+	}
+	idle := f.idle
+	f.waiting++
+	f.mu.Unlock()
+	select {
+	case <-idle:
+	case <-ctx.Done():
+	}
+	f.mu.Lock()
+	f.waiting--
+	f.mu.Unlock()
+}
+
 // release ends a unit of work counted by acquire.
 func (f *foreground) release() {
 	f.mu.Lock()
@@ -204,7 +235,8 @@ func (f *foreground) release() {
 	f.wakeLocked()
 }
 
-// blocked returns how many callers of acquire (and pause) are blocked.
+// blocked returns how many callers of wait and acquire (and pause) are
+// blocked.
 func (f *foreground) blocked() int {
 	f.mu.Lock()
 	defer f.mu.Unlock()

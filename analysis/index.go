@@ -596,16 +596,16 @@ func (ix *Index) parseAll(ctx context.Context, token string, todo []candidate, k
 		defer func() { sum.Timings.Store += time.Since(start).Seconds() }()
 		// A batch's write is one unit of work, from its transaction's
 		// start to its commit, so that the transaction is not held open
-		// longer while the user types; it waits for a keystroke between
-		// files (foreground.pause: the index's writer is not the
-		// keystroke's, which only waits for its turn).
+		// longer while the user types; it waits for a keystroke's parse
+		// between files (the index's writer is not the keystroke's: it
+		// only waits for its turn).
 		if !ix.fg.acquire(ctx) {
 			return ctx.Err()
 		}
 		err := ix.store.Write(ctx, func(w *indexWriter) error {
 			w.walk = token
 			for _, r := range batch {
-				ix.fg.pause(ctx)
+				ix.fg.wait(ctx)
 				var err error
 				switch {
 				case keep(r.c.rel):
