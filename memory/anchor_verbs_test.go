@@ -130,3 +130,30 @@ func (m *Method) Verify(payload, sig []byte) error {
 		t.Fatalf("candidates of %q = %+v, want Method.Verify first", rule, res.Candidates)
 	}
 }
+
+// FuzzAnchorRuleVerbs analyses any rule text and any symbol name: the
+// verb and option features stay 0 or 1, a rule with a verb of the table
+// names its family, and nothing panics.
+func FuzzAnchorRuleVerbs(f *testing.F) {
+	f.Add("A signature of the wrong length fails verification", "Sign")
+	f.Add("Allow the configured leeway, instead of writing; callers can test for it", "WithTimeFunc")
+	f.Add("", "")
+	f.Add("set_x With WithWith tests test", "set_")
+	f.Add("Décoder les données \u00e9", "décoder_Données")
+	f.Fuzz(func(t *testing.T, rule, name string) {
+		rq := analyzeAnchorRule(rule)
+		for _, v := range []float64{rq.opposite(name), rq.option(name)} {
+			if v != 0 && v != 1 {
+				t.Fatalf("%q, %q: feature %v, want 0 or 1", rule, name, v)
+			}
+		}
+		for f := range rq.verbs {
+			if len(anchorVerbTable().opposites[f]) == 0 {
+				t.Errorf("%q: verb family %q has no opposite", rule, f)
+			}
+		}
+		if rq.aboutTests && anchorTestsAsVerb(rule) {
+			t.Errorf("%q: about tests although every test in it is a verb", rule)
+		}
+	})
+}
