@@ -44,6 +44,9 @@ var functionSets = []struct{ file, root string }{
 	{"gocmp-blind5.jsonl", "$GOMODCACHE/github.com/google/go-cmp@v0.7.0"},
 	{"gostdlib-blind5.jsonl", "$GOROOT/src"},
 	{"python311-blind5.jsonl", "/usr/lib/python3.11"},
+	{"regexp2-blind6.jsonl", "$GOMODCACHE/github.com/dlclark/regexp2@v1.10.0"},
+	{"gostdlib-blind6.jsonl", "$GOROOT/src"},
+	{"python311-blind6.jsonl", "/usr/lib/python3.11"},
 }
 
 // matchesFunction reports whether a result is one of the case's
