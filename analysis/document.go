@@ -187,6 +187,7 @@ func (d *Document) apply(ctx context.Context, p *Parser, version int32, edits []
 	cuts := slices.Clone(d.cuts)
 	d.edited = -1
 	replaced := false
+	closing := false // an edit deleted text or typed a closer
 	for i, e := range edits {
 		if e.Range == nil {
 			replaced = true
@@ -206,6 +207,7 @@ func (d *Document) apply(ctx context.Context, p *Parser, version int32, edits []
 			start, end = end, start
 		}
 		cuts = editInCuts(cuts, start, end, len(e.Text))
+		closing = closing || end > start || strings.ContainsAny(e.Text, closers)
 		d.edited = start
 		var next []byte
 		if n := len(text) - (end - start) + len(e.Text); i == len(edits)-1 && final != nil && sameEdit(final, text, start, end, e.Text) {
@@ -232,7 +234,7 @@ func (d *Document) apply(ctx context.Context, p *Parser, version int32, edits []
 	// the request that brought them is cancelled.
 	ctx = context.WithoutCancel(ctx)
 	if cuts != nil {
-		ok, err := d.reparseInCuts(ctx, p, text, lines, cuts)
+		ok, err := d.reparseInCuts(ctx, p, text, lines, cuts, closing)
 		if err != nil {
 			return err
 		}
@@ -487,9 +489,11 @@ func editInCuts(cuts []span, start, end, size int) []span {
 // (cuts, in text's offsets): the text without them is the same, so its
 // parse and what the query found in it are reused, and only the regions
 // are parsed again. It reports false, changing nothing, when a region has
-// no errors of its own any more (the code being typed is complete: the
-// whole text is parsed again).
-func (d *Document) reparseInCuts(ctx context.Context, p *Parser, text []byte, lines *lineIndex, cuts []span) (bool, error) {
+// no errors of its own any more, or the text with the regions has none
+// (see completeInContext; closing says the edits may have completed
+// something): the code being typed is complete, and the whole text is
+// parsed again.
+func (d *Document) reparseInCuts(ctx context.Context, p *Parser, text []byte, lines *lineIndex, cuts []span, closing bool) (bool, error) {
 	if d.effTree == nil || d.chunks == nil || !equalCutOut(text, cuts, d.effText) {
 		return false, nil
 	}
@@ -512,7 +516,7 @@ func (d *Document) reparseInCuts(ctx context.Context, p *Parser, text []byte, li
 	// the start of a line), several regions that are one damaged stretch
 	// of the text (a Go import block's head, then the rest of the block).
 	// The text may then be complete again.
-	if complete, err := d.completeInContext(ctx, p, text, cuts); err != nil || complete {
+	if complete, err := d.completeInContext(ctx, p, text, cuts, closing); err != nil || complete {
 		return false, err
 	}
 	d.text, d.lines, d.cuts, d.clean = text, lines, cuts, false
@@ -524,11 +528,18 @@ func (d *Document) reparseInCuts(ctx context.Context, p *Parser, text []byte, li
 
 // completeInContext reports whether text, whose damaged regions (cuts)
 // each have errors alone, has no errors. Its parse costs about as much as
-// the rest of the text after a region that leaves a bracket open, so it
-// is only tried when the regions' brackets balance, and when their place
-// may be what their errors are made of: several regions, a region inside
-// a container (indented), or one that continues the line above it.
-func (d *Document) completeInContext(ctx context.Context, p *Parser, text []byte, cuts []span) (bool, error) {
+// the part of the text a region's errors reach (a function's body, or the
+// rest of the text after an open bracket), so it is only tried when the
+// edit may have completed something (closing is set: it deleted text or
+// typed a closing bracket, a terminator or a line break), when the
+// regions' brackets balance, and when their place may be what their
+// errors are made of: several regions (a Go import block's head, then the
+// rest of the block), a region inside a container (a class member), one
+// that continues the line above it (.then() at the start of a line).
+func (d *Document) completeInContext(ctx context.Context, p *Parser, text []byte, cuts []span, closing bool) (bool, error) {
+	if !closing {
+		return false, nil
+	}
 	placed := len(cuts) > 1
 	for _, c := range cuts {
 		region := text[c.start:c.end]
@@ -558,6 +569,9 @@ func (d *Document) completeInContext(ctx context.Context, p *Parser, text []byte
 	defer tree.Close()
 	return !tree.RootNode().HasError(), nil
 }
+
+// closers are the characters whose typing may complete code.
+const closers = ")]};,\n"
 
 // continuing holds the characters that start a line continuing the one
 // above it: a method call, an operator, a closing bracket.
