@@ -187,6 +187,7 @@ func (d *Document) apply(ctx context.Context, p *Parser, version int32, edits []
 	cuts := slices.Clone(d.cuts)
 	d.edited = -1
 	replaced := false
+	closing := false // an edit deleted text or typed a closer
 	for i, e := range edits {
 		if e.Range == nil {
 			replaced = true
@@ -206,6 +207,7 @@ func (d *Document) apply(ctx context.Context, p *Parser, version int32, edits []
 			start, end = end, start
 		}
 		cuts = editInCuts(cuts, start, end, len(e.Text))
+		closing = closing || end > start || strings.ContainsAny(e.Text, closers)
 		d.edited = start
 		var next []byte
 		if n := len(text) - (end - start) + len(e.Text); i == len(edits)-1 && final != nil && sameEdit(final, text, start, end, e.Text) {
@@ -232,7 +234,7 @@ func (d *Document) apply(ctx context.Context, p *Parser, version int32, edits []
 	// the request that brought them is cancelled.
 	ctx = context.WithoutCancel(ctx)
 	if cuts != nil {
-		ok, err := d.reparseInCuts(ctx, p, text, lines, cuts)
+		ok, err := d.reparseInCuts(ctx, p, text, lines, cuts, closing)
 		if err != nil {
 			return err
 		}
@@ -487,9 +489,11 @@ func editInCuts(cuts []span, start, end, size int) []span {
 // (cuts, in text's offsets): the text without them is the same, so its
 // parse and what the query found in it are reused, and only the regions
 // are parsed again. It reports false, changing nothing, when a region has
-// no errors of its own any more (the code being typed is complete: the
-// whole text is parsed again).
-func (d *Document) reparseInCuts(ctx context.Context, p *Parser, text []byte, lines *lineIndex, cuts []span) (bool, error) {
+// no errors of its own any more, or the text with the regions has none
+// (see completeInContext; closing says the edits may have completed
+// something): the code being typed is complete, and the whole text is
+// parsed again.
+func (d *Document) reparseInCuts(ctx context.Context, p *Parser, text []byte, lines *lineIndex, cuts []span, closing bool) (bool, error) {
 	if d.effTree == nil || d.chunks == nil || !equalCutOut(text, cuts, d.effText) {
 		return false, nil
 	}
@@ -507,11 +511,12 @@ func (d *Document) reparseInCuts(ctx context.Context, p *Parser, text []byte, li
 		}
 		errors += n
 	}
-	// Several regions may be one damaged stretch of the text, which the
-	// search cut in parts (a Go import block's head, then the rest of the
-	// block): each part alone has errors, but together, with the text
-	// between them, they may be complete again.
-	if complete, err := d.completeTogether(ctx, p, text, cuts); err != nil || complete {
+	// A region's errors of its own may be those of its place only: a
+	// class member alone, a line continuing the one above it (.then() at
+	// the start of a line), several regions that are one damaged stretch
+	// of the text (a Go import block's head, then the rest of the block).
+	// The text may then be complete again.
+	if complete, err := d.completeInContext(ctx, p, text, cuts, closing); err != nil || complete {
 		return false, err
 	}
 	d.text, d.lines, d.cuts, d.clean = text, lines, cuts, false
@@ -521,12 +526,37 @@ func (d *Document) reparseInCuts(ctx context.Context, p *Parser, text []byte, li
 	return true, nil
 }
 
-// completeTogether reports whether text, with several damaged regions
-// (cuts) each of which has errors alone, has no errors. It parses text
-// incrementally from the parse of the text without the regions, which
-// reparses the stretch from the first region to the last.
-func (d *Document) completeTogether(ctx context.Context, p *Parser, text []byte, cuts []span) (bool, error) {
-	if len(cuts) < 2 {
+// completeInContext reports whether text, whose damaged regions (cuts)
+// each have errors alone, has no errors. Its parse costs about as much as
+// the part of the text a region's errors reach (a function's body, or the
+// rest of the text after an open bracket), so it is only tried when the
+// edit may have completed something (closing is set: it deleted text or
+// typed a closing bracket, a terminator or a line break), when the
+// regions' brackets balance, and when their place may be what their
+// errors are made of: several regions (a Go import block's head, then the
+// rest of the block), a region inside a container (a class member), one
+// that continues the line above it (.then() at the start of a line).
+func (d *Document) completeInContext(ctx context.Context, p *Parser, text []byte, cuts []span, closing bool) (bool, error) {
+	if !closing {
+		return false, nil
+	}
+	placed := len(cuts) > 1
+	for _, c := range cuts {
+		region := text[c.start:c.end]
+		if n := indentOf(region); n > 0 || n < len(region) && strings.IndexByte(continuing, region[n]) >= 0 {
+			placed = true
+		}
+	}
+	if !placed {
+		return false, nil
+	}
+	var depth [3]int // (, [, {
+	for _, c := range cuts {
+		if err := bracketDepth(ctx, p, d.Language, text[c.start:c.end], &depth); err != nil {
+			return false, err
+		}
+	}
+	if depth != [3]int{} {
 		return false, nil
 	}
 	old := d.effTree.Copy()
@@ -538,6 +568,53 @@ func (d *Document) completeTogether(ctx context.Context, p *Parser, text []byte,
 	}
 	defer tree.Close()
 	return !tree.RootNode().HasError(), nil
+}
+
+// closers are the characters whose typing may complete code.
+const closers = ")]};,\n"
+
+// continuing holds the characters that start a line continuing the one
+// above it: a method call, an operator, a closing bracket.
+const continuing = ".,?:+-*%&|^=)]}"
+
+// bracketDepth adds to depth the brackets a region opens and closes: the
+// bracket tokens of its parse, not those in strings and comments, nor
+// those error recovery made up.
+func bracketDepth(ctx context.Context, p *Parser, lang *Language, region []byte, depth *[3]int) error {
+	tree, err := p.Parse(ctx, lang, region, nil)
+	if err != nil {
+		return fmt.Errorf("parse damaged region: %w", err)
+	}
+	defer tree.Close()
+	c := sitter.NewTreeCursor(tree.RootNode())
+	defer c.Close()
+	for {
+		n := c.CurrentNode()
+		if c.GoToFirstChild() {
+			continue
+		}
+		if !n.IsNamed() && !n.IsMissing() {
+			switch n.Type() {
+			case "(":
+				depth[0]++
+			case ")":
+				depth[0]--
+			case "[":
+				depth[1]++
+			case "]":
+				depth[1]--
+			case "{", "${", "#{":
+				depth[2]++
+			case "}":
+				depth[2]--
+			}
+		}
+		for !c.GoToNextSibling() {
+			if !c.GoToParent() {
+				return nil
+			}
+		}
+	}
 }
 
 // equalCutOut reports whether text without the cuts is eff, without

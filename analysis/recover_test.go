@@ -604,13 +604,14 @@ func TestRecoveryExamples(t *testing.T) {
 	}
 }
 
-// TestTypingInSeveralRegions edits a text whose damage the search cut in
-// several regions (a Go import block's head, then the rest of the block),
-// inside them, until the text is complete again: each region alone still
-// has errors, but the text has none, and its graph must be a fresh
-// parse's (the references the regions make included, no syntax errors)
-// at once, not after the next edit elsewhere. Found by FuzzDocumentApply.
-func TestTypingInSeveralRegions(t *testing.T) {
+// TestTypingInDamagedRegions edits a text inside the regions the search
+// cut as damaged until the text is complete again, where each region
+// alone still has errors: several regions (a Go import block's head, then
+// the rest of the block), a class member, a line continuing the one above
+// it. The graph must then be a fresh parse's (the references the regions
+// make included, no syntax errors) at once, not after the next edit
+// elsewhere. Found by FuzzDocumentApply.
+func TestTypingInDamagedRegions(t *testing.T) {
 	// edit replaces a line's text (0-based) from column col to endCol
 	// (clamped to the line, as editors do).
 	edit := func(line, col, endCol int, text string) TextEdit {
@@ -654,6 +655,24 @@ func TestTypingInSeveralRegions(t *testing.T) {
 			src:    "import {\n  a,\n  b\n} from \"./x\";\n\nfunction f() { a(); b(); }\n",
 			damage: []TextEdit{edit(1, 0, 9, "008")}, cuts: 2,
 			batches: [][]TextEdit{{edit(0, 0, 7, ""), edit(3, 1, 13, "")}},
+		},
+		{
+			name: "TypeScript method typed in a class, closed last", lang: "typescript", path: "a.ts",
+			src:    "class K {\n  m(): void {\n    f();\n  }\n\n  o(): void {\n    g();\n  }\n}\n",
+			damage: []TextEdit{edit(5, 0, 0, "  n(): void {\n    h();\n  \n")}, cuts: 1,
+			batches: [][]TextEdit{{edit(7, 2, 2, "}")}},
+		},
+		{
+			name: "JavaScript line continuing the one above", lang: "javascript", path: "a.js",
+			src:    "const x = a\n\nfunction f() {}\n",
+			damage: []TextEdit{edit(1, 0, 0, ".b(\n")}, cuts: 1,
+			batches: [][]TextEdit{{edit(1, 3, 3, "1")}, {edit(1, 4, 4, ")")}},
+		},
+		{
+			name: "Java method typed in a class, closed last", lang: "java", path: "A.java",
+			src:    "class K {\n  void m() {\n    f();\n  }\n\n  void o() {\n    g();\n  }\n}\n",
+			damage: []TextEdit{edit(5, 0, 0, "  void n() {\n    h();\n  \n")}, cuts: 1,
+			batches: [][]TextEdit{{edit(7, 2, 2, "}")}},
 		},
 		{
 			name: "Rust use line replaced, then deleted", lang: "rust", path: "a.rs",
