@@ -212,3 +212,32 @@ func FuzzDecodeManifest(f *testing.F) {
 		}
 	})
 }
+
+// TestFormatResetDropsManifest checks that an index of another format,
+// emptied when it is opened, has no walk manifest left to vouch for it:
+// the next update indexes every file again.
+func TestFormatResetDropsManifest(t *testing.T) {
+	ctx := context.Background()
+	root := t.TempDir()
+	writeWorkspace(t, root, map[string]string{"main.go": "package main\n", "app.py": "def f():\n    pass\n"})
+	age(t, root)
+	ix := openTestIndex(t, root, nil)
+	mustUpdate(t, ix)
+	mustUpdate(t, ix)
+	if ix.store.readManifest(ctx) == nil {
+		t.Fatal("no manifest")
+	}
+	if _, err := ix.store.db.ExecContext(ctx, `UPDATE meta SET value = '6' WHERE key = 'format'`); err != nil {
+		t.Fatal(err)
+	}
+	if err := ix.store.checkFormat(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if got := indexedPaths(t, ix); len(got) != 0 {
+		t.Fatalf("after the reset, indexed %v", got)
+	}
+	mustUpdate(t, ix)
+	if got := indexedPaths(t, ix); !reflect.DeepEqual(got, []string{"app.py", "main.go"}) {
+		t.Errorf("the update after a format reset indexed %v, want both files again", got)
+	}
+}

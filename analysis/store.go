@@ -172,8 +172,8 @@ func openStore(ctx context.Context, path string) (*indexStore, error) {
 // schema: how chunks are cut and their terms made, which edges are
 // extracted (6: Python's "from . import jobs" imports jobs; 7: the parts
 // of compound names, such as updatecache, in the name column). An index of
-// another format forgets its files, so that the next update indexes them
-// again.
+// another format forgets its files and its walk manifest, so that the
+// next update indexes them again.
 const indexFormat = "7"
 
 func (s *indexStore) checkFormat(ctx context.Context) error {
@@ -197,6 +197,7 @@ func (s *indexStore) checkFormat(ctx context.Context) error {
 		DELETE FROM edges; DELETE FROM nodes; DELETE FROM files; DELETE FROM chunks;
 		INSERT INTO name_trigrams(name_trigrams) VALUES('delete-all');
 		INSERT INTO chunk_fts(chunk_fts) VALUES('delete-all');
+		DELETE FROM meta WHERE key = '`+manifestKey+`';
 		INSERT OR REPLACE INTO meta(key, value) VALUES('format', '`+indexFormat+`');
 		COMMIT;`)
 	if err != nil {
