@@ -241,3 +241,28 @@ func TestFormatResetDropsManifest(t *testing.T) {
 		t.Errorf("the update after a format reset indexed %v, want both files again", got)
 	}
 }
+
+// TestEmptyIndexWithManifestWalks checks that an index left empty with a
+// walk manifest (by a format reset that kept it) walks again when opened.
+func TestEmptyIndexWithManifestWalks(t *testing.T) {
+	ctx := context.Background()
+	root := t.TempDir()
+	writeWorkspace(t, root, map[string]string{"main.go": "package main\n"})
+	age(t, root)
+	ix := openTestIndex(t, root, nil)
+	mustUpdate(t, ix)
+	mustUpdate(t, ix)
+	if ix.store.readManifest(ctx) == nil {
+		t.Fatal("no manifest")
+	}
+	if _, err := ix.store.db.ExecContext(ctx, `DELETE FROM edges; DELETE FROM nodes; DELETE FROM files; DELETE FROM chunks`); err != nil {
+		t.Fatal(err)
+	}
+	if err := ix.store.checkFormat(ctx); err != nil {
+		t.Fatal(err)
+	}
+	mustUpdate(t, ix)
+	if got := indexedPaths(t, ix); !reflect.DeepEqual(got, []string{"main.go"}) {
+		t.Errorf("an empty index with a manifest, opened and updated, indexed %v", got)
+	}
+}

@@ -191,6 +191,20 @@ func (s *indexStore) checkFormat(ctx context.Context) error {
 		if _, err := s.db.ExecContext(ctx, `SELECT rowid FROM chunk_fts WHERE chunk_fts MATCH 'anchorage' LIMIT 1`); err != nil {
 			return fmt.Errorf("%w: chunk text index: %v", ErrCorrupt, err)
 		}
+		// An index emptied by a format reset that kept its walk
+		// manifest (format 7 before the reset dropped it) has a
+		// manifest and no file: the manifest goes, and the next
+		// update walks.
+		var stale bool
+		err := s.db.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM meta WHERE key = '`+manifestKey+`') AND NOT EXISTS (SELECT 1 FROM files)`).Scan(&stale)
+		if err != nil {
+			return fmt.Errorf("read index manifest: %w", err)
+		}
+		if stale {
+			if _, err := s.db.ExecContext(ctx, `DELETE FROM meta WHERE key = '`+manifestKey+`'`); err != nil {
+				return fmt.Errorf("drop the manifest of an empty index: %w", err)
+			}
+		}
 		return nil
 	}
 	_, err = s.db.ExecContext(ctx, `BEGIN IMMEDIATE;
