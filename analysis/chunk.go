@@ -9,8 +9,6 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
-
-	"github.com/anchorage-dev/anchorage/retrieval/codelex"
 )
 
 // Chunk is a piece of a file for semantic search, cut along the syntax
@@ -68,56 +66,10 @@ func appendChunkTerms(buf []byte, path, name, context, text string) ([3]string, 
 	buf = AppendNameTerms(buf[:0], name)
 	out[0] = string(buf)
 	buf = AppendTerms(buf[:0], strings.Replace(context, path, bare, 1))
-	out[1] = string(appendLinkedTerms(buf, out[0]))
+	out[1] = string(buf)
 	buf = AppendTerms(buf[:0], text)
 	out[2] = string(buf)
 	return out, buf
-}
-
-// Links from name words to doc words added to a chunk's context terms
-// (see appendLinkedTerms): how many per name word, and how strong a link
-// must be. nameLinks 0 adds none: off, as measured in
-// retrieval/testdata/eval/README.md ("Compound names and links learned
-// across codebases"): one link of at least 0.5 gained 1 question of 483
-// and lost 2 of one set. Turning it on changes the index: bump
-// indexFormat.
-const (
-	nameLinks        = 0
-	nameLinkMinScore = 0.5
-)
-
-// appendLinkedTerms appends to dst, separated by spaces, the words that
-// doc comments across many codebases use for the words of name, a name's
-// terms separated by spaces (codelex: unmarshal → decode, clone → copy),
-// so that a question in those words finds the name. The context column
-// holds them.
-func appendLinkedTerms(dst []byte, name string) []byte {
-	if nameLinks == 0 || name == "" {
-		return dst
-	}
-	lex := codelex.Builtin()
-	fields := strings.Fields(name)
-	have := make(map[string]bool, len(fields))
-	for _, t := range fields {
-		have[t] = true
-	}
-	for _, t := range fields {
-		n := 0
-		for _, l := range lex.Doc(t) {
-			if n == nameLinks || l.Score < nameLinkMinScore {
-				break
-			}
-			if !have[l.Term] {
-				have[l.Term] = true
-				if len(dst) > 0 {
-					dst = append(dst, ' ')
-				}
-				dst = append(dst, l.Term...)
-				n++
-			}
-		}
-	}
-	return dst
 }
 
 // AppendNameTerms appends to dst the search terms of a definition's name,

@@ -140,7 +140,7 @@ func checkChunks(src []byte, g *FileGraph) []string {
 		// The context is indexed with the path without its extension.
 		context := strings.Replace(c.Context, g.Path, strings.TrimSuffix(g.Path, path.Ext(g.Path)), 1)
 		nameTerms := string(AppendNameTerms(nil, c.Name))
-		if c.terms.name != nameTerms || c.terms.context != string(appendLinkedTerms(AppendTerms(nil, context), nameTerms)) ||
+		if c.terms.name != nameTerms || c.terms.context != string(AppendTerms(nil, context)) ||
 			c.terms.body != string(AppendTerms(nil, c.Text)) {
 			report(i, "terms %+v are not those of its name, context and text", c.terms)
 		}
