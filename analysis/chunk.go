@@ -132,6 +132,7 @@ func chunkFile(g *FileGraph, src []byte, lines *lineIndex, comments []span) []Ch
 	}
 	calls := callsByOffset(g.Refs)
 	types := newEnclosingTypes(g.Symbols)
+	module := firstSentence(moduleDoc(g.Language, src, comments))
 	var out []Chunk
 	covered := 0 // offset up to which the file is chunked
 	for _, p := range pieces {
@@ -145,7 +146,7 @@ func chunkFile(g *FileGraph, src []byte, lines *lineIndex, comments []span) []Ch
 		if gap := lines.lineStart(start); covered < gap {
 			out = appendGapChunks(out, g, types, src, lines, covered, gap)
 		}
-		out = appendSymbolChunks(out, g, calls, p.sym, src, lines, start, end)
+		out = appendSymbolChunks(out, g, calls, module, p.sym, src, lines, start, end)
 		covered = end
 	}
 	if covered < len(src) {
@@ -180,10 +181,10 @@ func chunkSymbols(symbols []Symbol) []int {
 
 // appendSymbolChunks appends the chunks of one symbol spanning
 // src[start:end], split into parts when it is long.
-func appendSymbolChunks(out []Chunk, g *FileGraph, calls []int, sym int, src []byte, lines *lineIndex, start, end int) []Chunk {
+func appendSymbolChunks(out []Chunk, g *FileGraph, calls []int, module string, sym int, src []byte, lines *lineIndex, start, end int) []Chunk {
 	s := g.Symbols[sym]
 	spans := splitSpan(src, start, end, chunkMaxLines, chunkPartLines)
-	context := symbolContext(g, calls, s, start, end)
+	context := symbolContext(g, calls, module, s, start, end)
 	for k, sp := range spans {
 		c := Chunk{
 			Symbol: sym, Kind: s.Kind, Name: s.QualifiedName,
@@ -290,8 +291,9 @@ func callsByOffset(refs []Ref) []int {
 }
 
 // symbolContext is the contextual prefix of a symbol's chunks. calls are
-// the file's call references, by offset (callsByOffset).
-func symbolContext(g *FileGraph, calls []int, s Symbol, start, end int) string {
+// the file's call references, by offset (callsByOffset); module is the
+// first sentence of the module's doc (see moduleDoc), or "".
+func symbolContext(g *FileGraph, calls []int, module string, s Symbol, start, end int) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "From %s, %s %s", g.Path, s.Kind, s.QualifiedName)
 	if d := firstSentence(s.Doc); d != "" {
@@ -325,6 +327,10 @@ func symbolContext(g *FileGraph, calls []int, s Symbol, start, end int) string {
 		b.WriteString(" Calls ")
 		b.WriteString(strings.Join(callees, ", "))
 		b.WriteString(".")
+	}
+	if module != "" {
+		b.WriteString(" Module: ")
+		b.WriteString(module)
 	}
 	return b.String()
 }
