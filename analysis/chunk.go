@@ -65,9 +65,14 @@ func appendChunkTerms(buf []byte, path, name, context, text string) ([3]string, 
 	var out [3]string
 	buf = AppendNameTerms(buf[:0], name)
 	out[0] = string(buf)
+	context, module, _ := strings.Cut(context, moduleMark)
 	buf = AppendTerms(buf[:0], strings.Replace(context, path, bare, 1))
 	out[1] = string(buf)
 	buf = AppendTerms(buf[:0], text)
+	if module != "" {
+		buf = append(buf, ' ')
+		buf = AppendTerms(buf, module)
+	}
 	out[2] = string(buf)
 	return out, buf
 }
@@ -95,6 +100,13 @@ func AppendNameTerms(dst []byte, name string) []byte {
 	})
 	return dst
 }
+
+// moduleMark starts the module's part of a chunk's context: the first
+// sentence of its module's doc (see moduleDoc), whose terms the text index
+// holds in the body column, weaker than the context's own: they are the
+// same in every chunk of the file and say what all of it is about, not
+// what the chunk does. The context's other parts hold no newline.
+const moduleMark = "\nModule: "
 
 // Chunking limits, in lines and bytes.
 const (
@@ -329,7 +341,9 @@ func symbolContext(g *FileGraph, calls []int, module string, s Symbol, start, en
 		b.WriteString(".")
 	}
 	if module != "" {
-		b.WriteString(" Module: ")
+		// On a line of its own: its terms are indexed with the body's
+		// weight, not the context's (see appendChunkTerms).
+		b.WriteString(moduleMark)
 		b.WriteString(module)
 	}
 	return b.String()

@@ -573,6 +573,24 @@ func TestUpdateSkips(t *testing.T) {
 			absent:      []string{"fromNodeModules", "fromNestedNodeModules", "Vendored", "in_git", "cached"},
 		},
 		{
+			// A directory named venv is skipped when it is a virtual
+			// environment (pyvenv.cfg), not when it is code: the Python
+			// standard library's venv package.
+			name: "venv package and virtual environment",
+			files: map[string]string{
+				"venv/__init__.py":                    "def create(env_dir): pass\n",
+				"app/.venv/pyvenv.cfg":                "home = /usr/bin\n",
+				"app/.venv/lib/site.py":               "def installed(): pass\n",
+				"env/venv/pyvenv.cfg":                 "home = /usr/bin\n",
+				"env/venv/lib/python3.11/site/pkg.py": "def dependency(): pass\n",
+				"app/main.py":                         "def main(): pass\n",
+			},
+			wantSkipped: map[string]int{SkipExcluded: 2},
+			indexed:     []string{"venv/__init__.py", "app/main.py"},
+			notIndexed:  []string{"app/.venv/lib/site.py", "env/venv/lib/python3.11/site/pkg.py"},
+			absent:      []string{"installed", "dependency"},
+		},
+		{
 			name: "custom exclude globs",
 			files: map[string]string{
 				"a_gen.go":           "package p\n\nfunc GenA() {}\n",

@@ -43,6 +43,20 @@ func DefaultExclude() []string {
 	}
 }
 
+// virtualEnvNames are the excluded names (see DefaultExclude) that mean a
+// Python virtual environment: a directory of such a name is skipped by its
+// name only when it is one. The Python standard library's venv package, or
+// a project's own venv module, is code.
+var virtualEnvNames = map[string]bool{"venv": true, ".venv": true}
+
+// isVirtualEnv reports whether the directory dir is a Python virtual
+// environment: it holds pyvenv.cfg (PEP 405), as every environment made by
+// venv, virtualenv, uv or poetry does.
+func isVirtualEnv(dir string) bool {
+	_, err := os.Lstat(filepath.Join(dir, "pyvenv.cfg"))
+	return err == nil
+}
+
 // DefaultMaxFileSize is the size above which files are not indexed.
 const DefaultMaxFileSize = 1 << 20
 
@@ -363,7 +377,7 @@ func (w *walker) readDir(ctx context.Context, res *walkResult, abs, rel string, 
 		case setting == gitignore.Include:
 			// The settings bring it back, whatever the defaults and
 			// the .gitignore files say.
-		case w.excluded(childRel, name):
+		case w.excluded(childRel, name) && !(isDir && w.excludeNames[name] && virtualEnvNames[name] && !isVirtualEnv(childAbs)):
 			res.skip(childRel, SkipExcluded, "")
 			continue
 		case matcher.Match(segs, isDir):
