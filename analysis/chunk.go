@@ -69,10 +69,7 @@ func appendChunkTerms(buf []byte, path, name, context, text string) ([3]string, 
 	buf = AppendTerms(buf[:0], strings.Replace(context, path, bare, 1))
 	out[1] = string(buf)
 	buf = AppendTerms(buf[:0], text)
-	if module != "" {
-		buf = append(buf, ' ')
-		buf = AppendTerms(buf, module)
-	}
+	buf = AppendTerms(buf, module)
 	out[2] = string(buf)
 	return out, buf
 }
@@ -107,6 +104,14 @@ func AppendNameTerms(dst []byte, name string) []byte {
 // same in every chunk of the file and say what all of it is about, not
 // what the chunk does. The context's other parts hold no newline.
 const moduleMark = "\nModule: "
+
+// moduleDocs puts the module's doc sentence in the context of the
+// definitions of its file; moduleDocOnlyUndocumented, only of those
+// without a doc of their own (see the evaluation README).
+const (
+	moduleDocs                = false
+	moduleDocOnlyUndocumented = true
+)
 
 // Chunking limits, in lines and bytes.
 const (
@@ -144,7 +149,10 @@ func chunkFile(g *FileGraph, src []byte, lines *lineIndex, comments []span) []Ch
 	}
 	calls := callsByOffset(g.Refs)
 	types := newEnclosingTypes(g.Symbols)
-	module := firstSentence(moduleDoc(g.Language, src, comments))
+	module := ""
+	if moduleDocs {
+		module = firstSentence(moduleDoc(g.Language, src, comments))
+	}
 	var out []Chunk
 	covered := 0 // offset up to which the file is chunked
 	for _, p := range pieces {
@@ -340,7 +348,7 @@ func symbolContext(g *FileGraph, calls []int, module string, s Symbol, start, en
 		b.WriteString(strings.Join(callees, ", "))
 		b.WriteString(".")
 	}
-	if module != "" {
+	if module != "" && (!moduleDocOnlyUndocumented || firstSentence(s.Doc) == "") {
 		// On a line of its own: its terms are indexed with the body's
 		// weight, not the context's (see appendChunkTerms).
 		b.WriteString(moduleMark)
