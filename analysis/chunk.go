@@ -65,11 +65,9 @@ func appendChunkTerms(buf []byte, path, name, context, text string) ([3]string, 
 	var out [3]string
 	buf = AppendNameTerms(buf[:0], name)
 	out[0] = string(buf)
-	context, module, _ := strings.Cut(context, moduleMark)
 	buf = AppendTerms(buf[:0], strings.Replace(context, path, bare, 1))
 	out[1] = string(buf)
 	buf = AppendTerms(buf[:0], text)
-	buf = AppendTerms(buf, module)
 	out[2] = string(buf)
 	return out, buf
 }
@@ -97,21 +95,6 @@ func AppendNameTerms(dst []byte, name string) []byte {
 	})
 	return dst
 }
-
-// moduleMark starts the module's part of a chunk's context: the first
-// sentence of its module's doc (see moduleDoc), whose terms the text index
-// holds in the body column, weaker than the context's own: they are the
-// same in every chunk of the file and say what all of it is about, not
-// what the chunk does. The context's other parts hold no newline.
-const moduleMark = "\nModule: "
-
-// moduleDocs puts the module's doc sentence in the context of the
-// definitions of its file; moduleDocOnlyUndocumented, only of those
-// without a doc of their own (see the evaluation README).
-const (
-	moduleDocs                = false
-	moduleDocOnlyUndocumented = true
-)
 
 // Chunking limits, in lines and bytes.
 const (
@@ -149,10 +132,6 @@ func chunkFile(g *FileGraph, src []byte, lines *lineIndex, comments []span) []Ch
 	}
 	calls := callsByOffset(g.Refs)
 	types := newEnclosingTypes(g.Symbols)
-	module := ""
-	if moduleDocs {
-		module = firstSentence(moduleDoc(g.Language, src, comments))
-	}
 	var out []Chunk
 	covered := 0 // offset up to which the file is chunked
 	for _, p := range pieces {
@@ -166,7 +145,7 @@ func chunkFile(g *FileGraph, src []byte, lines *lineIndex, comments []span) []Ch
 		if gap := lines.lineStart(start); covered < gap {
 			out = appendGapChunks(out, g, types, src, lines, covered, gap)
 		}
-		out = appendSymbolChunks(out, g, calls, module, p.sym, src, lines, start, end)
+		out = appendSymbolChunks(out, g, calls, p.sym, src, lines, start, end)
 		covered = end
 	}
 	if covered < len(src) {
@@ -201,10 +180,10 @@ func chunkSymbols(symbols []Symbol) []int {
 
 // appendSymbolChunks appends the chunks of one symbol spanning
 // src[start:end], split into parts when it is long.
-func appendSymbolChunks(out []Chunk, g *FileGraph, calls []int, module string, sym int, src []byte, lines *lineIndex, start, end int) []Chunk {
+func appendSymbolChunks(out []Chunk, g *FileGraph, calls []int, sym int, src []byte, lines *lineIndex, start, end int) []Chunk {
 	s := g.Symbols[sym]
 	spans := splitSpan(src, start, end, chunkMaxLines, chunkPartLines)
-	context := symbolContext(g, calls, module, s, start, end)
+	context := symbolContext(g, calls, s, start, end)
 	for k, sp := range spans {
 		c := Chunk{
 			Symbol: sym, Kind: s.Kind, Name: s.QualifiedName,
@@ -311,9 +290,8 @@ func callsByOffset(refs []Ref) []int {
 }
 
 // symbolContext is the contextual prefix of a symbol's chunks. calls are
-// the file's call references, by offset (callsByOffset); module is the
-// first sentence of the module's doc (see moduleDoc), or "".
-func symbolContext(g *FileGraph, calls []int, module string, s Symbol, start, end int) string {
+// the file's call references, by offset (callsByOffset).
+func symbolContext(g *FileGraph, calls []int, s Symbol, start, end int) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "From %s, %s %s", g.Path, s.Kind, s.QualifiedName)
 	if d := firstSentence(s.Doc); d != "" {
@@ -347,12 +325,6 @@ func symbolContext(g *FileGraph, calls []int, module string, s Symbol, start, en
 		b.WriteString(" Calls ")
 		b.WriteString(strings.Join(callees, ", "))
 		b.WriteString(".")
-	}
-	if module != "" && (!moduleDocOnlyUndocumented || firstSentence(s.Doc) == "") {
-		// On a line of its own: its terms are indexed with the body's
-		// weight, not the context's (see appendChunkTerms).
-		b.WriteString(moduleMark)
-		b.WriteString(module)
 	}
 	return b.String()
 }

@@ -138,14 +138,10 @@ func checkChunks(src []byte, g *FileGraph) []string {
 			report(i, "text, context or name is not valid UTF-8")
 		}
 		// The context is indexed with the path without its extension.
-		// The module's doc sentence, after moduleMark, is indexed with
-		// the body.
-		own, module, _ := strings.Cut(c.Context, moduleMark)
-		context := strings.Replace(own, g.Path, strings.TrimSuffix(g.Path, path.Ext(g.Path)), 1)
+		context := strings.Replace(c.Context, g.Path, strings.TrimSuffix(g.Path, path.Ext(g.Path)), 1)
 		nameTerms := string(AppendNameTerms(nil, c.Name))
-		body := string(AppendTerms(AppendTerms(nil, c.Text), module))
 		if c.terms.name != nameTerms || c.terms.context != string(AppendTerms(nil, context)) ||
-			c.terms.body != body {
+			c.terms.body != string(AppendTerms(nil, c.Text)) {
 			report(i, "terms %+v are not those of its name, context and text", c.terms)
 		}
 	}

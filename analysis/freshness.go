@@ -68,10 +68,16 @@ type manifest struct {
 	problems []Problem
 }
 
-// fingerprint identifies what a walker finds: its root and filters.
+// walkRules versions the walk's own rules, beyond its settings: a manifest
+// made by other rules is not trusted, so the next update walks again and
+// finds what the rules now let in (2: a directory named venv is skipped
+// only when it is a virtual environment).
+const walkRules = 2
+
+// fingerprint identifies what a walker finds: its root, filters and rules.
 func (w *walker) fingerprint() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s\x00%d\x00", w.root, w.maxSize)
+	fmt.Fprintf(&b, "%s\x00%d\x00%d\x00", w.root, w.maxSize, walkRules)
 	names := make([]string, 0, len(w.excludeNames))
 	for n := range w.excludeNames {
 		names = append(names, n)
