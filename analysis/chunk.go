@@ -58,14 +58,17 @@ func (c *Chunk) setTerms(buf []byte, path string) []byte {
 // with the given name, context and text, as the text index holds them in
 // its name, context and body columns: the path in the context is indexed
 // without its extension (".go" in every chunk's context would only slow
-// the index down). The name's terms also hold the parts of its compound
+// the index down), and the module's part of the context without its mark
+// (see moduleMark). The name's terms also hold the parts of its compound
 // words (see compoundParts). buf is scratch space, returned for reuse.
 func appendChunkTerms(buf []byte, path, name, context, text string) ([3]string, []byte) {
 	bare := strings.TrimSuffix(path, pathpkg.Ext(path))
 	var out [3]string
 	buf = AppendNameTerms(buf[:0], name)
 	out[0] = string(buf)
+	context, module, _ := strings.Cut(context, moduleMark)
 	buf = AppendTerms(buf[:0], strings.Replace(context, path, bare, 1))
+	buf = AppendTerms(buf, module)
 	out[1] = string(buf)
 	buf = AppendTerms(buf[:0], text)
 	out[2] = string(buf)
@@ -95,6 +98,21 @@ func AppendNameTerms(dst []byte, name string) []byte {
 	})
 	return dst
 }
+
+// moduleMark starts the module's part of a chunk's context, on a line of
+// its own (the context's other parts hold no newline): the first sentence
+// of its module's doc (see moduleDoc), which says what every definition
+// of the file is about ("Package syntax implements a parser for Go
+// source files", "A powerful, extensible, and easy-to-use option
+// parser"), in words a definition's own doc does not repeat.
+const moduleMark = "\nModule: "
+
+// moduleDocs gives the module's doc sentence to the context of the file's
+// top-level definitions (functions, classes and types, not methods): a
+// module describes its entry points; given to every method too, it lifts
+// a file's helpers over the answers of other files (see "Module docs" in
+// retrieval/testdata/eval/README.md).
+const moduleDocs = true
 
 // Chunking limits, in lines and bytes.
 const (
@@ -132,6 +150,10 @@ func chunkFile(g *FileGraph, src []byte, lines *lineIndex, comments []span) []Ch
 	}
 	calls := callsByOffset(g.Refs)
 	types := newEnclosingTypes(g.Symbols)
+	module := ""
+	if moduleDocs {
+		module = firstSentence(moduleDoc(g.Language, src, comments))
+	}
 	var out []Chunk
 	covered := 0 // offset up to which the file is chunked
 	for _, p := range pieces {
@@ -145,7 +167,7 @@ func chunkFile(g *FileGraph, src []byte, lines *lineIndex, comments []span) []Ch
 		if gap := lines.lineStart(start); covered < gap {
 			out = appendGapChunks(out, g, types, src, lines, covered, gap)
 		}
-		out = appendSymbolChunks(out, g, calls, p.sym, src, lines, start, end)
+		out = appendSymbolChunks(out, g, calls, module, p.sym, src, lines, start, end)
 		covered = end
 	}
 	if covered < len(src) {
@@ -180,10 +202,10 @@ func chunkSymbols(symbols []Symbol) []int {
 
 // appendSymbolChunks appends the chunks of one symbol spanning
 // src[start:end], split into parts when it is long.
-func appendSymbolChunks(out []Chunk, g *FileGraph, calls []int, sym int, src []byte, lines *lineIndex, start, end int) []Chunk {
+func appendSymbolChunks(out []Chunk, g *FileGraph, calls []int, module string, sym int, src []byte, lines *lineIndex, start, end int) []Chunk {
 	s := g.Symbols[sym]
 	spans := splitSpan(src, start, end, chunkMaxLines, chunkPartLines)
-	context := symbolContext(g, calls, s, start, end)
+	context := symbolContext(g, calls, module, s, start, end)
 	for k, sp := range spans {
 		c := Chunk{
 			Symbol: sym, Kind: s.Kind, Name: s.QualifiedName,
@@ -290,8 +312,10 @@ func callsByOffset(refs []Ref) []int {
 }
 
 // symbolContext is the contextual prefix of a symbol's chunks. calls are
-// the file's call references, by offset (callsByOffset).
-func symbolContext(g *FileGraph, calls []int, s Symbol, start, end int) string {
+// the file's call references, by offset (callsByOffset); module is the
+// first sentence of the module's doc (see moduleDoc and moduleMark), or
+// "", which a top-level definition's context ends with.
+func symbolContext(g *FileGraph, calls []int, module string, s Symbol, start, end int) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "From %s, %s %s", g.Path, s.Kind, s.QualifiedName)
 	if d := firstSentence(s.Doc); d != "" {
@@ -325,6 +349,10 @@ func symbolContext(g *FileGraph, calls []int, s Symbol, start, end int) string {
 		b.WriteString(" Calls ")
 		b.WriteString(strings.Join(callees, ", "))
 		b.WriteString(".")
+	}
+	if module != "" && s.Parent == 0 && s.Kind != KindMethod {
+		b.WriteString(moduleMark)
+		b.WriteString(module)
 	}
 	return b.String()
 }

@@ -138,9 +138,12 @@ func checkChunks(src []byte, g *FileGraph) []string {
 			report(i, "text, context or name is not valid UTF-8")
 		}
 		// The context is indexed with the path without its extension.
-		context := strings.Replace(c.Context, g.Path, strings.TrimSuffix(g.Path, path.Ext(g.Path)), 1)
+		// The module's doc sentence, after moduleMark, is indexed with
+		// the body.
+		own, module, _ := strings.Cut(c.Context, moduleMark)
+		context := strings.Replace(own, g.Path, strings.TrimSuffix(g.Path, path.Ext(g.Path)), 1)
 		nameTerms := string(AppendNameTerms(nil, c.Name))
-		if c.terms.name != nameTerms || c.terms.context != string(AppendTerms(nil, context)) ||
+		if c.terms.name != nameTerms || c.terms.context != string(AppendTerms(AppendTerms(nil, context), module)) ||
 			c.terms.body != string(AppendTerms(nil, c.Text)) {
 			report(i, "terms %+v are not those of its name, context and text", c.terms)
 		}

@@ -171,10 +171,12 @@ func openStore(ctx context.Context, path string) (*indexStore, error) {
 // indexFormat versions what the index derives from files beyond its
 // schema: how chunks are cut and their terms made, which edges are
 // extracted (6: Python's "from . import jobs" imports jobs; 7: the parts
-// of compound names, such as updatecache, in the name column). An index of
+// of compound names, such as updatecache, in the name column; 8: the first
+// sentence of the module's doc, a Go package comment or a Python module
+// docstring, in the context of the file's top-level definitions). An index of
 // another format forgets its files and its walk manifest, so that the
 // next update indexes them again.
-const indexFormat = "7"
+const indexFormat = "8"
 
 func (s *indexStore) checkFormat(ctx context.Context) error {
 	var format string
