@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"io"
 	"runtime/debug"
+	"runtime/trace"
 	"sync"
 	"sync/atomic"
 	"syscall"
@@ -234,6 +235,11 @@ func (s *Server) handle(ctx context.Context, reply jsonrpc2.Replier, req jsonrpc
 	}
 
 	if !isCall {
+		if trace.IsEnabled() {
+			// A region of the execution trace (anchorage serve --profile)
+			// for each message, to tell what a slow one waited for.
+			defer trace.StartRegion(ctx, method).End()
+		}
 		if err := s.notify(ctx, method, req.Params()); err != nil {
 			s.warn("%s: %v", method, err)
 		}
@@ -260,6 +266,9 @@ func (s *Server) handle(ctx context.Context, reply jsonrpc2.Replier, req jsonrpc
 		}()
 		if t != nil {
 			t.Started = time.Now()
+		}
+		if trace.IsEnabled() {
+			defer trace.StartRegion(ctx, method).End()
 		}
 		result, err := s.call(ctx, method, req.Params())
 		s.checkDamage(err)

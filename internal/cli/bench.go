@@ -61,6 +61,7 @@ func newBenchCmd(g *globalFlags) *cobra.Command {
 	var loadFile string
 	var loadEdits, loadBigMB int
 	var cpuProfile string
+	server := benchServerOptions{rounds: 2}
 	var cli cliBench
 	var withCLI bool
 	cmd := &cobra.Command{
@@ -92,7 +93,7 @@ from this command.`,
 				return runLoadBench(cmd, g, root, loadFile, loadEdits, loadBigMB)
 			}
 			if typingOnly {
-				return runTypingBench(cmd, g, root)
+				return runTypingBench(cmd, g, root, server)
 			}
 			if withCLI {
 				rep, err := runCLIBench(ctx, cmd.ErrOrStderr(), g, root, cli)
@@ -227,7 +228,7 @@ from this command.`,
 				for _, s := range names {
 					queries = append(queries, s.Name)
 				}
-				if rep.LSP, err = benchServer(ctx, root, queries); err != nil {
+				if rep.LSP, err = benchServer(ctx, root, queries, server); err != nil {
 					return fmt.Errorf("language server: %w", err)
 				}
 			}
@@ -277,6 +278,9 @@ from this command.`,
 	cmd.Flags().StringVar(&cli.symbol, "cli-symbol", "ReadFull", "with --cli, the symbol looked up and the literal searched for")
 	cmd.Flags().StringVar(&cli.question, "cli-question", "where are gzip headers parsed", "with --cli, the one-line question routed and searched")
 	cmd.Flags().StringVar(&cpuProfile, "cpuprofile", "", "write a CPU profile to this file")
+	cmd.Flags().IntVar(&server.rounds, "typing-rounds", 2, "with --lsp or --lsp-typing, how many times the function is typed and deleted once the workspace is indexed (each about 300 keystrokes)")
+	cmd.Flags().StringVar(&server.profile, "server-profile", "", "with --lsp or --lsp-typing, the language server writes a CPU profile and an execution trace of the cold index to PREFIX.0.cpu and PREFIX.0.trace, of the typing once indexed to PREFIX.1.*")
+	cmd.Flags().MarkHidden("server-profile")
 	cmd.Flags().IntVar(&workers, "workers", 0, "parser workers (default: one per CPU)")
 	cmd.Flags().IntVar(&runs, "runs", 1, "times to run the bare parse and the cold indexes; the best run of each counts")
 	return cmd

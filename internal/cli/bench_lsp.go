@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -62,8 +63,9 @@ type benchProcess struct {
 }
 
 // startBenchServer starts this binary's `serve` with a new data directory
-// named after prefix. stop ends it and removes the directory.
-func startBenchServer(ctx context.Context, prefix string) (*benchProcess, error) {
+// named after prefix, and serve's extra arguments. stop ends it and
+// removes the directory.
+func startBenchServer(ctx context.Context, prefix string, extra ...string) (*benchProcess, error) {
 	self, err := os.Executable()
 	if err != nil {
 		return nil, fmt.Errorf("find the anchorage binary: %w", err)
@@ -72,7 +74,10 @@ func startBenchServer(ctx context.Context, prefix string) (*benchProcess, error)
 	if err != nil {
 		return nil, fmt.Errorf("make a data directory: %w", err)
 	}
-	cmd := exec.CommandContext(ctx, self, "--data-dir", data, "serve", "--log-level", "error")
+	cmd := exec.CommandContext(ctx, self, append([]string{"--data-dir", data, "serve", "--log-level", "error"}, extra...)...)
+	// What the server reports of itself (GODEBUG=gctrace=1 in the
+	// environment, an error it logs) goes with the benchmark's own.
+	cmd.Stderr = os.Stderr
 	p := &benchProcess{cmd: cmd, data: data}
 	if p.stdin, err = cmd.StdinPipe(); err == nil {
 		if p.stdout, err = cmd.StdoutPipe(); err == nil {
@@ -97,13 +102,31 @@ func (p *benchProcess) stop() {
 	os.RemoveAll(p.data)
 }
 
+// benchServerOptions are benchServer's options.
+type benchServerOptions struct {
+	// profile is the prefix of the server's profiles and traces (none
+	// when empty).
+	profile string
+	// rounds is how many times the function is typed and deleted once
+	// the workspace is indexed (2 when 0).
+	rounds int
+}
+
 // benchServer starts `anchorage serve` on root with a fresh data directory
 // and measures it as an editor would see it: time from start to the first
 // answered workspace/symbol (while indexing goes on), workspace/symbol
-// latency once indexed, and the server's peak RSS.
-func benchServer(ctx context.Context, root string, names []string) (*lspReport, error) {
+// latency once indexed, and the server's peak RSS. With profile, the
+// server writes a CPU profile and an execution trace of the cold index
+// (profile.0.cpu, profile.0.trace) and of the typing once indexed
+// (profile.1.*).
+func benchServer(ctx context.Context, root string, names []string, opt benchServerOptions) (*lspReport, error) {
+	profile := opt.profile
 	start := time.Now()
-	srv, err := startBenchServer(ctx, "anchorage-bench-lsp-")
+	var extra []string
+	if profile != "" {
+		extra = []string{"--profile", profile}
+	}
+	srv, err := startBenchServer(ctx, "anchorage-bench-lsp-", extra...)
 	if err != nil {
 		return nil, err
 	}
@@ -170,11 +193,17 @@ func benchServer(ctx context.Context, root string, names []string) (*lspReport, 
 		rep.IndexingEditP50ms, _ = percentiles(keystrokes)
 		rep.IndexingEditP99ms = percentile(keystrokes, 0.99)
 		rep.IndexingEditMaxms = percentile(keystrokes, 1)
-		// The function typed and deleted twice more, with the index
-		// built.
+		// The function typed and deleted again (twice by default), with
+		// the index built.
 		var idle []time.Duration
+		if profile != "" {
+			// The next phase of the server's profile: the typing alone.
+			if err := srv.cmd.Process.Signal(syscall.SIGUSR1); err != nil {
+				return nil, fmt.Errorf("start the server's profile of the typing: %w", err)
+			}
+		}
 		cpu0 := procCPUSeconds(srv.pid())
-		for range 4 * len(typist.lines) {
+		for range 2 * max(opt.rounds, 1) * len(typist.lines) {
 			ks, err := typist.line()
 			if err != nil {
 				return nil, fmt.Errorf("typing into %s: %w", typist.rel, err)
@@ -183,6 +212,9 @@ func benchServer(ctx context.Context, root string, names []string) (*lspReport, 
 		}
 		if cpu1 := procCPUSeconds(srv.pid()); cpu0 > 0 && len(idle) > 0 {
 			rep.IdleEditCPUms = (cpu1 - cpu0) * 1000 / float64(len(idle))
+		}
+		if profile != "" {
+			srv.cmd.Process.Signal(syscall.SIGUSR1)
 		}
 		rep.IdleKeystrokes = len(idle)
 		rep.IdleEditP50ms, _ = percentiles(idle)
@@ -234,14 +266,14 @@ type typingReport struct {
 
 // runTypingBench runs anchorage bench --lsp-typing: the language server's
 // part of --lsp alone, without the command's own indexes first.
-func runTypingBench(cmd *cobra.Command, g *globalFlags, root string) error {
+func runTypingBench(cmd *cobra.Command, g *globalFlags, root string, opt benchServerOptions) error {
 	if _, err := os.Stat(filepath.Join(root, "net", "http", "server.go")); err != nil {
 		return fmt.Errorf("--lsp-typing types into net/http/server.go of --root (the Go standard library's src): %w", err)
 	}
 	rep := typingReport{Root: root}
 	rep.LoadAverage[0] = loadAverage()
 	var err error
-	if rep.LSP, err = benchServer(cmd.Context(), root, nil); err != nil {
+	if rep.LSP, err = benchServer(cmd.Context(), root, nil, opt); err != nil {
 		return fmt.Errorf("language server: %w", err)
 	}
 	rep.LoadAverage[1] = loadAverage()
