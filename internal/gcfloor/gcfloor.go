@@ -33,11 +33,13 @@ const maxPercent = 100_000
 // until stopped.
 type Floor struct {
 	floor uint64
-	base  int // the GOGC in effect when it started
+	base  int   // the GOGC in effect when it started
+	limit int64 // the memory limit in effect when it started
 
 	mu      sync.Mutex
 	stopped bool
 	percent int // the GOGC it set last
+	cycles  int // the cycles it has tuned after
 	sample  []metrics.Sample
 }
 
@@ -55,7 +57,7 @@ func Start(floor uint64) *Floor {
 	if base < 0 {
 		return nil // collection is off
 	}
-	f := &Floor{floor: floor, base: base, sample: []metrics.Sample{{Name: "/gc/heap/live:bytes"}}}
+	f := &Floor{floor: floor, base: base, limit: debug.SetMemoryLimit(-1), sample: []metrics.Sample{{Name: "/gc/heap/live:bytes"}}}
 	f.percent = base
 	f.tune()
 	f.arm()
@@ -73,10 +75,13 @@ func (f *Floor) arm() {
 	})
 }
 
-// sentinel is the object whose finalizer runs after each cycle; a
-// pointer-free object of non-zero size (the runtime may not finalize
-// zero-sized ones).
-type sentinel struct{ _ int64 }
+// sentinel is the object whose finalizer runs after each cycle. It holds
+// a pointer: a small object without one may share a block of the tiny
+// allocator with others, and then its finalizer may never run.
+type sentinel struct {
+	_ *sentinel
+	_ [2]int64
+}
 
 // tune sets GOGC from the heap found live by the last cycle; it is false
 // once f is stopped.
@@ -90,7 +95,16 @@ func (f *Floor) tune() bool {
 	if f.sample[0].Value.Kind() != metrics.KindUint64 {
 		return true
 	}
-	p := Percent(f.sample[0].Value.Uint64(), f.floor, f.base)
+	live := f.sample[0].Value.Uint64()
+	// A guard against the lag of this tuning, which runs after a cycle
+	// ends: a cycle that started under a high GOGC, when little was
+	// live, and found much more live, sets a goal of that GOGC times the
+	// new live heap until tune runs. The memory limit bounds the heap
+	// meanwhile (a cycle starts when it is reached); it is over the goal
+	// this sets, so it does not start cycles otherwise.
+	debug.SetMemoryLimit(int64(Limit(live, f.floor)))
+	p := Percent(live, f.floor, f.base)
+	f.cycles++
 	// A change of less than a tenth is not worth the runtime's heap lock.
 	if d := p - f.percent; p == f.percent || d*10 < f.percent && -d*10 < f.percent && p != f.base {
 		return true
@@ -116,7 +130,14 @@ func Percent(live, floor uint64, base int) int {
 	return max(int(p), base)
 }
 
-// Stop restores the GOGC in effect when f started. Stopping a nil Floor
+// Limit is the memory limit that guards the goal of Percent for live
+// bytes found live: twice the larger of live and floor, and half the floor
+// more, for the runtime's own memory.
+func Limit(live, floor uint64) uint64 {
+	return 2*max(live, floor) + floor/2
+}
+
+// Stop restores the GOGC and the memory limit in effect when f started. Stopping a nil Floor
 // does nothing.
 func (f *Floor) Stop() {
 	if f == nil {
@@ -129,11 +150,13 @@ func (f *Floor) Stop() {
 	}
 	f.stopped = true
 	debug.SetGCPercent(f.base)
+	debug.SetMemoryLimit(f.limit)
 }
 
-// GOGC is the GOGC that f set last (its base before the first cycle).
-func (f *Floor) GOGC() int {
+// GOGC is the GOGC that f set last (its base before the first cycle),
+// and how many cycles it has tuned after.
+func (f *Floor) GOGC() (percent, cycles int) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	return f.percent
+	return f.percent, f.cycles
 }

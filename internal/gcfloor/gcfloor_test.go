@@ -1,6 +1,7 @@
 package gcfloor
 
 import (
+	"math"
 	"os"
 	"runtime"
 	"runtime/debug"
@@ -61,18 +62,37 @@ func TestFloorFewerCycles(t *testing.T) {
 	}
 	defer f.Stop()
 	// The floor takes effect after a cycle: wait for its finalizer.
-	for f.GOGC() == 100 {
+	for {
+		if p, _ := f.GOGC(); p != 100 {
+			break
+		}
 		runtime.GC()
 		runtime.Gosched()
 	}
 	n1 := cycles()
 	garbage()
 	if with := cycles() - n1; with > 1 {
-		t.Errorf("64 MiB of garbage under a 512 MiB floor took %d cycles, want at most 1 (%d without the floor; GOGC %d)", with, without, f.GOGC())
+		p, _ := f.GOGC()
+		t.Errorf("64 MiB of garbage under a 512 MiB floor took %d cycles, want at most 1 (%d without the floor; GOGC %d)", with, without, p)
+	}
+	// The floor follows every cycle, not only the first.
+	_, tuned := f.GOGC()
+	for {
+		if _, n := f.GOGC(); n >= tuned+3 {
+			break
+		}
+		runtime.GC()
+		runtime.Gosched()
+	}
+	if got := debug.SetMemoryLimit(-1); got < 2*512<<20 {
+		t.Errorf("memory limit under the floor = %d, want at least twice the floor", got)
 	}
 	f.Stop()
 	if got := debug.SetGCPercent(100); got != 100 {
 		t.Errorf("after Stop, GOGC = %d, want 100 back", got)
+	}
+	if got := debug.SetMemoryLimit(-1); got != math.MaxInt64 {
+		t.Errorf("after Stop, memory limit = %d, want none (%d) back", got, int64(math.MaxInt64))
 	}
 }
 
