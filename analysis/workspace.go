@@ -108,8 +108,15 @@ const FlushDelay = 200 * time.Millisecond
 
 // MaxFlushDelay bounds how long changes wait to be written while typing
 // goes on without a pause of FlushDelay: a burst of edits is written once,
-// or once every MaxFlushDelay, rather than after every pause.
-const MaxFlushDelay = 2 * time.Second
+// or once every MaxFlushDelay, rather than after every pause. Writing a
+// large file's graph takes a core for a tenth of a second (SQLite, the
+// full-text index's merges) and makes garbage for the collector, which
+// the keystrokes typed meanwhile share the machine with; the server's own
+// queries write the pending graphs first (Flush) and do not wait for it,
+// so it is as long as typingWindow: only other processes reading the
+// index (the CLI, a separate MCP server) see the edits of a long burst of
+// typing that late.
+const MaxFlushDelay = typingWindow
 
 // Errors of document operations, for the editor to report.
 var (

@@ -23,7 +23,7 @@ import (
 
 // DefaultFloor is the heap goal below which the language server does not
 // start a collection cycle.
-const DefaultFloor = 128 << 20
+const DefaultFloor = 64 << 20
 
 // maxPercent bounds the GOGC the floor sets: with almost nothing live,
 // the goal is the floor, not a multiple of a tiny heap.
