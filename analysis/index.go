@@ -598,14 +598,6 @@ func (ix *Index) parseAll(ctx context.Context, token string, todo []candidate, k
 	}()
 
 	var batch []fileResult
-	// writer runs the batches' writes at a lower priority once the user
-	// types (lowThread); nil until then.
-	var writer *lowThread
-	defer func() {
-		if writer != nil {
-			writer.stop()
-		}
-	}()
 	flush := func() error {
 		if len(batch) == 0 {
 			return nil
@@ -620,39 +612,26 @@ func (ix *Index) parseAll(ctx context.Context, token string, todo []candidate, k
 		if !ix.fg.acquire(ctx) {
 			return ctx.Err()
 		}
-		// Once the user types while the index is built, the writes run
-		// at a lower priority too, as the parse workers do.
-		if writer == nil && ix.fg.typing() {
-			writer = newLowThread()
-		}
-		var err error
-		write := func() {
-			err = ix.store.Write(ctx, func(w *indexWriter) error {
-				w.walk = token
-				for _, r := range batch {
-					ix.fg.wait(ctx)
-					var err error
-					switch {
-					case keep(r.c.rel):
-					case r.skip != "":
-						err = w.DeleteFile(r.c.rel)
-					case r.graph == nil:
-						err = w.Touch(r.c.rel, r.st)
-					default:
-						err = w.ReplaceFile(r.st, r.graph)
-					}
-					if err != nil {
-						return err
-					}
+		err := ix.store.Write(ctx, func(w *indexWriter) error {
+			w.walk = token
+			for _, r := range batch {
+				ix.fg.wait(ctx)
+				var err error
+				switch {
+				case keep(r.c.rel):
+				case r.skip != "":
+					err = w.DeleteFile(r.c.rel)
+				case r.graph == nil:
+					err = w.Touch(r.c.rel, r.st)
+				default:
+					err = w.ReplaceFile(r.st, r.graph)
 				}
-				return nil
-			})
-		}
-		if writer != nil {
-			writer.run(write)
-		} else {
-			write()
-		}
+				if err != nil {
+					return err
+				}
+			}
+			return nil
+		})
 		ix.fg.release()
 		batch = batch[:0]
 		return err

@@ -60,32 +60,3 @@ func TestLowerThreadPriority(t *testing.T) {
 		t.Errorf("the test's thread's nice = %d after another was lowered, want %d", n, before)
 	}
 }
-
-// TestLowThread runs functions on a lowThread: each on the same lowered
-// thread, in order, and run returns after the function has.
-func TestLowThread(t *testing.T) {
-	before := threadNice(t)
-	lt := newLowThread()
-	var tids, nices []int
-	for range 3 {
-		lt.run(func() {
-			tids = append(tids, syscall.Gettid())
-			nices = append(nices, threadNice(t))
-		})
-	}
-	lt.stop()
-	if len(tids) != 3 {
-		t.Fatalf("run returned before its function: %d of 3 ran", len(tids))
-	}
-	for i := range tids {
-		if tids[i] != tids[0] {
-			t.Errorf("function %d ran on thread %d, the first on %d: want one thread", i, tids[i], tids[0])
-		}
-		if want := min(19, before+backgroundNice); nices[i] != want {
-			t.Errorf("function %d ran at nice %d, want %d", i, nices[i], want)
-		}
-	}
-	if syscall.Gettid() == tids[0] {
-		t.Errorf("the test runs on the lowered thread %d", tids[0])
-	}
-}
