@@ -132,14 +132,6 @@ func (f *foreground) typingLocked() (bool, time.Time) {
 	return f.clock().Before(until), until
 }
 
-// typing reports whether the user typed less than typingWindow ago.
-func (f *foreground) typing() bool {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	typing, _ := f.typingLocked()
-	return typing
-}
-
 // acquire waits until a unit of the indexer's work may start, and counts
 // it as running; release must follow. It is false (and counts nothing)
 // when ctx is done first.

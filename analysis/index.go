@@ -557,20 +557,10 @@ func (ix *Index) parseAll(ctx context.Context, token string, todo []candidate, k
 				sum.Timings.add(p.spent)
 				spentMu.Unlock()
 			}()
-			// Set once the worker runs at a lower priority: it then ends
-			// without unlocking its thread (lowerThreadPriority).
-			lowered := false
 			for c := range jobs {
 				// A keystroke goes first (foreground.go).
 				if !ix.fg.acquire(ctx) {
 					return
-				}
-				// And, once the user types while the index is being
-				// built, the kernel lets the keystroke's threads, and the
-				// editor's, run before the parses when the machine's
-				// cores are all busy.
-				if !lowered && ix.fg.typing() {
-					lowered = lowerThreadPriority()
 				}
 				r := processFile(ctx, p, c, maxSize)
 				ix.fg.release()
