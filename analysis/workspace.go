@@ -483,10 +483,11 @@ func (w *Workspace) parsedResult(ctx context.Context, rel string, fresh bool) (*
 		<-wait
 		w.mu.Lock()
 		od.waiters--
-		if !fresh && w.docs[rel] == od && od.pub != nil {
-			// The parse the caller waited for answers it.
+		if p := od.pub; !fresh && w.docs[rel] == od && p != nil {
+			// The parse the caller waited for answers it (read under
+			// w.mu: the next parse publishes its own there).
 			w.mu.Unlock()
-			return od.pub, true
+			return p, true
 		}
 	}
 	done := make(chan struct{})
