@@ -25,6 +25,9 @@ import (
 // start a collection cycle.
 const DefaultFloor = 64 << 20
 
+// minHeap is the Go runtime's minimum heap goal at GOGC=100 (4 MiB).
+const minHeap = 4 << 20
+
 // maxPercent bounds the GOGC the floor sets: with almost nothing live,
 // the goal is the floor, not a multiple of a tiny heap.
 const maxPercent = 100_000
@@ -117,9 +120,9 @@ func (f *Floor) tune() bool {
 // Percent is the GOGC that makes the heap goal floor bytes for live bytes
 // found live, and never less than base.
 func Percent(live, floor uint64, base int) int {
-	if live == 0 {
-		return maxPercent
-	}
+	// Under the runtime's minimum heap, the goal is GOGC/100 times that
+	// minimum: before the first cycle, or with next to nothing live.
+	live = max(live, minHeap)
 	if live >= floor {
 		return base
 	}

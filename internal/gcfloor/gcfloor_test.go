@@ -5,6 +5,7 @@ import (
 	"os"
 	"runtime"
 	"runtime/debug"
+	"runtime/metrics"
 	"testing"
 )
 
@@ -14,8 +15,9 @@ func TestPercent(t *testing.T) {
 		live, floor uint64
 		base, want  int
 	}{
-		{"nothing live", 0, 128 << 20, 100, maxPercent},
-		{"tiny heap is capped", 1000, 128 << 20, 100, maxPercent},
+		{"nothing live: the runtime's minimum heap", 0, 128 << 20, 100, 3100},
+		{"tiny heap", 1000, 128 << 20, 100, 3100},
+		{"a huge floor is capped", 8 << 20, 1 << 40, 100, maxPercent},
 		{"small heap grows to the floor", 8 << 20, 128 << 20, 100, 1500},
 		{"heap at the floor", 128 << 20, 128 << 20, 100, 100},
 		{"heap over the floor", 400 << 20, 128 << 20, 100, 100},
@@ -30,52 +32,35 @@ func TestPercent(t *testing.T) {
 	}
 }
 
-// TestFloorFewerCycles allocates 64 MiB of garbage with a small live heap:
-// at GOGC=100 that is many cycles; with a 512 MiB floor, at most one (one
-// may have been under way).
-func TestFloorFewerCycles(t *testing.T) {
+// heapGoal reads the collector's heap goal.
+func heapGoal() uint64 {
+	s := []metrics.Sample{{Name: "/gc/heap/goal:bytes"}}
+	metrics.Read(s)
+	return s[0].Value.Uint64()
+}
+
+// TestFloorGoal checks the collector's heap goal with a small live heap:
+// at GOGC=100 a few megabytes; under a 512 MiB floor, the floor, after
+// every cycle (not only the first); after Stop, GOGC and the memory limit
+// are back.
+func TestFloorGoal(t *testing.T) {
 	if os.Getenv("GOGC") != "" || os.Getenv("GOMEMLIMIT") != "" {
 		t.Skip("GOGC or GOMEMLIMIT is set: the floor stays off")
 	}
+	const floor = 512 << 20
 	base := debug.SetGCPercent(100)
 	defer debug.SetGCPercent(base)
-	cycles := func() uint32 {
-		var m runtime.MemStats
-		runtime.ReadMemStats(&m)
-		return m.NumGC
-	}
-	garbage := func() {
-		for range 64 << 10 {
-			runtime.KeepAlive(alloc(1 << 10))
-		}
-	}
 	runtime.GC()
-	n0 := cycles()
-	garbage()
-	without := cycles() - n0
-	if without < 4 {
-		t.Fatalf("64 MiB of garbage at GOGC=100 took %d cycles: the test's premise (many) does not hold", without)
+	if g := heapGoal(); g >= floor/4 {
+		t.Fatalf("heap goal at GOGC=100 = %d: the test's premise (a small live heap) does not hold", g)
 	}
-	f := Start(512 << 20)
+	f := Start(floor)
 	if f == nil {
 		t.Fatal("Start = nil without GOGC or GOMEMLIMIT")
 	}
 	defer f.Stop()
-	// The floor takes effect after a cycle: wait for its finalizer.
-	for {
-		if p, _ := f.GOGC(); p != 100 {
-			break
-		}
-		runtime.GC()
-		runtime.Gosched()
-	}
-	n1 := cycles()
-	garbage()
-	if with := cycles() - n1; with > 1 {
-		p, _ := f.GOGC()
-		t.Errorf("64 MiB of garbage under a 512 MiB floor took %d cycles, want at most 1 (%d without the floor; GOGC %d)", with, without, p)
-	}
-	// The floor follows every cycle, not only the first.
+	// The floor follows each cycle: wait for its finalizer to have run
+	// after three of them.
 	_, tuned := f.GOGC()
 	for {
 		if _, n := f.GOGC(); n >= tuned+3 {
@@ -84,7 +69,11 @@ func TestFloorFewerCycles(t *testing.T) {
 		runtime.GC()
 		runtime.Gosched()
 	}
-	if got := debug.SetMemoryLimit(-1); got < 2*512<<20 {
+	if g := heapGoal(); g < floor*9/10 {
+		p, _ := f.GOGC()
+		t.Errorf("heap goal under a %d-byte floor = %d (GOGC %d), want the floor", floor, g, p)
+	}
+	if got := debug.SetMemoryLimit(-1); got < 2*floor {
 		t.Errorf("memory limit under the floor = %d, want at least twice the floor", got)
 	}
 	f.Stop()
@@ -111,8 +100,3 @@ func TestStartRespectsEnvironment(t *testing.T) {
 		})
 	}
 }
-
-// alloc returns a new slice on the heap: one it returns escapes.
-//
-//go:noinline
-func alloc(n int) []byte { return make([]byte, n) }
