@@ -543,6 +543,9 @@ type anchorScored struct {
 	// relevance is Relevance before rounding, which orders the
 	// candidates.
 	relevance float64
+	// code are the stems of the candidate's statements (see
+	// anchorCodeOnly).
+	code map[string]bool
 }
 
 // quotedLanguage returns the language of the candidates that hold code
@@ -695,32 +698,32 @@ func (a *Anchorer) rankIn(ctx context.Context, rule string, langs, preferred []s
 		return nil, "", err
 	}
 	files := a.files()
-	var out []anchorScored
-	for _, c := range pool.list {
-		if err := ctx.Err(); err != nil {
-			return nil, "", err
-		}
+	// build scores one candidate; false when it cannot be one.
+	build := func(c *anchorCand) (anchorScored, bool, error) {
 		sym := c.sym
 		if sym.Kind == analysis.KindModule || !anchorLanguageMatches(langs, sym.Language) {
-			continue
+			return anchorScored{}, false, nil
 		}
 		if !rq.aboutTests && (retrieval.IsTestPath(sym.Path) || retrieval.IsFixturePath(sym.Path)) {
-			continue // test code shows rules about tests only
+			return anchorScored{}, false, nil // test code shows rules about tests only
 		}
 		text, mtime, ok, err := files.symbolText(sym)
 		if err != nil {
-			return nil, "", err
+			return anchorScored{}, false, err
 		}
 		if !ok {
-			continue // the file is gone: the index has not caught up yet
+			return anchorScored{}, false, nil // the file is gone: the index has not caught up yet
 		}
 		if files.buildIgnored(sym.Path) {
-			continue // a generator or a tool that is never built (//go:build ignore)
+			return anchorScored{}, false, nil // a generator or a tool that is never built (//go:build ignore)
 		}
 		if !c.named && anchorStub(sym, text) {
-			continue // a signature without the code that shows the rule
+			return anchorScored{}, false, nil // a signature without the code that shows the rule
 		}
-		f := rq.features(c, text, files.cache.bodyStems(files.stemKey(sym), text))
+		key := files.stemKey(sym)
+		f := rq.features(c, text, files.cache.bodyStems(key, text))
+		code := files.cache.codeStems(key, text, sym.Language)
+		f.Code = rq.codeShare(sym.Name, code, true)
 		f.Spell = math.Max(spelled.of(sym), rq.nameSpell(sym.Name))
 		f.Home = home.of(sym)
 		lines := sym.Range.End.Line - sym.Range.Start.Line + 1
@@ -741,8 +744,30 @@ func (a *Anchorer) rankIn(ctx context.Context, rule string, langs, preferred []s
 		if lines > anchorExcerptLines {
 			cand.Excerpt = &LineSpan{From: cand.Line + from, To: cand.Line + to}
 		}
-		out = append(out, anchorScored{AnchorCandidate: cand, features: f, lines: lines, lang: NormalizeLanguage(sym.Language)})
+		return anchorScored{AnchorCandidate: cand, features: f, lines: lines, lang: NormalizeLanguage(sym.Language), code: code}, true, nil
 	}
+	var out []anchorScored
+	var syms []analysis.SymbolInfo
+	for _, c := range pool.list {
+		if err := ctx.Err(); err != nil {
+			return nil, "", err
+		}
+		sc, ok, err := build(c)
+		if err != nil {
+			return nil, "", err
+		}
+		if ok {
+			out, syms = append(out, sc), append(syms, c.sym)
+		}
+	}
+	// Helpers that do the best candidates' work.
+	out, _, err = a.anchorDelegation(ctx, &rq, out, syms, func(sym analysis.SymbolInfo) (anchorScored, bool, error) {
+		return build(pool.add(sym))
+	})
+	if err != nil {
+		return nil, "", err
+	}
+	rq.anchorFileShares(out)
 	if len(langs) == 0 && len(preferred) == 0 {
 		preferred = quotedLanguage(out)
 	}

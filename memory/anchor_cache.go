@@ -50,6 +50,9 @@ type anchorStemKey struct {
 	path        string
 	size, mtime int64
 	from, to    int
+	// code marks the stems of the span's statements only (see
+	// anchorCodeOnly).
+	code bool
 }
 
 // file returns the lines of path cached for this size and time.
@@ -84,8 +87,20 @@ func (c *anchorCache) putFile(path string, size int64, mtime time.Time, lines []
 // editor's overlay) is never cached. The map returned must not be
 // changed.
 func (c *anchorCache) bodyStems(key anchorStemKey, text string) map[string]bool {
+	return c.stemsOf(key, func() string { return text })
+}
+
+// codeStems returns anchorStems(anchorCodeOnly(text, language)) for a
+// span of a file read from disk, cached as bodyStems.
+func (c *anchorCache) codeStems(key anchorStemKey, text, language string) map[string]bool {
+	key.code = true
+	return c.stemsOf(key, func() string { return anchorCodeOnly(text, language) })
+}
+
+// stemsOf returns anchorStems(text()), from the cache when it has them.
+func (c *anchorCache) stemsOf(key anchorStemKey, text func() string) map[string]bool {
 	if c == nil || key.path == "" {
-		return anchorStems(text)
+		return anchorStems(text())
 	}
 	c.mu.Lock()
 	s, ok := c.stems[key]
@@ -93,7 +108,7 @@ func (c *anchorCache) bodyStems(key anchorStemKey, text string) map[string]bool 
 	if ok {
 		return s
 	}
-	s = anchorStems(text)
+	s = anchorStems(text())
 	c.mu.Lock()
 	if c.stems == nil || len(c.stems) >= anchorCacheStems {
 		c.stems = map[anchorStemKey]map[string]bool{}

@@ -767,7 +767,7 @@ func fitCalibration(rules []calibrationRule, w []float64, file bool) []float64 {
 
 // anchorSeenBlindSets are the blind sets whose misses have been read:
 // training sets since.
-var anchorSeenBlindSets = []string{"blind-rules.jsonl", "blind-rules2.jsonl", "blind-rules3.jsonl", "blind-rules4.jsonl", "blind-rules5.jsonl"}
+var anchorSeenBlindSets = []string{"blind-rules.jsonl", "blind-rules2.jsonl", "blind-rules3.jsonl", "blind-rules4.jsonl", "blind-rules5.jsonl", "blind-rules6.jsonl"}
 
 var anchorDump = flag.String("anchor.dump", "", "with -anchor.calibrate: write every training rule's candidates and their features to this file (JSON lines) to study the ranking offline")
 
@@ -829,7 +829,7 @@ func TestAnchorCalibrate(t *testing.T) {
 	w := fitRanking(rules)
 	c := fitCalibration(rules, w, false)
 	var b strings.Builder
-	for i, name := range []string{"focus", "name", "agreement", "named", "literal", "test", "spell", "type", "head", "long", "quoted", "path", "platform", "opposite", "option"} {
+	for i, name := range []string{"focus", "name", "agreement", "named", "literal", "test", "spell", "type", "head", "long", "quoted", "path", "platform", "opposite", "option", "code", "callee", "delegates", "file"} {
 		fmt.Fprintf(&b, "\t%.2f, // %s\n", w[i], name)
 	}
 	b.WriteString("calibration:\n")
