@@ -699,30 +699,29 @@ func (a *Anchorer) rankIn(ctx context.Context, rule string, langs, preferred []s
 	}
 	files := a.files()
 	// build scores one candidate; false when it cannot be one.
-	build := func(c *anchorCand) (anchorScored, bool, error) {
+	build := func(c *anchorCand) (anchorScored, string, bool, error) {
 		sym := c.sym
 		if sym.Kind == analysis.KindModule || !anchorLanguageMatches(langs, sym.Language) {
-			return anchorScored{}, false, nil
+			return anchorScored{}, "", false, nil
 		}
 		if !rq.aboutTests && (retrieval.IsTestPath(sym.Path) || retrieval.IsFixturePath(sym.Path)) {
-			return anchorScored{}, false, nil // test code shows rules about tests only
+			return anchorScored{}, "", false, nil // test code shows rules about tests only
 		}
 		text, mtime, ok, err := files.symbolText(sym)
 		if err != nil {
-			return anchorScored{}, false, err
+			return anchorScored{}, "", false, err
 		}
 		if !ok {
-			return anchorScored{}, false, nil // the file is gone: the index has not caught up yet
+			return anchorScored{}, "", false, nil // the file is gone: the index has not caught up yet
 		}
 		if files.buildIgnored(sym.Path) {
-			return anchorScored{}, false, nil // a generator or a tool that is never built (//go:build ignore)
+			return anchorScored{}, "", false, nil // a generator or a tool that is never built (//go:build ignore)
 		}
 		if !c.named && anchorStub(sym, text) {
-			return anchorScored{}, false, nil // a signature without the code that shows the rule
+			return anchorScored{}, "", false, nil // a signature without the code that shows the rule
 		}
-		key := files.stemKey(sym)
-		f := rq.features(c, text, files.cache.bodyStems(key, text))
-		code := files.cache.codeStems(key, text, sym.Language)
+		body, code := files.cache.spanStems(files.stemKey(sym), text, sym.Language)
+		f := rq.features(c, text, body)
 		f.Code = rq.codeShare(sym.Name, code, true)
 		f.Spell = math.Max(spelled.of(sym), rq.nameSpell(sym.Name))
 		f.Home = home.of(sym)
@@ -744,25 +743,27 @@ func (a *Anchorer) rankIn(ctx context.Context, rule string, langs, preferred []s
 		if lines > anchorExcerptLines {
 			cand.Excerpt = &LineSpan{From: cand.Line + from, To: cand.Line + to}
 		}
-		return anchorScored{AnchorCandidate: cand, features: f, lines: lines, lang: NormalizeLanguage(sym.Language), code: code}, true, nil
+		return anchorScored{AnchorCandidate: cand, features: f, lines: lines, lang: NormalizeLanguage(sym.Language), code: code}, text, true, nil
 	}
 	var out []anchorScored
 	var syms []analysis.SymbolInfo
+	var texts []string
 	for _, c := range pool.list {
 		if err := ctx.Err(); err != nil {
 			return nil, "", err
 		}
-		sc, ok, err := build(c)
+		sc, text, ok, err := build(c)
 		if err != nil {
 			return nil, "", err
 		}
 		if ok {
-			out, syms = append(out, sc), append(syms, c.sym)
+			out, syms, texts = append(out, sc), append(syms, c.sym), append(texts, text)
 		}
 	}
 	// Helpers that do the best candidates' work.
-	out, _, err = a.anchorDelegation(ctx, &rq, out, syms, func(sym analysis.SymbolInfo) (anchorScored, bool, error) {
-		return build(pool.add(sym))
+	out, err = a.anchorDelegation(ctx, &rq, out, syms, texts, func(sym analysis.SymbolInfo) (anchorScored, bool, error) {
+		sc, _, ok, err := build(pool.add(sym))
+		return sc, ok, err
 	})
 	if err != nil {
 		return nil, "", err

@@ -82,38 +82,39 @@ func (c *anchorCache) putFile(path string, size int64, mtime time.Time, lines []
 	c.files[path] = anchorCachedFile{size: size, mtime: mtime, lines: lines}
 }
 
-// bodyStems returns anchorStems(text) for a span of a file read from
-// disk, from the cache when it has them; a zero key (text from an
-// editor's overlay) is never cached. The map returned must not be
-// changed.
-func (c *anchorCache) bodyStems(key anchorStemKey, text string) map[string]bool {
-	return c.stemsOf(key, func() string { return text })
-}
-
-// codeStems returns anchorStems(anchorCodeOnly(text, language)) for a
-// span of a file read from disk, cached as bodyStems.
-func (c *anchorCache) codeStems(key anchorStemKey, text, language string) map[string]bool {
-	key.code = true
-	return c.stemsOf(key, func() string { return anchorCodeOnly(text, language) })
-}
-
-// stemsOf returns anchorStems(text()), from the cache when it has them.
-func (c *anchorCache) stemsOf(key anchorStemKey, text func() string) map[string]bool {
-	if c == nil || key.path == "" {
-		return anchorStems(text())
+// spanStems returns the stems of a span of a file read from disk: of
+// all of it, and of its statements only (see anchorCodeOnly), from the
+// cache when it has them. Each word is stemmed once: the stems of the
+// whole are those of the statements and of the comments together.
+func (c *anchorCache) spanStems(key anchorStemKey, text, language string) (body, code map[string]bool) {
+	codeKey := key
+	codeKey.code = true
+	if c != nil && key.path != "" {
+		c.mu.Lock()
+		body, okBody := c.stems[key]
+		code, okCode := c.stems[codeKey]
+		c.mu.Unlock()
+		if okBody && okCode {
+			return body, code
+		}
 	}
-	c.mu.Lock()
-	s, ok := c.stems[key]
-	c.mu.Unlock()
-	if ok {
-		return s
+	codeText, notes := anchorSplitCode(text, language)
+	code = anchorStems(codeText)
+	body = anchorStems(notes)
+	if len(body) == 0 {
+		body = code // nothing but statements: the same stems, never changed
+	} else {
+		for s := range code {
+			body[s] = true
+		}
 	}
-	s = anchorStems(text())
-	c.mu.Lock()
-	if c.stems == nil || len(c.stems) >= anchorCacheStems {
-		c.stems = map[anchorStemKey]map[string]bool{}
+	if c != nil && key.path != "" {
+		c.mu.Lock()
+		if c.stems == nil || len(c.stems)+2 > anchorCacheStems {
+			c.stems = map[anchorStemKey]map[string]bool{}
+		}
+		c.stems[key], c.stems[codeKey] = body, code
+		c.mu.Unlock()
 	}
-	c.stems[key] = s
-	c.mu.Unlock()
-	return s
+	return body, code
 }

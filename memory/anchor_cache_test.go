@@ -27,7 +27,13 @@ func TestAnchorCacheFollowsFiles(t *testing.T) {
 		if err != nil || !ok {
 			t.Fatalf("symbolText: %q, %v, %v", text, ok, err)
 		}
-		return text, fc.cache.bodyStems(fc.stemKey(sym), text)
+		body, code := fc.cache.spanStems(fc.stemKey(sym), text, "go")
+		for st := range code {
+			if !body[st] {
+				t.Fatalf("the statements' stem %q is not among the whole span's %v", st, body)
+			}
+		}
+		return text, body
 	}
 	write := func(src string, mtime time.Time) {
 		t.Helper()

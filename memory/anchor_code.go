@@ -3,6 +3,7 @@ package memory
 import (
 	"context"
 	"math"
+	"path"
 	"sort"
 	"strings"
 
@@ -21,7 +22,14 @@ import (
 // marker inside a string literal of a language without triple quotes is
 // read as a string, so that "http://x" keeps its text.
 func anchorCodeOnly(text, language string) string {
-	var b strings.Builder
+	code, _ := anchorSplitCode(text, language)
+	return code
+}
+
+// anchorSplitCode splits text into its statements (anchorCodeOnly) and
+// the comments and docstrings left out of them.
+func anchorSplitCode(text, language string) (code, notes string) {
+	var b, n strings.Builder
 	b.Grow(len(text))
 	hash := false // # starts a comment
 	switch NormalizeLanguage(language) {
@@ -37,15 +45,18 @@ func anchorCodeOnly(text, language string) string {
 			// A docstring, or a string alone on its line: documentation.
 			end := strings.Index(text[i+3:], text[i:i+3])
 			if end < 0 {
-				return b.String()
+				n.WriteString(text[i:])
+				return b.String(), n.String()
 			}
+			n.WriteString(text[i : i+3+end+3])
+			n.WriteByte('\n')
 			i += 3 + end + 3
 			continue
 		case py && (strings.HasPrefix(text[i:], `"""`) || strings.HasPrefix(text[i:], `'''`)):
 			end := strings.Index(text[i+3:], text[i:i+3])
 			if end < 0 {
 				b.WriteString(text[i:])
-				return b.String()
+				return b.String(), n.String()
 			}
 			b.WriteString(text[i : i+3+end+3])
 			i += 3 + end + 3
@@ -68,15 +79,20 @@ func anchorCodeOnly(text, language string) string {
 		case hash && c == '#', !hash && strings.HasPrefix(text[i:], "//"):
 			end := strings.IndexByte(text[i:], '\n')
 			if end < 0 {
-				return b.String()
+				n.WriteString(text[i:])
+				return b.String(), n.String()
 			}
+			n.WriteString(text[i : i+end+1])
 			i += end
 			continue
 		case !hash && strings.HasPrefix(text[i:], "/*"):
 			end := strings.Index(text[i+2:], "*/")
 			if end < 0 {
-				return b.String()
+				n.WriteString(text[i:])
+				return b.String(), n.String()
 			}
+			n.WriteString(text[i : i+2+end+2])
+			n.WriteByte('\n')
 			b.WriteByte(' ')
 			i += 2 + end + 2
 			continue
@@ -91,7 +107,7 @@ func anchorCodeOnly(text, language string) string {
 		b.WriteByte(c)
 		i++
 	}
-	return b.String()
+	return b.String(), n.String()
 }
 
 // codeShare is the weighted share of the rule's known terms that code
@@ -128,18 +144,19 @@ func (rq *anchorQuery) codeShare(name string, code map[string]bool, prefix bool)
 }
 
 // anchorDelegateTop is how many of a rule's best candidates have their
-// callees looked up: the public entry points that may hand the rule's
+// calls looked at: the public entry points that may hand the rule's
 // work to a helper.
 const anchorDelegateTop = 6
 
-// anchorDelegateShare is the least share of a caller's code evidence a
-// callee must hold to count as the helper that does the caller's work.
+// anchorDelegateShare is the least share of a caller's evidence for the
+// rule (its Focus; its Code for Callee and Delegates) that a callee must
+// hold to count as the helper that does the caller's work.
 const anchorDelegateShare = 0.5
 
 // callerWords are the words of a rule about a function's callers or
-// its entry point ("callers must …", "the public API"): such a rule is
+// its public face ("callers must …", "the public API"): such a rule is
 // shown by the caller, never by the helper it delegates to.
-var callerWords = map[string]bool{"caller": true, "callers": true, "public": true, "api": true, "entry": true, "exported": true}
+var callerWords = map[string]bool{"caller": true, "callers": true, "public": true, "api": true, "exported": true}
 
 // aboutCallers reports whether the rule speaks of callers or entry points.
 func (rq *anchorQuery) aboutCallers() bool {
@@ -151,18 +168,72 @@ func (rq *anchorQuery) aboutCallers() bool {
 	return false
 }
 
+// anchorCallNames returns the names code calls (name( or x.name(), in
+// the order first called.
+func anchorCallNames(code string) []string {
+	var out []string
+	seen := map[string]bool{}
+	for i := 0; i < len(code); i++ {
+		if code[i] != '(' {
+			continue
+		}
+		j := i
+		for j > 0 && (code[j-1] == ' ' || code[j-1] == '\t') {
+			j--
+		}
+		k := j
+		for k > 0 && isIdentByte(code[k-1]) {
+			k--
+		}
+		if k == j || code[k] >= '0' && code[k] <= '9' {
+			continue
+		}
+		name := code[k:j]
+		if !seen[name] {
+			seen[name] = true
+			out = append(out, name)
+		}
+	}
+	return out
+}
+
+// anchorBuiltinCalls are the built-in functions and conversions of Go
+// and Python (and the common methods of their built-in types) that code
+// calls everywhere: never a package's helper.
+var anchorBuiltinCalls = func() map[string]bool {
+	m := map[string]bool{}
+	for _, w := range strings.Fields(`append cap clear close complex copy delete imag len make max min new panic print println real recover
+		bool byte rune string int int8 int16 int32 int64 uint uint8 uint16 uint32 uint64 uintptr float32 float64 error any
+		abs all bin callable chr dict dir divmod enumerate filter float format frozenset getattr hasattr hash hex id
+		isinstance issubclass iter list map next object oct open ord pow range repr reversed round set setattr slice
+		sorted str sum super tuple type vars zip get items keys values join split strip startswith endswith encode decode
+		extend pop insert update lower upper replace find add remove discard
+		if for while switch return func def elif except with not and or in is lambda`) {
+		m[w] = true
+	}
+	return m
+}()
+
+func isIdentByte(c byte) bool {
+	return c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9'
+}
+
 // anchorDelegation marks the helpers of the rule's best candidates:
-// when one of the anchorDelegateTop best calls another candidate (or a
-// definition that build makes one) whose code holds at least
-// anchorDelegateShare of the caller's evidence for the rule, the callee
-// gets Callee, the caller Delegates, both the share (up to 1). build
-// turns a callee that is no candidate yet into one (false when it
-// cannot be: a test, a stub, another language). Rules about callers
-// are left alone.
-func (a *Anchorer) anchorDelegation(ctx context.Context, rq *anchorQuery, out []anchorScored, syms []analysis.SymbolInfo,
-	build func(analysis.SymbolInfo) (anchorScored, bool, error)) ([]anchorScored, []analysis.SymbolInfo, error) {
+// when one of the anchorDelegateTop best calls a definition of its own
+// directory (its package or module's neighbours: the helpers a public
+// function hands its work to) whose code holds at least
+// anchorDelegateShare of the caller's, the callee gets Callee and the
+// caller Delegates, both the share (up to 1), and likewise by Focus
+// (CalleeFocus, DelegatesFocus). A helper that is no candidate yet is
+// made one by build (false when it cannot be: a test, a stub, another
+// language). Calls are read from the callers' statements and resolved
+// by name in one lookup, not through the graph's edges: resolving every
+// call of a function is slow on a large index. Rules about callers are
+// left alone.
+func (a *Anchorer) anchorDelegation(ctx context.Context, rq *anchorQuery, out []anchorScored, syms []analysis.SymbolInfo, texts []string,
+	build func(analysis.SymbolInfo) (anchorScored, bool, error)) ([]anchorScored, error) {
 	if rq.aboutCallers() || len(out) == 0 {
-		return out, syms, nil
+		return out, nil
 	}
 	order := make([]int, len(out))
 	scores := make([]float64, len(out))
@@ -171,49 +242,78 @@ func (a *Anchorer) anchorDelegation(ctx context.Context, rq *anchorQuery, out []
 		scores[i] = anchorScore(out[i].features)
 	}
 	sort.SliceStable(order, func(i, j int) bool { return scores[order[i]] > scores[order[j]] })
+	top := order[:min(anchorDelegateTop, len(order))]
+	calls := make([][]string, len(top))
+	var names []string
+	seen := map[string]bool{}
+	for k, i := range top {
+		goCode := NormalizeLanguage(syms[i].Language) == "go"
+		for _, n := range anchorCallNames(anchorCodeOnly(texts[i], syms[i].Language)) {
+			// A helper is the package's own: in Go an unexported name
+			// (an exported one is the package's face, or another's).
+			// The languages' built-ins are nobody's helper.
+			if anchorBuiltinCalls[n] || goCode && !(n[0] >= 'a' && n[0] <= 'z' || n[0] == '_') {
+				continue
+			}
+			calls[k] = append(calls[k], n)
+		}
+		for _, n := range calls[k] {
+			if !seen[n] {
+				seen[n] = true
+				names = append(names, n)
+			}
+		}
+	}
+	if len(names) == 0 {
+		return out, nil
+	}
+	defs, err := a.Searcher.Index.DefinitionsOfNames(ctx, names)
+	if err != nil {
+		return nil, err
+	}
 	byID := make(map[int64]int, len(out))
 	for i, s := range syms {
 		byID[s.ID] = i
 	}
-	for _, i := range order[:min(anchorDelegateTop, len(order))] {
-		calls, err := a.Searcher.Index.Callees(ctx, syms[i])
-		if err != nil {
-			return nil, nil, err
-		}
-		seen := map[int64]bool{}
-		for _, call := range calls {
-			d := call.Callee
-			if d == nil || d.ID == syms[i].ID || seen[d.ID] || d.Kind == analysis.KindModule {
-				continue
-			}
-			seen[d.ID] = true
-			j, ok := byID[d.ID]
-			if !ok {
-				sc, ok, err := build(*d)
-				if err != nil {
-					return nil, nil, err
-				}
-				if !ok {
+	for k, i := range top {
+		dir := path.Dir(syms[i].Path)
+		for _, n := range calls[k] {
+			for _, d := range defs[n] {
+				if d.ID == syms[i].ID || d.Kind == analysis.KindModule || path.Dir(d.Path) != dir {
 					continue
 				}
-				out, syms = append(out, sc), append(syms, *d)
-				j = len(out) - 1
-				byID[d.ID] = j
+				j, ok := byID[d.ID]
+				if !ok {
+					sc, ok, err := build(d)
+					if err != nil {
+						return nil, err
+					}
+					if !ok {
+						continue
+					}
+					out, syms = append(out, sc), append(syms, d)
+					j = len(out) - 1
+					byID[d.ID] = j
+				}
+				caller, callee := &out[i].features, &out[j].features
+				if caller.Code > 0 {
+					if share := callee.Code / caller.Code; share >= anchorDelegateShare {
+						share = math.Min(1, share)
+						callee.Callee = math.Max(callee.Callee, share)
+						caller.Delegates = math.Max(caller.Delegates, share)
+					}
+				}
+				if caller.Focus > 0 {
+					if share := callee.Focus / caller.Focus; share >= anchorDelegateShare {
+						share = math.Min(1, share)
+						callee.CalleeFocus = math.Max(callee.CalleeFocus, share)
+						caller.DelegatesFocus = math.Max(caller.DelegatesFocus, share)
+					}
+				}
 			}
-			caller, callee := &out[i].features, &out[j].features
-			if caller.Code <= 0 {
-				continue
-			}
-			share := callee.Code / caller.Code
-			if share < anchorDelegateShare {
-				continue
-			}
-			share = math.Min(1, share)
-			callee.Callee = math.Max(callee.Callee, share)
-			caller.Delegates = math.Max(caller.Delegates, share)
 		}
 	}
-	return out, syms, nil
+	return out, nil
 }
 
 // anchorFileShares sets each candidate's File: the weighted share of

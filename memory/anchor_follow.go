@@ -119,7 +119,6 @@ func (a *Anchorer) Choose(ctx context.Context, rule, symbol, file string, line i
 	}
 	c := &anchorCand{sym: sym, rank: -1}
 	f := rq.features(c, text, anchorStems(text))
-	f.Code = rq.codeShare(sym.Name, anchorStems(anchorCodeOnly(text, sym.Language)), true)
 	f.File = 1 // its file is the only one
 	f.Score = anchorScore(f)
 	lines := sym.Range.End.Line - sym.Range.Start.Line + 1

@@ -538,7 +538,9 @@ type anchorFeatures struct {
 	// Code is the weighted share of the rule's known terms that the
 	// symbol's own name or its statements hold, comments and
 	// docstrings left out (see anchorCodeOnly): a doc comment that
-	// lists every option does not do what the rule says.
+	// lists every option does not do what the rule says. It measures
+	// delegation (Callee, Delegates); alone it ranked the sets' examples
+	// no better, and is no ranking feature.
 	Code float64
 	// Callee is set for a helper that one of the rule's best candidates
 	// calls and whose code holds at least half of that caller's
@@ -550,6 +552,10 @@ type anchorFeatures struct {
 	// code of the candidates of the symbol's file holds together, over
 	// the best file's (see anchorFileShares).
 	File float64
+	// CalleeFocus and DelegatesFocus are Callee and Delegates measured
+	// by Focus rather than Code: a helper whose doc comment says what
+	// its caller's says.
+	CalleeFocus, DelegatesFocus float64
 	// Home is how close the symbol is to where the rule's corrections
 	// were made (see anchorHome.of): 1 for the symbol they were about,
 	// down to 0 for code elsewhere.
@@ -806,7 +812,7 @@ func anchorHasPrefixed(set map[string]bool, stem string) bool {
 
 // anchorRankFeatures is how many features rank a rule's candidates (see
 // anchorFeatures.ranking).
-const anchorRankFeatures = 19
+const anchorRankFeatures = 20
 
 // anchorRankWeights weigh a candidate's features (in the order of
 // anchorFeatures.ranking) into its ranking score. They are fitted by
@@ -831,10 +837,11 @@ func anchorRankWeights() [anchorRankFeatures]float64 {
 		-1.40, // platform
 		-1.66, // opposite
 		-0.98, // option
-		0.00,  // code
 		0.00,  // callee
 		0.00,  // delegates
 		0.00,  // file
+		0.00,  // callee focus
+		0.00,  // delegates focus
 	}
 }
 
@@ -900,7 +907,7 @@ func anchorRelevance(f anchorFeatures) float64 {
 // all but Grounded, which is the same for all of them, and Home, which
 // the development sets do not measure.
 func (f anchorFeatures) ranking() [anchorRankFeatures]float64 {
-	return [anchorRankFeatures]float64{f.Focus, f.Name, f.Agreement, f.Named, f.Literal, f.Test, f.Spell, f.Type, f.Head, f.Long, f.Quoted, f.Path, f.Platform, f.Opposite, f.Option, f.Code, f.Callee, f.Delegates, f.File}
+	return [anchorRankFeatures]float64{f.Focus, f.Name, f.Agreement, f.Named, f.Literal, f.Test, f.Spell, f.Type, f.Head, f.Long, f.Quoted, f.Path, f.Platform, f.Opposite, f.Option, f.Callee, f.Delegates, f.File, f.CalleeFocus, f.DelegatesFocus}
 }
 
 func anchorLogistic(z float64) float64 {
