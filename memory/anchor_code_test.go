@@ -1,6 +1,11 @@
 package memory
 
 import (
+	"context"
+	"maps"
+	"os"
+	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -106,4 +111,97 @@ func FuzzAnchorCodeOnly(f *testing.F) {
 			t.Fatalf("anchorCodeOnly broke UTF-8: %q → %q", text, got)
 		}
 	})
+}
+
+func TestAnchorCallNames(t *testing.T) {
+	code := "func Parse(s string) {\n\tb, ok := xtob(s[0], s[1])\n\tif !ok {\n\t\treturn fmt.Errorf (\"bad\")\n\t}\n\tu.check()\n\tx := (a + b)\n\txtob(1, 2)\n}"
+	got := anchorCallNames(code)
+	want := []string{"Parse", "xtob", "Errorf", "check"}
+	if strings.Join(got, " ") != strings.Join(want, " ") {
+		t.Errorf("anchorCallNames = %q, want %q", got, want)
+	}
+}
+
+// TestAnchorDelegation indexes a small package whose public parser
+// hands the decoding of hex digits to a private helper, and checks that
+// the helper is marked as the one its caller delegates to, unless the
+// rule speaks of callers.
+func TestAnchorDelegation(t *testing.T) {
+	root := t.TempDir()
+	files := map[string]string{
+		"parse.go": `package hexid
+
+import "errors"
+
+// Parse decodes s, thirty-two hex digits, into an ID. Upper and lower
+// case digits are both accepted; a bad character is an error.
+func Parse(s string) ([16]byte, error) {
+	var id [16]byte
+	if len(s) != 32 {
+		return id, errors.New("hexid: invalid length")
+	}
+	for i := range id {
+		b, ok := xtob(s[2*i], s[2*i+1])
+		if !ok {
+			return id, errors.New("hexid: invalid format")
+		}
+		id[i] = b
+	}
+	return id, nil
+}
+`,
+		"util.go": `package hexid
+
+// xvalues holds the value of each byte as a hex digit, 255 for a
+// character that is no digit.
+var xvalues = [256]byte{'0': 0, '1': 1, 'a': 10, 'f': 15}
+
+// xtob converts a pair of hex digit characters into a byte.
+func xtob(x1, x2 byte) (byte, bool) {
+	c1 := xvalues[x1]
+	c2 := xvalues[x2]
+	return c1<<4 | c2, c1 != 255 && c2 != 255
+}
+`,
+	}
+	for name, src := range files {
+		if err := os.WriteFile(filepath.Join(root, name), []byte(src), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	a := NewAnchorer(openEvalIndex(t, root, ""))
+	ctx := context.Background()
+	features := func(rule string) map[string]anchorFeatures {
+		t.Helper()
+		scored, _, err := a.rank(ctx, rule, []string{"go"}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out := map[string]anchorFeatures{}
+		for _, s := range scored {
+			out[s.Symbol] = s.features
+			if s.features.File < 0 || s.features.File > 1 {
+				t.Errorf("%s: File %v outside [0, 1]", s.Symbol, s.features.File)
+			}
+		}
+		return out
+	}
+	got := features("Decode hex digit pairs through a lookup table that marks bad characters")
+	parse, ok1 := got["hexid.Parse"]
+	helper, ok2 := got["hexid.xtob"]
+	if !ok1 || !ok2 {
+		t.Fatalf("Parse and xtob are not both candidates: %v", slices.Collect(maps.Keys(got)))
+	}
+	if helper.CalleeFocus == 0 || parse.DelegatesFocus == 0 {
+		t.Errorf("xtob is not marked as Parse's helper: callee %v, Parse delegates %v", helper.CalleeFocus, parse.DelegatesFocus)
+	}
+	if parse.CalleeFocus != 0 || helper.DelegatesFocus != 0 {
+		t.Errorf("delegation the wrong way round: Parse callee %v, xtob delegates %v", parse.CalleeFocus, helper.DelegatesFocus)
+	}
+	got = features("Callers must decode hex digit pairs through a lookup table that marks bad characters")
+	for sym, f := range got {
+		if f.Callee+f.CalleeFocus+f.Delegates+f.DelegatesFocus != 0 {
+			t.Errorf("%s: delegation marked for a rule about callers: %+v", sym, f)
+		}
+	}
 }
