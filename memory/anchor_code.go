@@ -149,8 +149,8 @@ func (rq *anchorQuery) codeShare(name string, code map[string]bool, prefix bool)
 const anchorDelegateTop = 6
 
 // anchorDelegateShare is the least share of a caller's evidence for the
-// rule (its Focus; its Code for Callee and Delegates) that a callee must
-// hold to count as the helper that does the caller's work.
+// rule in its statements (Code) that a callee's statements must hold to
+// count as the helper that does the caller's work.
 const anchorDelegateShare = 0.5
 
 // callerWords are the words of a rule about a function's callers or
@@ -168,11 +168,19 @@ func (rq *anchorQuery) aboutCallers() bool {
 	return false
 }
 
-// anchorCallNames returns the names code calls (name( or x.name(), in
-// the order first called.
-func anchorCallNames(code string) []string {
-	var out []string
-	seen := map[string]bool{}
+// anchorCall is a call read from code: the name called, and whether it
+// is called through a qualifier (x.name(…), pkg.Name(…)).
+type anchorCall struct {
+	name      string
+	qualified bool
+}
+
+// anchorCallNames returns the calls of code (name(…) or x.name(…)),
+// each name once, in the order first called; a name called both ways
+// counts as called unqualified.
+func anchorCallNames(code string) []anchorCall {
+	var out []anchorCall
+	at := map[string]int{}
 	for i := 0; i < len(code); i++ {
 		if code[i] != '(' {
 			continue
@@ -188,11 +196,13 @@ func anchorCallNames(code string) []string {
 		if k == j || code[k] >= '0' && code[k] <= '9' {
 			continue
 		}
-		name := code[k:j]
-		if !seen[name] {
-			seen[name] = true
-			out = append(out, name)
+		name, qualified := code[k:j], k > 0 && code[k-1] == '.'
+		if n, ok := at[name]; ok {
+			out[n].qualified = out[n].qualified && qualified
+			continue
 		}
+		at[name] = len(out)
+		out = append(out, anchorCall{name, qualified})
 	}
 	return out
 }
@@ -223,8 +233,7 @@ func isIdentByte(c byte) bool {
 // directory (its package or module's neighbours: the helpers a public
 // function hands its work to) whose code holds at least
 // anchorDelegateShare of the caller's, the callee gets Callee and the
-// caller Delegates, both the share (up to 1), and likewise by Focus
-// (CalleeFocus, DelegatesFocus). A helper that is no candidate yet is
+// caller Delegates, both the share (up to 1). A helper that is no candidate yet is
 // made one by build (false when it cannot be: a test, a stub, another
 // language). Calls are read from the callers' statements and resolved
 // by name in one lookup, not through the graph's edges: resolving every
@@ -248,11 +257,13 @@ func (a *Anchorer) anchorDelegation(ctx context.Context, rq *anchorQuery, out []
 	seen := map[string]bool{}
 	for k, i := range top {
 		goCode := NormalizeLanguage(syms[i].Language) == "go"
-		for _, n := range anchorCallNames(anchorCodeOnly(texts[i], syms[i].Language)) {
-			// A helper is the package's own: in Go an unexported name
-			// (an exported one is the package's face, or another's).
-			// The languages' built-ins are nobody's helper.
-			if anchorBuiltinCalls[n] || goCode && !(n[0] >= 'a' && n[0] <= 'z' || n[0] == '_') {
+		for _, c := range anchorCallNames(anchorCodeOnly(texts[i], syms[i].Language)) {
+			// A helper is the package's own: in Go a name called
+			// unqualified or an unexported one (pkg.Name(…) and
+			// x.Name(…) are mostly another package's). The languages'
+			// built-ins are nobody's helper.
+			n := c.name
+			if anchorBuiltinCalls[n] || goCode && c.qualified && !(n[0] >= 'a' && n[0] <= 'z' || n[0] == '_') {
 				continue
 			}
 			calls[k] = append(calls[k], n)
@@ -296,19 +307,13 @@ func (a *Anchorer) anchorDelegation(ctx context.Context, rq *anchorQuery, out []
 					byID[d.ID] = j
 				}
 				caller, callee := &out[i].features, &out[j].features
-				if caller.Code > 0 {
-					if share := callee.Code / caller.Code; share >= anchorDelegateShare {
-						share = math.Min(1, share)
-						callee.Callee = math.Max(callee.Callee, share)
-						caller.Delegates = math.Max(caller.Delegates, share)
-					}
+				if caller.Code == 0 {
+					continue
 				}
-				if caller.Focus > 0 {
-					if share := callee.Focus / caller.Focus; share >= anchorDelegateShare {
-						share = math.Min(1, share)
-						callee.CalleeFocus = math.Max(callee.CalleeFocus, share)
-						caller.DelegatesFocus = math.Max(caller.DelegatesFocus, share)
-					}
+				if share := callee.Code / caller.Code; share >= anchorDelegateShare {
+					share = math.Min(1, share)
+					callee.Callee = math.Max(callee.Callee, share)
+					caller.Delegates = math.Max(caller.Delegates, share)
 				}
 			}
 		}

@@ -116,9 +116,9 @@ func FuzzAnchorCodeOnly(f *testing.F) {
 func TestAnchorCallNames(t *testing.T) {
 	code := "func Parse(s string) {\n\tb, ok := xtob(s[0], s[1])\n\tif !ok {\n\t\treturn fmt.Errorf (\"bad\")\n\t}\n\tu.check()\n\tx := (a + b)\n\txtob(1, 2)\n}"
 	got := anchorCallNames(code)
-	want := []string{"Parse", "xtob", "Errorf", "check"}
-	if strings.Join(got, " ") != strings.Join(want, " ") {
-		t.Errorf("anchorCallNames = %q, want %q", got, want)
+	want := []anchorCall{{"Parse", false}, {"xtob", false}, {"Errorf", true}, {"check", true}}
+	if !slices.Equal(got, want) {
+		t.Errorf("anchorCallNames = %v, want %v", got, want)
 	}
 }
 
@@ -143,7 +143,7 @@ func Parse(s string) ([16]byte, error) {
 	for i := range id {
 		b, ok := xtob(s[2*i], s[2*i+1])
 		if !ok {
-			return id, errors.New("hexid: invalid format")
+			return id, errors.New("hexid: bad hex digit")
 		}
 		id[i] = b
 	}
@@ -152,15 +152,16 @@ func Parse(s string) ([16]byte, error) {
 `,
 		"util.go": `package hexid
 
-// xvalues holds the value of each byte as a hex digit, 255 for a
-// character that is no digit.
-var xvalues = [256]byte{'0': 0, '1': 1, 'a': 10, 'f': 15}
+const bad = 255
 
-// xtob converts a pair of hex digit characters into a byte.
+// hexTable holds the value of each byte as a hex digit, bad for a
+// character that is no digit.
+var hexTable = [256]byte{'0': 0, '1': 1, 'a': 10, 'f': 15, 'g': bad}
+
+// xtob converts a pair of characters into a byte.
 func xtob(x1, x2 byte) (byte, bool) {
-	c1 := xvalues[x1]
-	c2 := xvalues[x2]
-	return c1<<4 | c2, c1 != 255 && c2 != 255
+	hi, lo := hexTable[x1], hexTable[x2]
+	return hi<<4 | lo, hi != bad && lo != bad
 }
 `,
 	}
@@ -192,15 +193,15 @@ func xtob(x1, x2 byte) (byte, bool) {
 	if !ok1 || !ok2 {
 		t.Fatalf("Parse and xtob are not both candidates: %v", slices.Collect(maps.Keys(got)))
 	}
-	if helper.CalleeFocus == 0 || parse.DelegatesFocus == 0 {
-		t.Errorf("xtob is not marked as Parse's helper: callee %v, Parse delegates %v", helper.CalleeFocus, parse.DelegatesFocus)
+	if helper.Callee == 0 || parse.Delegates == 0 {
+		t.Errorf("xtob is not marked as Parse's helper: callee %v, Parse delegates %v", helper.Callee, parse.Delegates)
 	}
-	if parse.CalleeFocus != 0 || helper.DelegatesFocus != 0 {
-		t.Errorf("delegation the wrong way round: Parse callee %v, xtob delegates %v", parse.CalleeFocus, helper.DelegatesFocus)
+	if parse.Callee != 0 || helper.Delegates != 0 {
+		t.Errorf("delegation the wrong way round: Parse callee %v, xtob delegates %v", parse.Callee, helper.Delegates)
 	}
 	got = features("Callers must decode hex digit pairs through a lookup table that marks bad characters")
 	for sym, f := range got {
-		if f.Callee+f.CalleeFocus+f.Delegates+f.DelegatesFocus != 0 {
+		if f.Callee+f.Delegates != 0 {
 			t.Errorf("%s: delegation marked for a rule about callers: %+v", sym, f)
 		}
 	}

@@ -829,7 +829,7 @@ func TestAnchorCalibrate(t *testing.T) {
 	w := fitRanking(rules)
 	c := fitCalibration(rules, w, false)
 	var b strings.Builder
-	for i, name := range []string{"focus", "name", "agreement", "named", "literal", "test", "spell", "type", "head", "long", "quoted", "path", "platform", "opposite", "option", "callee", "delegates", "file", "callee focus", "delegates focus"} {
+	for i, name := range []string{"focus", "name", "agreement", "named", "literal", "test", "spell", "type", "head", "long", "quoted", "path", "platform", "opposite", "option", "callee", "delegates", "file"} {
 		fmt.Fprintf(&b, "\t%.2f, // %s\n", w[i], name)
 	}
 	b.WriteString("calibration:\n")
@@ -947,8 +947,8 @@ func TestAnchorDebug(t *testing.T) {
 			break
 		}
 		f := c.features
-		fmt.Fprintf(&b, "%5.2f %5.2f  s %5.2f m %5.2f foc %.2f nam %.2f gr %.2f agr %.2f named %.1f lit %.1f spell %.2f type %.0f code %.2f callee %.2f/%.2f deleg %.2f/%.2f file %.2f home %.1f %d/%d size %.2f  %s %s\n",
-			c.Quality, c.Relevance, f.Score, f.Margin, f.Focus, f.Name, f.Grounded, f.Agreement, f.Named, f.Literal, f.Spell, f.Type, f.Code, f.Callee, f.CalleeFocus, f.Delegates, f.DelegatesFocus, f.File, f.Home, f.matched, f.keyTerms, c.Size, c.File, c.Symbol)
+		fmt.Fprintf(&b, "%5.2f %5.2f  s %5.2f m %5.2f foc %.2f nam %.2f gr %.2f agr %.2f named %.1f lit %.1f spell %.2f type %.0f code %.2f callee %.2f deleg %.2f file %.2f home %.1f %d/%d size %.2f  %s %s\n",
+			c.Quality, c.Relevance, f.Score, f.Margin, f.Focus, f.Name, f.Grounded, f.Agreement, f.Named, f.Literal, f.Spell, f.Type, f.Code, f.Callee, f.Delegates, f.File, f.Home, f.matched, f.keyTerms, c.Size, c.File, c.Symbol)
 	}
 	t.Log(b.String())
 }

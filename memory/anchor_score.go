@@ -552,10 +552,6 @@ type anchorFeatures struct {
 	// code of the candidates of the symbol's file holds together, over
 	// the best file's (see anchorFileShares).
 	File float64
-	// CalleeFocus and DelegatesFocus are Callee and Delegates measured
-	// by Focus rather than Code: a helper whose doc comment says what
-	// its caller's says.
-	CalleeFocus, DelegatesFocus float64
 	// Home is how close the symbol is to where the rule's corrections
 	// were made (see anchorHome.of): 1 for the symbol they were about,
 	// down to 0 for code elsewhere.
@@ -812,7 +808,7 @@ func anchorHasPrefixed(set map[string]bool, stem string) bool {
 
 // anchorRankFeatures is how many features rank a rule's candidates (see
 // anchorFeatures.ranking).
-const anchorRankFeatures = 20
+const anchorRankFeatures = 18
 
 // anchorRankWeights weigh a candidate's features (in the order of
 // anchorFeatures.ranking) into its ranking score. They are fitted by
@@ -822,26 +818,24 @@ const anchorRankFeatures = 20
 // rule's known examples among all of the rule's candidates is maximised.
 func anchorRankWeights() [anchorRankFeatures]float64 {
 	return [anchorRankFeatures]float64{
-		7.23,  // focus
-		1.94,  // name
-		3.63,  // agreement
-		1.84,  // named
-		2.69,  // literal
+		6.08,  // focus
+		1.66,  // name
+		3.61,  // agreement
+		1.86,  // named
+		2.49,  // literal
 		0.00,  // test
-		0.83,  // spell
-		-3.09, // type
-		1.01,  // head
-		-0.40, // long
-		2.15,  // quoted
+		0.52,  // spell
+		-2.96, // type
+		1.08,  // head
+		0.04,  // long
+		1.96,  // quoted
 		1.92,  // path
-		-1.40, // platform
-		-1.66, // opposite
-		-0.98, // option
-		0.00,  // callee
-		0.00,  // delegates
-		0.00,  // file
-		0.00,  // callee focus
-		0.00,  // delegates focus
+		-1.23, // platform
+		-1.70, // opposite
+		-0.89, // option
+		1.02,  // callee
+		-0.55, // delegates
+		1.57,  // file
 	}
 }
 
@@ -863,12 +857,12 @@ func anchorRankWeights() [anchorRankFeatures]float64 {
 // recency is anchored once its relevance reaches 2/3.
 func anchorCalibration() [6]float64 {
 	return [6]float64{
-		-3.94, // intercept
-		0.17,  // ranking score
-		0.62,  // margin
-		2.35,  // coverage
-		4.31,  // grounded
-		-0.66, // corpus
+		-4.90, // intercept
+		0.26,  // ranking score
+		0.69,  // margin
+		1.06,  // coverage
+		4.38,  // grounded
+		-0.51, // corpus
 	}
 }
 
@@ -907,7 +901,7 @@ func anchorRelevance(f anchorFeatures) float64 {
 // all but Grounded, which is the same for all of them, and Home, which
 // the development sets do not measure.
 func (f anchorFeatures) ranking() [anchorRankFeatures]float64 {
-	return [anchorRankFeatures]float64{f.Focus, f.Name, f.Agreement, f.Named, f.Literal, f.Test, f.Spell, f.Type, f.Head, f.Long, f.Quoted, f.Path, f.Platform, f.Opposite, f.Option, f.Callee, f.Delegates, f.File, f.CalleeFocus, f.DelegatesFocus}
+	return [anchorRankFeatures]float64{f.Focus, f.Name, f.Agreement, f.Named, f.Literal, f.Test, f.Spell, f.Type, f.Head, f.Long, f.Quoted, f.Path, f.Platform, f.Opposite, f.Option, f.Callee, f.Delegates, f.File}
 }
 
 func anchorLogistic(z float64) float64 {
