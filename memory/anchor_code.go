@@ -153,6 +153,11 @@ const anchorDelegateTop = 6
 // count as the helper that does the caller's work.
 const anchorDelegateShare = 0.5
 
+// anchorDelegateMinCode is the least share of the rule's terms a
+// helper's statements must hold: two functions that share one word of
+// a rule the code hardly speaks of are no evidence of delegation.
+const anchorDelegateMinCode = 0.25
+
 // callerWords are the words of a rule about a function's callers or
 // its public face ("callers must …", "the public API"): such a rule is
 // shown by the caller, never by the helper it delegates to.
@@ -232,7 +237,8 @@ func isIdentByte(c byte) bool {
 // when one of the anchorDelegateTop best calls a definition of its own
 // directory (its package or module's neighbours: the helpers a public
 // function hands its work to) whose code holds at least
-// anchorDelegateShare of the caller's, the callee gets Callee and the
+// anchorDelegateShare of the caller's (and anchorDelegateMinCode of the
+// rule's), the callee gets Callee and the
 // caller Delegates, both the share (up to 1). A helper that is no candidate yet is
 // made one by build (false when it cannot be: a test, a stub, another
 // language). Calls are read from the callers' statements and resolved
@@ -307,7 +313,7 @@ func (a *Anchorer) anchorDelegation(ctx context.Context, rq *anchorQuery, out []
 					byID[d.ID] = j
 				}
 				caller, callee := &out[i].features, &out[j].features
-				if caller.Code == 0 {
+				if caller.Code == 0 || callee.Code < anchorDelegateMinCode {
 					continue
 				}
 				if share := callee.Code / caller.Code; share >= anchorDelegateShare {
@@ -322,9 +328,10 @@ func (a *Anchorer) anchorDelegation(ctx context.Context, rq *anchorQuery, out []
 }
 
 // anchorFileShares sets each candidate's File: the weighted share of
-// the rule's known terms that the code of its file's candidates holds
-// together, over the best such share of any file. A rule about the
-// inside of a small package concentrates its terms in one file.
+// the rule's known terms that the statements of its file's candidates
+// hold together. A rule about the inside of a small package
+// concentrates its terms in one file; the share is not scaled to the
+// best file's, so that a rule the code hardly speaks of gets no file.
 func (rq *anchorQuery) anchorFileShares(out []anchorScored) {
 	byFile := map[string]map[string]bool{}
 	for i := range out {
@@ -338,15 +345,10 @@ func (rq *anchorQuery) anchorFileShares(out []anchorScored) {
 		}
 	}
 	share := make(map[string]float64, len(byFile))
-	best := 0.0
 	for f, u := range byFile {
 		share[f] = rq.codeShare("", u, false)
-		best = math.Max(best, share[f])
-	}
-	if best == 0 {
-		return
 	}
 	for i := range out {
-		out[i].features.File = share[out[i].File] / best
+		out[i].features.File = share[out[i].File]
 	}
 }

@@ -549,8 +549,8 @@ type anchorFeatures struct {
 	// does, the caller only hands it the work.
 	Callee, Delegates float64
 	// File is the weighted share of the rule's known terms that the
-	// code of the candidates of the symbol's file holds together, over
-	// the best file's (see anchorFileShares).
+	// statements of the candidates of the symbol's file hold together
+	// (see anchorFileShares).
 	File float64
 	// Home is how close the symbol is to where the rule's corrections
 	// were made (see anchorHome.of): 1 for the symbol they were about,
@@ -818,24 +818,24 @@ const anchorRankFeatures = 18
 // rule's known examples among all of the rule's candidates is maximised.
 func anchorRankWeights() [anchorRankFeatures]float64 {
 	return [anchorRankFeatures]float64{
-		6.08,  // focus
-		1.66,  // name
-		3.61,  // agreement
-		1.86,  // named
-		2.49,  // literal
+		5.93,  // focus
+		1.73,  // name
+		3.50,  // agreement
+		1.93,  // named
+		2.51,  // literal
 		0.00,  // test
-		0.52,  // spell
-		-2.96, // type
-		1.08,  // head
-		0.04,  // long
-		1.96,  // quoted
-		1.92,  // path
-		-1.23, // platform
-		-1.70, // opposite
-		-0.89, // option
-		1.02,  // callee
-		-0.55, // delegates
-		1.57,  // file
+		0.57,  // spell
+		-2.97, // type
+		1.12,  // head
+		0.00,  // long
+		1.99,  // quoted
+		1.97,  // path
+		-1.22, // platform
+		-1.64, // opposite
+		-0.92, // option
+		1.05,  // callee
+		-0.36, // delegates
+		2.38,  // file
 	}
 }
 
@@ -857,12 +857,12 @@ func anchorRankWeights() [anchorRankFeatures]float64 {
 // recency is anchored once its relevance reaches 2/3.
 func anchorCalibration() [6]float64 {
 	return [6]float64{
-		-4.90, // intercept
-		0.26,  // ranking score
-		0.69,  // margin
-		1.06,  // coverage
-		4.38,  // grounded
-		-0.51, // corpus
+		-4.50, // intercept
+		0.21,  // ranking score
+		0.74,  // margin
+		1.00,  // coverage
+		4.30,  // grounded
+		-0.47, // corpus
 	}
 }
 
