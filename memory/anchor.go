@@ -722,7 +722,7 @@ func (a *Anchorer) rankIn(ctx context.Context, rule string, langs, preferred []s
 		}
 		body, code := files.cache.spanStems(files.stemKey(sym), text, sym.Language)
 		f := rq.features(c, text, body)
-		f.Code = rq.codeShare(sym.Name, code, true)
+		f.Code, f.codeTerms = rq.codeShare(sym.Name, code, true)
 		f.Spell = math.Max(spelled.of(sym), rq.nameSpell(sym.Name))
 		f.Home = home.of(sym)
 		lines := sym.Range.End.Line - sym.Range.Start.Line + 1

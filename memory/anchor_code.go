@@ -114,9 +114,10 @@ func anchorSplitCode(text, language string) (code, notes string) {
 // (the stems of a symbol's statements, see anchorCodeOnly) or the
 // symbol's own name holds: what the code does, not what its comments
 // list.
-func (rq *anchorQuery) codeShare(name string, code map[string]bool, prefix bool) float64 {
+func (rq *anchorQuery) codeShare(name string, code map[string]bool, prefix bool) (float64, int) {
 	own := anchorStems(name)
 	var total, got float64
+	n := 0
 	for _, t := range rq.terms {
 		if !t.known {
 			continue
@@ -136,11 +137,14 @@ func (rq *anchorQuery) codeShare(name string, code map[string]bool, prefix bool)
 			m = anchorMatchPrefix
 		}
 		got += t.weight * m
+		if m > 0 {
+			n++
+		}
 	}
 	if total == 0 {
-		return 0
+		return 0, n
 	}
-	return got / total
+	return got / total, n
 }
 
 // anchorDelegateTop is how many of a rule's best candidates have their
@@ -153,10 +157,10 @@ const anchorDelegateTop = 6
 // count as the helper that does the caller's work.
 const anchorDelegateShare = 0.5
 
-// anchorDelegateMinCode is the least share of the rule's terms a
-// helper's statements must hold: two functions that share one word of
-// a rule the code hardly speaks of are no evidence of delegation.
-const anchorDelegateMinCode = 0.25
+// anchorDelegateMinTerms is how many of the rule's terms a helper's
+// statements must hold: two functions that share one word of a rule
+// the code hardly speaks of are no evidence of delegation.
+const anchorDelegateMinTerms = 2
 
 // callerWords are the words of a rule about a function's callers or
 // its public face ("callers must …", "the public API"): such a rule is
@@ -237,8 +241,8 @@ func isIdentByte(c byte) bool {
 // when one of the anchorDelegateTop best calls a definition of its own
 // directory (its package or module's neighbours: the helpers a public
 // function hands its work to) whose code holds at least
-// anchorDelegateShare of the caller's (and anchorDelegateMinCode of the
-// rule's), the callee gets Callee and the
+// anchorDelegateShare of the caller's (and anchorDelegateMinTerms of
+// the rule's terms), the callee gets Callee and the
 // caller Delegates, both the share (up to 1). A helper that is no candidate yet is
 // made one by build (false when it cannot be: a test, a stub, another
 // language). Calls are read from the callers' statements and resolved
@@ -313,7 +317,7 @@ func (a *Anchorer) anchorDelegation(ctx context.Context, rq *anchorQuery, out []
 					byID[d.ID] = j
 				}
 				caller, callee := &out[i].features, &out[j].features
-				if caller.Code == 0 || callee.Code < anchorDelegateMinCode {
+				if caller.Code == 0 || callee.codeTerms < anchorDelegateMinTerms {
 					continue
 				}
 				if share := callee.Code / caller.Code; share >= anchorDelegateShare {
@@ -346,7 +350,7 @@ func (rq *anchorQuery) anchorFileShares(out []anchorScored) {
 	}
 	share := make(map[string]float64, len(byFile))
 	for f, u := range byFile {
-		share[f] = rq.codeShare("", u, false)
+		share[f], _ = rq.codeShare("", u, false)
 	}
 	for i := range out {
 		out[i].features.File = share[out[i].File]

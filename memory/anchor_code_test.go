@@ -63,8 +63,8 @@ func TestAnchorCodeShare(t *testing.T) {
 		rq.terms[i].known, rq.terms[i].weight = true, 1
 	}
 	helper := "// xtob decodes hex digits with a lookup table.\nfunc xtob(x1, x2 byte) byte {\n\treturn xvalues[x1]<<4 | xvalues[x2]\n}"
-	code := rq.codeShare("xtob", anchorStems(anchorCodeOnly(helper, "go")), true)
-	all := rq.codeShare("xtob", anchorStems(helper), true)
+	code, _ := rq.codeShare("xtob", anchorStems(anchorCodeOnly(helper, "go")), true)
+	all, _ := rq.codeShare("xtob", anchorStems(helper), true)
 	if code >= all {
 		t.Errorf("the doc comment's words counted as code: code share %.2f, with comments %.2f", code, all)
 	}

@@ -120,8 +120,8 @@ func (a *Anchorer) Choose(ctx context.Context, rule, symbol, file string, line i
 	c := &anchorCand{sym: sym, rank: -1}
 	f := rq.features(c, text, anchorStems(text))
 	code := anchorStems(anchorCodeOnly(text, sym.Language))
-	f.Code = rq.codeShare(sym.Name, code, true)
-	f.File = rq.codeShare("", code, false) // its file's only candidate
+	f.Code, f.codeTerms = rq.codeShare(sym.Name, code, true)
+	f.File, _ = rq.codeShare("", code, false) // its file's only candidate
 	f.Score = anchorScore(f)
 	lines := sym.Range.End.Line - sym.Range.Start.Line + 1
 	from, to := 0, lines-1

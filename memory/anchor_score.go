@@ -556,8 +556,9 @@ type anchorFeatures struct {
 	// were made (see anchorHome.of): 1 for the symbol they were about,
 	// down to 0 for code elsewhere.
 	Home float64
-	// matched of the rule's keyTerms are found in the symbol.
-	matched, keyTerms int
+	// matched of the rule's keyTerms are found in the symbol;
+	// codeTerms of its known terms in its statements or name.
+	matched, keyTerms, codeTerms int
 }
 
 // anchorMaxMargin bounds the margin a candidate's relevance counts.
@@ -693,6 +694,12 @@ func (rq *anchorQuery) features(c *anchorCand, text string, body map[string]bool
 	}
 	f.Head = rq.headIn(sym.Name)
 	f.Opposite = rq.opposite(sym.Name)
+	if f.Opposite > 0 {
+		// The name's verb is the other half of the rule's job (Sign for
+		// "… signature … fails verification"): the rule's first word
+		// it holds is that verb, not what the rule is about.
+		f.Head = 0
+	}
 	f.Option = rq.option(sym.Name)
 	f.Path = rq.pathShare(sym.Path)
 	if p := platformOf(sym.Path); p != "" && !rq.names(p) {
@@ -818,24 +825,24 @@ const anchorRankFeatures = 18
 // rule's known examples among all of the rule's candidates is maximised.
 func anchorRankWeights() [anchorRankFeatures]float64 {
 	return [anchorRankFeatures]float64{
-		5.93,  // focus
-		1.73,  // name
-		3.50,  // agreement
+		6.05,  // focus
+		1.67,  // name
+		3.59,  // agreement
 		1.93,  // named
-		2.51,  // literal
+		2.50,  // literal
 		0.00,  // test
-		0.57,  // spell
-		-2.97, // type
-		1.12,  // head
-		0.00,  // long
-		1.99,  // quoted
-		1.97,  // path
-		-1.22, // platform
-		-1.64, // opposite
-		-0.92, // option
-		1.05,  // callee
-		-0.36, // delegates
-		2.38,  // file
+		0.55,  // spell
+		-2.99, // type
+		1.15,  // head
+		0.09,  // long
+		2.01,  // quoted
+		2.01,  // path
+		-1.21, // platform
+		-1.38, // opposite
+		-0.96, // option
+		1.04,  // callee
+		-0.58, // delegates
+		2.37,  // file
 	}
 }
 
@@ -857,12 +864,12 @@ func anchorRankWeights() [anchorRankFeatures]float64 {
 // recency is anchored once its relevance reaches 2/3.
 func anchorCalibration() [6]float64 {
 	return [6]float64{
-		-4.50, // intercept
+		-4.18, // intercept
 		0.21,  // ranking score
-		0.74,  // margin
-		1.00,  // coverage
-		4.30,  // grounded
-		-0.47, // corpus
+		0.67,  // margin
+		1.12,  // coverage
+		4.11,  // grounded
+		-0.49, // corpus
 	}
 }
 
