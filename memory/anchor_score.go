@@ -1,6 +1,7 @@
 package memory
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"math"
@@ -206,10 +207,17 @@ func anchorTestsAsVerb(rule string) bool {
 // rule that is all prohibition ("Never use panic") has no such clause:
 // what it forbids is what it is about.
 func anchorContrast(rule string) (int, int) {
-	lower := strings.ToLower(rule)
+	// Lower case byte for byte: strings.ToLower changes the length of
+	// text that is not valid UTF-8, and the indexes are rule's.
+	lower := []byte(rule)
+	for i, c := range lower {
+		if 'A' <= c && c <= 'Z' {
+			lower[i] = c + 'a' - 'A'
+		}
+	}
 	lo, n := -1, 0
 	for _, m := range []string{" instead of ", " rather than ", ", never ", ", not ", "; never ", "; not "} {
-		if i := strings.Index(lower, m); i > 0 && (lo < 0 || i < lo) {
+		if i := bytes.Index(lower, []byte(m)); i > 0 && (lo < 0 || i < lo) {
 			lo, n = i, len(m)
 		}
 	}
