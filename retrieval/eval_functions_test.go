@@ -47,6 +47,9 @@ var functionSets = []struct{ file, root string }{
 	{"regexp2-blind6.jsonl", "$GOMODCACHE/github.com/dlclark/regexp2@v1.10.0"},
 	{"gostdlib-blind6.jsonl", "$GOROOT/src"},
 	{"python311-blind6.jsonl", "/usr/lib/python3.11"},
+	{"pflag-blind7.jsonl", "$GOMODCACHE/github.com/spf13/pflag@v1.0.9"},
+	{"makefetch-blind7.jsonl", "/usr/lib/node_modules/npm/node_modules/make-fetch-happen"},
+	{"python311-blind7.jsonl", "/usr/lib/python3.11"},
 }
 
 // matchesFunction reports whether a result is one of the case's
