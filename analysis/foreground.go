@@ -16,6 +16,15 @@ import (
 // editor's pipe) before anything else could happen.
 const typingWindow = 10 * time.Second
 
+// burstWindow is how long after a keystroke the user counts as typing a
+// burst: while they do, the indexer leaves two cores to the keystrokes
+// (see foreground). A keystroke's round trip needs one for the server
+// and the editor needs one to send the next edit and read the answer;
+// the collector's background work, which the indexer's garbage calls
+// for, takes its share of the same cores. A pause of this long, to read
+// or think, lets the indexer go on with one core fewer than it has.
+const burstWindow = time.Second
+
 // foreground schedules the indexer around the user's keystrokes, which go
 // first. A keystroke's round trip (the edit read from the editor, the
 // parse, the answer written back) is a chain of goroutines, each of which
@@ -27,11 +36,19 @@ const typingWindow = 10 * time.Second
 // parsed, a batch of files written in one transaction, a chunk embedded,
 // a batch of vectors written), and give it back between units:
 //   - while an open document is being parsed, no unit starts;
+//   - while the user types a burst (a keystroke less than burstWindow
+//     ago), at most GOMAXPROCS-2 units run at once: none on a machine of
+//     two cores, where the indexer's unit, its garbage collection, the
+//     keystroke and the editor that sends it cannot all have a core;
 //   - while the user types (a keystroke less than typingWindow ago), at
 //     most GOMAXPROCS-1 units run at once (at least one), which leaves
 //     a P (and, on a machine as busy as its cores, a core) free for the
 //     keystroke;
 //   - otherwise, any number.
+//
+// On two cores, typing without a pause of a second holds the indexer's
+// units back for as long as it goes on: the keystrokes go first, and
+// the index catches up in the pauses.
 //
 // A unit already running gives its place back inside its work too, at
 // the points where it calls pause (between the stages of a file's
@@ -53,9 +70,12 @@ type foreground struct {
 	freed   chan struct{}
 	// lastKey is when the last keystroke arrived; zero before the first.
 	lastKey time.Time
-	// typingLimit is how many units run at once while the user types;
-	// 0 means GOMAXPROCS-1, at least 1.
+	// typingLimit is how many units run at once while the user types,
+	// in a burst or not; 0 means the limits of cores.
 	typingLimit int
+	// cores is how many cores the limits leave room on; 0 means
+	// GOMAXPROCS (a field, for tests).
+	cores int
 	// now is the clock; nil means time.Now (a field, for tests).
 	now func() time.Time
 	// waiting counts the callers of acquire blocked now; peak is the
@@ -74,13 +94,20 @@ func (f *foreground) clock() time.Time {
 	return f.now()
 }
 
-// limitLocked is how many units run at once while the user types. f.mu
-// is held.
-func (f *foreground) limitLocked() int {
+// limitLocked is how many units run at once while the user types, in a
+// burst (burst) or not. f.mu is held.
+func (f *foreground) limitLocked(burst bool) int {
 	if f.typingLimit > 0 {
 		return f.typingLimit
 	}
-	return max(1, runtime.GOMAXPROCS(0)-1)
+	cores := f.cores
+	if cores <= 0 {
+		cores = runtime.GOMAXPROCS(0)
+	}
+	if burst {
+		return max(0, cores-2)
+	}
+	return max(1, cores-1)
 }
 
 // keystroke records that the user edited an open document now.
@@ -123,13 +150,18 @@ func (f *foreground) wakeLocked() {
 }
 
 // typingLocked reports whether the user typed less than typingWindow
-// ago, and if so when that stops being so. f.mu is held.
-func (f *foreground) typingLocked() (bool, time.Time) {
+// ago, and if so how many units may run (limitLocked) and when that
+// changes: the end of the burst, or of the typing. f.mu is held.
+func (f *foreground) typingLocked() (typing bool, limit int, until time.Time) {
 	if f.lastKey.IsZero() {
-		return false, time.Time{}
+		return false, 0, time.Time{}
 	}
-	until := f.lastKey.Add(typingWindow)
-	return f.clock().Before(until), until
+	now := f.clock()
+	if burstEnd := f.lastKey.Add(burstWindow); now.Before(burstEnd) {
+		return true, f.limitLocked(true), burstEnd
+	}
+	until = f.lastKey.Add(typingWindow)
+	return now.Before(until), f.limitLocked(false), until
 }
 
 // acquire waits until a unit of the indexer's work may start, and counts
@@ -138,8 +170,8 @@ func (f *foreground) typingLocked() (bool, time.Time) {
 func (f *foreground) acquire(ctx context.Context) bool {
 	f.mu.Lock()
 	for {
-		typing, until := f.typingLocked()
-		if f.n == 0 && (!typing || f.running < f.limitLocked()) {
+		typing, limit, until := f.typingLocked()
+		if f.n == 0 && (!typing || f.running < limit) {
 			f.running++
 			if typing {
 				f.peak = max(f.peak, f.running)
@@ -147,7 +179,8 @@ func (f *foreground) acquire(ctx context.Context) bool {
 			f.mu.Unlock()
 			return true
 		}
-		// Woken when a unit or a parse ends, or when typing stops.
+		// Woken when a unit or a parse ends, or when the burst or the
+		// typing stops.
 		if f.freed == nil {
 			f.freed = make(chan struct{})
 		}
@@ -187,8 +220,8 @@ func (f *foreground) acquire(ctx context.Context) bool {
 // (release must follow) even when ctx is done while it waits.
 func (f *foreground) pause(ctx context.Context) {
 	f.mu.Lock()
-	typing, _ := f.typingLocked()
-	if f.n == 0 && (!typing || f.running <= f.limitLocked()) {
+	typing, limit, _ := f.typingLocked()
+	if f.n == 0 && (!typing || f.running <= limit) {
 		f.mu.Unlock()
 		return
 	}

@@ -215,3 +215,99 @@ func TestForegroundPause(t *testing.T) {
 		t.Errorf("typing peak = %d, want 1", got)
 	}
 }
+
+// TestForegroundLimits checks how many units run at once while the user
+// types a burst and after it, by the number of cores.
+func TestForegroundLimits(t *testing.T) {
+	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	tests := []struct {
+		cores, typingLimit int
+		since              time.Duration // since the last keystroke
+		typing             bool
+		limit              int
+		until              time.Duration // since the last keystroke
+	}{
+		{cores: 2, since: 0, typing: true, limit: 0, until: burstWindow},
+		{cores: 2, since: burstWindow - time.Millisecond, typing: true, limit: 0, until: burstWindow},
+		{cores: 2, since: burstWindow, typing: true, limit: 1, until: typingWindow},
+		{cores: 2, since: typingWindow, typing: false, limit: 1, until: typingWindow},
+		{cores: 1, since: 0, typing: true, limit: 0, until: burstWindow},
+		{cores: 1, since: burstWindow, typing: true, limit: 1, until: typingWindow},
+		{cores: 4, since: 0, typing: true, limit: 2, until: burstWindow},
+		{cores: 4, since: 2 * burstWindow, typing: true, limit: 3, until: typingWindow},
+		{cores: 2, typingLimit: 1, since: 0, typing: true, limit: 1, until: burstWindow},
+		{cores: 8, typingLimit: 1, since: burstWindow, typing: true, limit: 1, until: typingWindow},
+	}
+	for _, tt := range tests {
+		t.Run(fmt.Sprintf("cores=%d,limit=%d,since=%v", tt.cores, tt.typingLimit, tt.since), func(t *testing.T) {
+			clock := t0.Add(tt.since)
+			f := &foreground{cores: tt.cores, typingLimit: tt.typingLimit, lastKey: t0, now: func() time.Time { return clock }}
+			f.mu.Lock()
+			typing, limit, until := f.typingLocked()
+			f.mu.Unlock()
+			if typing != tt.typing || limit != tt.limit || !until.Equal(t0.Add(tt.until)) {
+				t.Errorf("typingLocked() = %v, %d, +%v; want %v, %d, +%v", typing, limit, until.Sub(t0), tt.typing, tt.limit, tt.until)
+			}
+		})
+	}
+}
+
+// TestForegroundBurst types a burst on a machine of two cores: no unit
+// starts, and a running unit gives its place back at its next pause,
+// until the burst is over; then one unit runs at a time.
+func TestForegroundBurst(t *testing.T) {
+	ctx := context.Background()
+	f := &foreground{cores: 2}
+	if !f.acquire(ctx) {
+		t.Fatal("unit before typing did not start")
+	}
+	f.keystroke()
+	keyAt := f.lastKey
+	paused := make(chan struct{})
+	go func() {
+		f.pause(ctx) // waits out the burst
+		close(paused)
+	}()
+	started := make(chan bool)
+	go func() { started <- f.acquire(ctx) }()
+	for f.blocked() < 2 {
+		select {
+		case <-paused:
+			t.Fatal("a running unit went on during a burst on two cores")
+		case <-started:
+			t.Fatal("a unit started during a burst on two cores")
+		default:
+			runtime.Gosched()
+		}
+	}
+	// The burst ends by itself: one of the two goes on, the other waits
+	// for it (one unit after the burst, while the typing window lasts).
+	var first string
+	select {
+	case <-paused:
+		first = "paused"
+	case ok := <-started:
+		if !ok {
+			t.Fatal("acquire failed")
+		}
+		first = "started"
+	}
+	if now := time.Now(); now.Before(keyAt.Add(burstWindow)) {
+		t.Fatalf("a unit went on %v after the keystroke, before the burst window (%v) ended", now.Sub(keyAt), burstWindow)
+	}
+	if got := f.typingPeak(); got != 1 {
+		t.Errorf("typing peak = %d after the burst, want 1", got)
+	}
+	f.release()
+	if first == "paused" {
+		if !<-started {
+			t.Fatal("acquire failed")
+		}
+	} else {
+		<-paused
+	}
+	f.release()
+	if f.running != 0 {
+		t.Errorf("running = %d after every unit ended, want 0", f.running)
+	}
+}
