@@ -107,13 +107,6 @@ func AppendNameTerms(dst []byte, name string) []byte {
 // parser"), in words a definition's own doc does not repeat.
 const moduleMark = "\nModule: "
 
-// moduleDocs gives the module's doc sentence to the context of the file's
-// top-level definitions (functions, classes and types, not methods): a
-// module describes its entry points; given to every method too, it lifts
-// a file's helpers over the answers of other files (see "Module docs" in
-// retrieval/testdata/eval/README.md).
-const moduleDocs = true
-
 // Chunking limits, in lines and bytes.
 const (
 	chunkMaxLines  = 80   // a symbol longer than this is split
@@ -150,10 +143,12 @@ func chunkFile(g *FileGraph, src []byte, lines *lineIndex, comments []span) []Ch
 	}
 	calls := callsByOffset(g.Refs)
 	types := newEnclosingTypes(g.Symbols)
-	module := ""
-	if moduleDocs {
-		module = firstSentence(moduleDoc(g.Language, src, comments))
-	}
+	// The module's doc sentence goes to the context of the file's top-level
+	// definitions (functions, classes and types, not methods; see
+	// symbolContext): a module describes its entry points; given to every
+	// method too, it lifts a file's helpers over the answers of other
+	// files (see "Module docs" in retrieval/testdata/eval/README.md).
+	module := firstSentence(moduleDoc(g.Language, src, comments))
 	var out []Chunk
 	covered := 0 // offset up to which the file is chunked
 	for _, p := range pieces {
