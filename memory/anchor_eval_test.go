@@ -668,12 +668,13 @@ func fitRanking(rules []calibrationRule) []float64 {
 var anchorBalance = flag.Float64("anchor.balance", 0, "with -anchor.calibrate: how far to even the classes of the calibration (0: as they are, 1: equal)")
 
 // fitCalibration fits relevance = σ(c₀ + c₁·score + c₂·margin +
-// c₃·coverage + c₄·grounded + c₅·corpus) by logistic regression on each
-// rule's best candidate by score, labelled by whether it is one of the
-// rule's known examples (in one of its files, with file set). Scores and margins are recomputed
-// with the ranking weights w.
+// c₃·coverage + c₄·grounded + c₅·corpus + c₆·ln(1+key terms)) by
+// logistic regression on each rule's best candidate by score, labelled
+// by whether it is one of the rule's known examples (in one of its
+// files, with file set). Scores and margins are recomputed with the
+// ranking weights w.
 func fitCalibration(rules []calibrationRule, w []float64, file bool) []float64 {
-	var xs [][5]float64
+	var xs [][6]float64
 	var ys, sizes []float64
 	for _, r := range rules {
 		if len(r.x) == 0 {
@@ -694,7 +695,7 @@ func fitCalibration(rules []calibrationRule, w []float64, file bool) []float64 {
 			m = sc - dotw(w, r.x[second])
 		}
 		m = math.Max(-anchorMaxMargin, math.Min(anchorMaxMargin, m))
-		xs = append(xs, [5]float64{sc, m, r.coverage[best], r.grounded, r.corpus})
+		xs = append(xs, [6]float64{sc, m, r.coverage[best], r.grounded, r.corpus, anchorKeyTermsLog(r.keyTerms)})
 		sizes = append(sizes, r.size[best])
 		y := 0.0
 		if r.good[best] || file && r.goodFile[best] {
@@ -711,10 +712,10 @@ func fitCalibration(rules []calibrationRule, w []float64, file bool) []float64 {
 	// towards even classes (0.5/count each).
 	b := *anchorBalance
 	cw := [2]float64{(1-b)/n + b*0.5/(n-pos), (1-b)/n + b*0.5/pos}
-	c := make([]float64, 6)
+	c := make([]float64, 7)
 	const lr, l2, epochs = 0.05, 0.001, 100000
 	for range epochs {
-		var g [6]float64
+		var g [7]float64
 		for i, x := range xs {
 			z := c[0]
 			for k, v := range x {
@@ -767,7 +768,7 @@ func fitCalibration(rules []calibrationRule, w []float64, file bool) []float64 {
 
 // anchorSeenBlindSets are the blind sets whose misses have been read:
 // training sets since.
-var anchorSeenBlindSets = []string{"blind-rules.jsonl", "blind-rules2.jsonl", "blind-rules3.jsonl", "blind-rules4.jsonl", "blind-rules5.jsonl", "blind-rules6.jsonl"}
+var anchorSeenBlindSets = []string{"blind-rules.jsonl", "blind-rules2.jsonl", "blind-rules3.jsonl", "blind-rules4.jsonl", "blind-rules5.jsonl", "blind-rules6.jsonl", "blind-rules7.jsonl"}
 
 var anchorDump = flag.String("anchor.dump", "", "with -anchor.calibrate: write every training rule's candidates and their features to this file (JSON lines) to study the ranking offline")
 
@@ -829,11 +830,11 @@ func TestAnchorCalibrate(t *testing.T) {
 	w := fitRanking(rules)
 	c := fitCalibration(rules, w, false)
 	var b strings.Builder
-	for i, name := range []string{"focus", "name", "agreement", "named", "literal", "test", "spell", "type", "head", "long", "quoted", "path", "platform", "opposite", "option", "callee", "delegates", "file"} {
+	for i, name := range []string{"focus", "name", "agreement", "named", "literal", "test", "spell", "type", "head", "long", "quoted", "path", "platform", "opposite", "option", "callee", "delegates", "file", "constructor", "quantifier", "own file", "short"} {
 		fmt.Fprintf(&b, "\t%.2f, // %s\n", w[i], name)
 	}
 	b.WriteString("calibration:\n")
-	for i, name := range []string{"intercept", "ranking score", "margin", "coverage", "grounded", "corpus"} {
+	for i, name := range []string{"intercept", "ranking score", "margin", "coverage", "grounded", "corpus", "key terms"} {
 		fmt.Fprintf(&b, "\t%.2f, // %s\n", c[i], name)
 	}
 	top1, top1File, pooled, withExample := 0, 0, 0, 0

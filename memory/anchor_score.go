@@ -560,6 +560,14 @@ type anchorFeatures struct {
 	// statements of the candidates of the symbol's file hold together
 	// (see anchorFileShares).
 	File float64
+	// Constructor is 1 for a constructor when the rule does not speak
+	// of building a value (see anchorQuery.constructorFor); Quantifier
+	// for a name that works on a whole collection when the rule speaks
+	// of one item (see anchorQuery.quantifier); OwnFile for a
+	// definition its file is named after (see anchorOwnFile); Short
+	// for a definition of anchorShortLines or fewer lines (an
+	// accessor).
+	Constructor, Quantifier, OwnFile, Short float64
 	// Home is how close the symbol is to where the rule's corrections
 	// were made (see anchorHome.of): 1 for the symbol they were about,
 	// down to 0 for code elsewhere.
@@ -823,7 +831,7 @@ func anchorHasPrefixed(set map[string]bool, stem string) bool {
 
 // anchorRankFeatures is how many features rank a rule's candidates (see
 // anchorFeatures.ranking).
-const anchorRankFeatures = 18
+const anchorRankFeatures = 22
 
 // anchorRankWeights weigh a candidate's features (in the order of
 // anchorFeatures.ranking) into its ranking score. They are fitted by
@@ -851,13 +859,20 @@ func anchorRankWeights() [anchorRankFeatures]float64 {
 		1.04,  // callee
 		-0.58, // delegates
 		2.37,  // file
+		0,     // constructor
+		0,     // quantifier
+		0,     // own file
+		0,     // short
 	}
 }
 
 // anchorCalibration maps a candidate's ranking score s, its margin m
 // over the rule's other candidates, its coverage v, its rule's grounding
-// g and the size of the index k (log₁₀ of its chunks) to relevance =
-// σ(c₀ + c₁·s + c₂·m + c₃·v + c₄·g + c₅·k), within [0, 1].
+// g, the size of the index k (log₁₀ of its chunks) and the number n of
+// the rule's key terms to relevance = σ(c₀ + c₁·s + c₂·m + c₃·v + c₄·g +
+// c₅·k + c₆·ln(1+n)), within [0, 1]. A rule of many words is matched by
+// a share of them that would be weak evidence for a rule of three: n
+// lets the same coverage count for more in a long rule.
 //
 // TestAnchorCalibrate fits c₁…c₅ by logistic regression on the best
 // candidate of each training rule, labelled by whether it is one of the
@@ -870,14 +885,15 @@ func anchorRankWeights() [anchorRankFeatures]float64 {
 // interval. So the default threshold 0.7 is the fitted boundary between
 // right and wrong examples: a readable (5–40 lines) candidate of neutral
 // recency is anchored once its relevance reaches 2/3.
-func anchorCalibration() [6]float64 {
-	return [6]float64{
+func anchorCalibration() [7]float64 {
+	return [7]float64{
 		-4.18, // intercept
 		0.21,  // ranking score
 		0.67,  // margin
 		1.12,  // coverage
 		4.11,  // grounded
 		-0.49, // corpus
+		0,     // key terms
 	}
 }
 
@@ -909,15 +925,19 @@ func anchorRelevance(f anchorFeatures) float64 {
 	if f.matched > 0 {
 		home = anchorHomeLogit * f.Home
 	}
-	return anchorLogistic(c[0] + c[1]*f.Score + c[2]*f.Margin + c[3]*f.Coverage + c[4]*f.Grounded + c[5]*f.Corpus + home)
+	return anchorLogistic(c[0] + c[1]*f.Score + c[2]*f.Margin + c[3]*f.Coverage + c[4]*f.Grounded + c[5]*f.Corpus + c[6]*anchorKeyTermsLog(f.keyTerms) + home)
 }
 
 // ranking returns the features that rank the candidates of one rule:
 // all but Grounded, which is the same for all of them, and Home, which
 // the development sets do not measure.
 func (f anchorFeatures) ranking() [anchorRankFeatures]float64 {
-	return [anchorRankFeatures]float64{f.Focus, f.Name, f.Agreement, f.Named, f.Literal, f.Test, f.Spell, f.Type, f.Head, f.Long, f.Quoted, f.Path, f.Platform, f.Opposite, f.Option, f.Callee, f.Delegates, f.File}
+	return [anchorRankFeatures]float64{f.Focus, f.Name, f.Agreement, f.Named, f.Literal, f.Test, f.Spell, f.Type, f.Head, f.Long, f.Quoted, f.Path, f.Platform, f.Opposite, f.Option, f.Callee, f.Delegates, f.File, f.Constructor, f.Quantifier, f.OwnFile, f.Short}
 }
+
+// anchorKeyTermsLog is ln(1+n) for a rule of n key terms: the
+// calibration's measure of the rule's length.
+func anchorKeyTermsLog(n int) float64 { return math.Log1p(float64(n)) }
 
 func anchorLogistic(z float64) float64 {
 	switch {
