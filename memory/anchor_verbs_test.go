@@ -5,6 +5,8 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/anchorage-dev/anchorage/analysis"
 )
 
 func TestAnchorOpposite(t *testing.T) {
@@ -132,7 +134,7 @@ func (m *Method) Verify(payload, sig []byte) error {
 }
 
 // FuzzAnchorRuleVerbs analyses any rule text and any symbol name: the
-// verb and option features stay 0 or 1, a rule with a verb of the table
+// verb, option, quantifier, constructor and own-file features stay 0 or 1, a rule with a verb of the table
 // names its family, and nothing panics.
 func FuzzAnchorRuleVerbs(f *testing.F) {
 	f.Add("A signature of the wrong length fails verification", "Sign")
@@ -142,7 +144,8 @@ func FuzzAnchorRuleVerbs(f *testing.F) {
 	f.Add("Décoder les données \u00e9", "décoder_Données")
 	f.Fuzz(func(t *testing.T, rule, name string) {
 		rq := analyzeAnchorRule(rule)
-		for _, v := range []float64{rq.opposite(name), rq.option(name)} {
+		sym := analysis.SymbolInfo{Name: name, QualifiedName: "T." + name, Kind: analysis.KindMethod, Language: "python", Path: name + ".py"}
+		for _, v := range []float64{rq.opposite(name), rq.option(name), rq.quantifier(name), rq.constructorFor(sym), anchorOwnFile(sym)} {
 			if v != 0 && v != 1 {
 				t.Fatalf("%q, %q: feature %v, want 0 or 1", rule, name, v)
 			}
