@@ -727,12 +727,6 @@ func (a *Anchorer) rankIn(ctx context.Context, rule string, langs, preferred []s
 		f.Home = home.of(sym)
 		lines := sym.Range.End.Line - sym.Range.Start.Line + 1
 		f.Long = anchorLong(lines)
-		f.Constructor = rq.constructorFor(sym)
-		f.Quantifier = rq.quantifier(sym.Name)
-		f.OwnFile = anchorOwnFile(sym)
-		if lines <= anchorShortLines {
-			f.Short = 1
-		}
 		from, to := 0, lines-1
 		if lines > anchorExcerptLines {
 			from, to = rq.relevantSpan(strings.Split(text, "\n"), anchorExcerptLines)

@@ -830,7 +830,7 @@ func TestAnchorCalibrate(t *testing.T) {
 	w := fitRanking(rules)
 	c := fitCalibration(rules, w, false)
 	var b strings.Builder
-	for i, name := range []string{"focus", "name", "agreement", "named", "literal", "test", "spell", "type", "head", "long", "quoted", "path", "platform", "opposite", "option", "callee", "delegates", "file", "constructor", "quantifier", "own file", "short"} {
+	for i, name := range []string{"focus", "name", "agreement", "named", "literal", "test", "spell", "type", "head", "long", "quoted", "path", "platform", "opposite", "option", "callee", "delegates", "file"} {
 		fmt.Fprintf(&b, "\t%.2f, // %s\n", w[i], name)
 	}
 	b.WriteString("calibration:\n")

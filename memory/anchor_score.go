@@ -560,14 +560,6 @@ type anchorFeatures struct {
 	// statements of the candidates of the symbol's file hold together
 	// (see anchorFileShares).
 	File float64
-	// Constructor is 1 for a constructor when the rule does not speak
-	// of building a value (see anchorQuery.constructorFor); Quantifier
-	// for a name that works on a whole collection when the rule speaks
-	// of one item (see anchorQuery.quantifier); OwnFile for a
-	// definition its file is named after (see anchorOwnFile); Short
-	// for a definition of anchorShortLines or fewer lines (an
-	// accessor).
-	Constructor, Quantifier, OwnFile, Short float64
 	// Home is how close the symbol is to where the rule's corrections
 	// were made (see anchorHome.of): 1 for the symbol they were about,
 	// down to 0 for code elsewhere.
@@ -831,7 +823,7 @@ func anchorHasPrefixed(set map[string]bool, stem string) bool {
 
 // anchorRankFeatures is how many features rank a rule's candidates (see
 // anchorFeatures.ranking).
-const anchorRankFeatures = 22
+const anchorRankFeatures = 18
 
 // anchorRankWeights weigh a candidate's features (in the order of
 // anchorFeatures.ranking) into its ranking score. They are fitted by
@@ -841,28 +833,24 @@ const anchorRankFeatures = 22
 // rule's known examples among all of the rule's candidates is maximised.
 func anchorRankWeights() [anchorRankFeatures]float64 {
 	return [anchorRankFeatures]float64{
-		6.05,  // focus
-		1.67,  // name
-		3.59,  // agreement
-		1.93,  // named
+		5.70,  // focus
+		1.28,  // name
+		3.63,  // agreement
+		1.92,  // named
 		2.50,  // literal
 		0.00,  // test
-		0.55,  // spell
-		-2.99, // type
-		1.15,  // head
-		0.09,  // long
-		2.01,  // quoted
-		2.01,  // path
-		-1.21, // platform
-		-1.38, // opposite
-		-0.96, // option
-		1.04,  // callee
-		-0.58, // delegates
-		2.37,  // file
-		0,     // constructor
-		0,     // quantifier
-		0,     // own file
-		0,     // short
+		0.62,  // spell
+		-2.90, // type
+		1.19,  // head
+		0.08,  // long
+		2.04,  // quoted
+		1.75,  // path
+		-1.07, // platform
+		-1.55, // opposite
+		-0.95, // option
+		0.84,  // callee
+		-0.51, // delegates
+		2.36,  // file
 	}
 }
 
@@ -887,13 +875,13 @@ func anchorRankWeights() [anchorRankFeatures]float64 {
 // recency is anchored once its relevance reaches 2/3.
 func anchorCalibration() [7]float64 {
 	return [7]float64{
-		-4.18, // intercept
-		0.21,  // ranking score
-		0.67,  // margin
-		1.12,  // coverage
-		4.11,  // grounded
-		-0.49, // corpus
-		0,     // key terms
+		-6.35, // intercept
+		0.22,  // ranking score
+		0.66,  // margin
+		1.73,  // coverage
+		3.14,  // grounded
+		-0.42, // corpus
+		1.24,  // key terms
 	}
 }
 
@@ -932,7 +920,7 @@ func anchorRelevance(f anchorFeatures) float64 {
 // all but Grounded, which is the same for all of them, and Home, which
 // the development sets do not measure.
 func (f anchorFeatures) ranking() [anchorRankFeatures]float64 {
-	return [anchorRankFeatures]float64{f.Focus, f.Name, f.Agreement, f.Named, f.Literal, f.Test, f.Spell, f.Type, f.Head, f.Long, f.Quoted, f.Path, f.Platform, f.Opposite, f.Option, f.Callee, f.Delegates, f.File, f.Constructor, f.Quantifier, f.OwnFile, f.Short}
+	return [anchorRankFeatures]float64{f.Focus, f.Name, f.Agreement, f.Named, f.Literal, f.Test, f.Spell, f.Type, f.Head, f.Long, f.Quoted, f.Path, f.Platform, f.Opposite, f.Option, f.Callee, f.Delegates, f.File}
 }
 
 // anchorKeyTermsLog is ln(1+n) for a rule of n key terms: the

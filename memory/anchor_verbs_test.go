@@ -5,8 +5,6 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
-
-	"github.com/anchorage-dev/anchorage/analysis"
 )
 
 func TestAnchorOpposite(t *testing.T) {
@@ -134,7 +132,7 @@ func (m *Method) Verify(payload, sig []byte) error {
 }
 
 // FuzzAnchorRuleVerbs analyses any rule text and any symbol name: the
-// verb, option, quantifier, constructor and own-file features stay 0 or 1, a rule with a verb of the table
+// verb and option features stay 0 or 1, a rule with a verb of the table
 // names its family, and nothing panics.
 func FuzzAnchorRuleVerbs(f *testing.F) {
 	f.Add("A signature of the wrong length fails verification", "Sign")
@@ -144,8 +142,7 @@ func FuzzAnchorRuleVerbs(f *testing.F) {
 	f.Add("Décoder les données \u00e9", "décoder_Données")
 	f.Fuzz(func(t *testing.T, rule, name string) {
 		rq := analyzeAnchorRule(rule)
-		sym := analysis.SymbolInfo{Name: name, QualifiedName: "T." + name, Kind: analysis.KindMethod, Language: "python", Path: name + ".py"}
-		for _, v := range []float64{rq.opposite(name), rq.option(name), rq.quantifier(name), rq.constructorFor(sym), anchorOwnFile(sym)} {
+		for _, v := range []float64{rq.opposite(name), rq.option(name)} {
 			if v != 0 && v != 1 {
 				t.Fatalf("%q, %q: feature %v, want 0 or 1", rule, name, v)
 			}
