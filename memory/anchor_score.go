@@ -862,7 +862,7 @@ func anchorRankWeights() [anchorRankFeatures]float64 {
 // a share of them that would be weak evidence for a rule of three: n
 // lets the same coverage count for more in a long rule.
 //
-// TestAnchorCalibrate fits c₁…c₅ by logistic regression on the best
+// TestAnchorCalibrate fits c₁…c₆ by logistic regression on the best
 // candidate of each training rule, labelled by whether it is one of the
 // rule's known examples (a rule with none has a wrong best candidate):
 // relevance rises with the odds that a candidate is the right example.
