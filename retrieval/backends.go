@@ -384,7 +384,11 @@ func (s *Searcher) semanticRank(ctx context.Context, query string, topK int) ([]
 			return nil, nil, err
 		}
 		lists = append(lists, byVector)
-		weights = append(weights, vectorWeight)
+		w := vectorWeight
+		if s.vectorWeight > 0 {
+			w = s.vectorWeight
+		}
+		weights = append(weights, w)
 	}
 	if len(expanded) > 0 {
 		lists = append(lists, ids(expanded))

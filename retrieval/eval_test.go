@@ -14,11 +14,15 @@ import (
 	"testing"
 
 	"github.com/anchorage-dev/anchorage/analysis"
+	"github.com/anchorage-dev/anchorage/retrieval/wordvec"
 )
 
 var (
 	evalStdlib = flag.Bool("eval.stdlib", false, "also evaluate search on the Go standard library (indexes GOROOT/src: slow)")
 	evalDir    = flag.String("eval.dir", "", "keep the evaluation's index databases in this directory between runs")
+	evalVecs   = flag.String("eval.wordvec", "", "a word-vector model file (wordvec format) to search with instead of the built-in one")
+	evalVecW   = flag.Float64("eval.vectorweight", 0, "the weight of the vector list in a search by meaning (0: the default)")
+	evalExpand = flag.String("eval.expandwith", "", "a word-vector model file whose neighbours expand queries (default: the search's own vectors)")
 )
 
 // evalCase is one line of a retrieval set: a query and the files that
@@ -193,13 +197,58 @@ func runEval(t *testing.T, s *Searcher, cases []evalCase) map[Strategy]evalScore
 	return out
 }
 
+// evalWordVectors returns the built-in word vectors, or those of the
+// -eval.wordvec file.
+func evalWordVectors() (*WordVectors, error) {
+	return readWordVectors(*evalVecs)
+}
+
+// readWordVectors returns the vectors of a model file, or the built-in
+// ones for "".
+func readWordVectors(path string) (*WordVectors, error) {
+	if path == "" {
+		return NewWordVectors()
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	m, err := wordvec.Parse(data)
+	if err != nil {
+		return nil, err
+	}
+	return WordVectorsOf(m), nil
+}
+
+// expandingWith is a vector signal whose query expansion comes from
+// other vectors (-eval.expandwith).
+type expandingWith struct {
+	*WordVectors
+	exp *WordVectors
+}
+
+func (e expandingWith) Expand(query string) []string { return e.exp.Expand(query) }
+
+// evalSearcherVectors is the vector signal of the evaluation's searches:
+// evalWordVectors, expanding queries with -eval.expandwith when given.
+func evalSearcherVectors(vec *WordVectors) (Vectorizer, error) {
+	if *evalExpand == "" {
+		return vec, nil
+	}
+	exp, err := readWordVectors(*evalExpand)
+	if err != nil {
+		return nil, err
+	}
+	return expandingWith{vec, exp}, nil
+}
+
 // newEvalSearcher indexes root into a temporary database.
 func newEvalSearcher(t *testing.T, root string) *Searcher { return newEvalSearcherTB(t, root) }
 
 func newEvalSearcherTB(t testing.TB, root string) *Searcher {
 	t.Helper()
 	ctx := context.Background()
-	vec, err := NewWordVectors()
+	vec, err := evalWordVectors()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -222,7 +271,11 @@ func newEvalSearcherTB(t testing.TB, root string) *Searcher {
 	if err := ix.LoadTermsInMemory(ctx); err != nil {
 		t.Fatal(err)
 	}
-	return &Searcher{Index: ix, Vectors: vec}
+	sv, err := evalSearcherVectors(vec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &Searcher{Index: ix, Vectors: sv, vectorWeight: *evalVecW}
 }
 
 // TestEvalSampleApp measures search quality on the sample app and guards

@@ -53,6 +53,9 @@ type Searcher struct {
 	noPopularity bool
 	// candidates, when positive, replaces semanticCandidates (evaluation).
 	candidates int
+	// vectorWeight, when positive, replaces the weight of the vector
+	// list in a search by meaning (evaluation).
+	vectorWeight float64
 	// traceLists, when set, is given the ranked lists of each search by
 	// meaning and their weights before they are fused (evaluation).
 	traceLists func(lists [][]int64, weights []float64)

@@ -130,3 +130,43 @@ func (m *Model) Weight(word string) float32 {
 	}
 	return m.weight(row)
 }
+
+// EachRow calls fn for each word of text that Embed counts, in order,
+// with its row and its weight in the sum that Embed normalises: Embed(text)
+// is the unit vector along the sum of weight × the row's vector. It is for
+// training new vectors on the same words and weights (scripts/codevec).
+func (m *Model) EachRow(text string, fn func(row int, weight float32)) {
+	var buf [2 * maxWordLen]byte
+	known := func(row int) {
+		if row < 0 {
+			return
+		}
+		if w := m.weight(row); w > 0 {
+			fn(row, w)
+		}
+	}
+	eachWord(text, func(w string, parts []int) {
+		low := appendLower(buf[:0], w)
+		if row := m.lookup(low); row >= 0 || len(parts) == 0 {
+			known(row)
+			return
+		}
+		if len(low) != len(w) {
+			return
+		}
+		start := 0
+		for i := 0; i <= len(parts); i++ {
+			end := len(low)
+			if i < len(parts) {
+				end = parts[i]
+			}
+			known(m.lookup(low[start:end]))
+			start = end
+		}
+	})
+}
+
+// SourceSize returns the size of the vocabulary the model's frequency
+// ranks count in (for Encode's zipfN when writing vectors over the same
+// words).
+func (m *Model) SourceSize() uint32 { return m.zipfN }
