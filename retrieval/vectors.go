@@ -18,6 +18,9 @@ import (
 // (Vectorizer), and is safe for concurrent use.
 type WordVectors struct {
 	m *wordvec.Model
+	// exp proposes the words of query expansion (Expand): m, or the
+	// GloVe vectors when m is the code-search model (expandWithGloVe).
+	exp *wordvec.Model
 	// expanded keeps the words Expand proposed for each word it was asked
 	// about: finding them searches the whole vocabulary, milliseconds a
 	// word, and a session asks about the same words again and again.
@@ -43,18 +46,40 @@ const (
 // the memory starts afresh.
 const maxExpanded = 1 << 14
 
+// The built-in vector signal's models. codeVectors embeds chunks and
+// queries with the code-search model (wordvec.LoadCode: GloVe fine-tuned
+// on doc sentences and the code they describe, scripts/codevec) instead
+// of plain GloVe; expandWithGloVe keeps GloVe's neighbours for query
+// expansion. The evaluation behind both is in
+// testdata/eval/README.md ("A code-search model trained here").
+const (
+	codeVectors     = true
+	expandWithGloVe = true
+)
+
 // NewWordVectors loads the built-in word vectors.
 func NewWordVectors() (*WordVectors, error) {
-	m, err := wordvec.Load()
+	g, err := wordvec.Load()
 	if err != nil {
 		return nil, fmt.Errorf("load word vectors: %w", err)
 	}
-	return &WordVectors{m: m}, nil
+	if !codeVectors {
+		return WordVectorsOf(g), nil
+	}
+	c, err := wordvec.LoadCode()
+	if err != nil {
+		return nil, fmt.Errorf("load word vectors: %w", err)
+	}
+	w := &WordVectors{m: c, exp: c}
+	if expandWithGloVe {
+		w.exp = g
+	}
+	return w, nil
 }
 
 // WordVectorsOf returns word vectors over a model, such as a Subset of the
-// built-in one.
-func WordVectorsOf(m *wordvec.Model) *WordVectors { return &WordVectors{m: m} }
+// built-in one; the model also expands queries.
+func WordVectorsOf(m *wordvec.Model) *WordVectors { return &WordVectors{m: m, exp: m} }
 
 // Model names the vectors, so that the index re-embeds its chunks when
 // they change.
@@ -133,7 +158,7 @@ func (w *WordVectors) Expand(query string) []string {
 	var out []string
 	seen := map[string]bool{}
 	for _, word := range wordvec.SplitWords(query) {
-		if seen[word] || w.m.Weight(word) < expandMinWeight {
+		if seen[word] || w.exp.Weight(word) < expandMinWeight {
 			continue
 		}
 		seen[word] = true
@@ -153,7 +178,7 @@ func (w *WordVectors) expandWord(word string) []string {
 	if ok {
 		return near
 	}
-	for _, n := range w.m.Neighbors(word, expandNeighbors) {
+	for _, n := range w.exp.Neighbors(word, expandNeighbors) {
 		if n.Cos >= expandMinCos {
 			near = append(near, n.Word)
 		}

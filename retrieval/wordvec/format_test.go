@@ -89,8 +89,10 @@ func TestEncodeParse(t *testing.T) {
 
 // TestBuiltinValid checks all of the embedded file, which Load trusts.
 func TestBuiltinValid(t *testing.T) {
-	if _, err := parse(builtin, true); err != nil {
-		t.Fatal(err)
+	for name, data := range map[string]string{"glove": builtin, "code": builtinCode} {
+		if _, err := parse(data, true); err != nil {
+			t.Errorf("%s: %v", name, err)
+		}
 	}
 }
 

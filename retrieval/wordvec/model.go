@@ -29,6 +29,14 @@ import (
 //go:embed data/glove-6b-100d-int8.bin
 var builtin string
 
+// builtinCode is the code-search model embedded in the binary: the same
+// words, ranks and weights as builtin, with vectors fine-tuned on (doc
+// sentence, definition) pairs of code (scripts/codevec); see
+// data/README.md.
+//
+//go:embed data/codevec-100d-int8.bin
+var builtinCode string
+
 // Model is a set of word vectors read in place from a model file. It is
 // safe for concurrent use.
 type Model struct {
@@ -53,6 +61,19 @@ func Load() (*Model, error) {
 	m, err := parse(builtin, false)
 	if err != nil {
 		return nil, fmt.Errorf("wordvec: built-in model: %w", err)
+	}
+	return m, nil
+}
+
+// LoadCode returns the built-in code-search model: Load's words and
+// weights with vectors trained so that a sentence describing what code
+// does lies near the code's own words (a question's "dictionary" near a
+// name's "dict", "turn … into" near "parse"). It reads the embedded file
+// in place, like Load.
+func LoadCode() (*Model, error) {
+	m, err := parse(builtinCode, false)
+	if err != nil {
+		return nil, fmt.Errorf("wordvec: built-in code model: %w", err)
 	}
 	return m, nil
 }

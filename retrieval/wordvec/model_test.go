@@ -401,3 +401,73 @@ func TestWeight(t *testing.T) {
 		})
 	}
 }
+
+// TestLoadCode checks the code-search model: Load's words, ranks and
+// weights with other vectors, which place a description of what code does
+// nearer the words of that code than GloVe's do.
+func TestLoadCode(t *testing.T) {
+	g := load(t)
+	c, err := LoadCode()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(c.Name(), "codevec-100d-") || c.Stamp() == g.Stamp() {
+		t.Errorf("Name = %q, Stamp = %q: want codevec-100d-… and a stamp of its own", c.Name(), c.Stamp())
+	}
+	if c.Len() != g.Len() || c.Dims() != g.Dims() || c.SourceSize() != g.SourceSize() {
+		t.Fatalf("code model %d×%d (source %d), GloVe %d×%d (source %d): want the same words", c.Len(), c.Dims(), c.SourceSize(), g.Len(), g.Dims(), g.SourceSize())
+	}
+	for _, i := range []int{0, 1, 100, 5000, c.Len() - 1} {
+		if c.Word(i) != g.Word(i) || c.Rank(i) != g.Rank(i) {
+			t.Errorf("row %d: %q rank %d, GloVe %q rank %d", i, c.Word(i), c.Rank(i), g.Word(i), g.Rank(i))
+		}
+	}
+	for _, w := range []string{"database", "parse", "dictionary", "sqlite"} {
+		if c.Weight(w) != g.Weight(w) {
+			t.Errorf("Weight(%q) = %v, GloVe %v: want the same weights", w, c.Weight(w), g.Weight(w))
+		}
+	}
+	// Each description against its code and the other code: trained
+	// vectors must separate them at least as well as GloVe on most.
+	cases := []struct{ doc, code, other string }{
+		{"turn a query string into a dictionary", "parse_qs qs keep_blank_values dict split pairs append", "copytree src dst symlinks copy2 makedirs listdir"},
+		{"copy a directory tree recursively", "copytree src dst symlinks copy2 makedirs listdir", "parse_qs qs keep_blank_values dict split pairs append"},
+		{"wait until all goroutines have finished", "WaitGroup Wait state Load semaphore runtime_Semacquire", "ReadFile name Open Stat Size ReadAll Close"},
+		{"read the whole contents of a file", "ReadFile name Open Stat Size ReadAll Close", "WaitGroup Wait state Load semaphore runtime_Semacquire"},
+	}
+	better := 0
+	for _, tc := range cases {
+		margin := func(m *Model) float32 {
+			q := m.Embed(tc.doc)
+			return Cosine(q, m.Embed(tc.code)) - Cosine(q, m.Embed(tc.other))
+		}
+		mg, mc := margin(g), margin(c)
+		if mc <= 0 {
+			t.Errorf("%q: code model prefers the other code (margin %.3f)", tc.doc, mc)
+		}
+		if mc >= mg {
+			better++
+		}
+	}
+	if better < len(cases)/2 {
+		t.Errorf("the code model separates %d of %d descriptions at least as well as GloVe", better, len(cases))
+	}
+}
+
+// TestEachRow checks that EachRow gives the words and weights Embed sums.
+func TestEachRow(t *testing.T) {
+	m := load(t)
+	for _, s := range []string{"", "the", "open a database connection", "parseHTTPRequest sha256 MP3", "Über résumé db"} {
+		sum := make([]float32, m.Dims())
+		m.EachRow(s, func(row int, w float32) {
+			if w <= 0 {
+				t.Errorf("%q: row %d (%q) with weight %v, want > 0", s, row, m.Word(row), w)
+			}
+			m.addRow(sum, row, w)
+		})
+		Normalize(sum)
+		if want := m.Embed(s); !slices.EqualFunc(sum, want, func(a, b float32) bool { return math.Abs(float64(a-b)) < 1e-6 }) {
+			t.Errorf("%q: EachRow's sum differs from Embed", s)
+		}
+	}
+}

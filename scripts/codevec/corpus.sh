@@ -12,8 +12,11 @@
 #
 #   bash scripts/codevec/corpus.sh [DIR]      # from the repository root
 #
-# Writes DIR/go.tsv and DIR/py.tsv; then
-#   go run ./scripts/codevec train -pairs DIR/go.tsv,DIR/py.tsv -out FILE
+# Writes DIR/go.tsv, DIR/py.tsv, DIR/js.tsv (npm packages of npm.txt
+# that npm does not bundle) and DIR/dist.tsv (third-party packages of the
+# python3 install); then, with the GloVe file of scripts/wordvec,
+#   go run ./scripts/codevec train -pairs DIR/go.tsv,DIR/py.tsv,DIR/js.tsv,DIR/dist.tsv
+# corpus-lock.txt lists the versions the committed model was trained on.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 dir=${1:-/tmp/codevec-corpus}
@@ -43,4 +46,24 @@ while read -r p; do
 	# shellcheck disable=SC2086
 	python3 "$here/pypairs.py" "$p" $dirs >> "$dir/py.tsv"
 done < "$here/debian.txt"
-wc -l "$dir/go.tsv" "$dir/py.tsv" >&2
+# Third-party packages of the machine's Debian python3 install.
+dist=/usr/lib/python3/dist-packages
+ddirs=""
+for d in pygments cryptography oauthlib pynvim lazr greenlet dbus wheel jwt argcomplete httplib2 \
+	msgpack distro blinker pyparsing wadllib OpenSSL crcmod toml softwareproperties apt aptsources \
+	cupshelpers gi pip; do
+	[ -d "$dist/$d" ] && ddirs="$ddirs $dist/$d"
+done
+# shellcheck disable=SC2086
+python3 "$here/pypairs.py" distpkgs $ddirs > "$dir/dist.tsv"
+
+# npm packages, as tarballs (never installed); npm's bundled ones are left out.
+mkdir -p "$dir/npm"
+bundled=$(ls "$(npm root -g)/npm/node_modules" 2>/dev/null || true)
+(cd "$dir/npm" && while read -r p; do
+	[ -z "$p" ] && continue
+	grep -qxF "$p" <<<"$bundled" && continue
+	npm pack --silent "$p" >/dev/null 2>&1 || echo "codevec corpus: no npm $p" >&2
+done < "$here/npm.txt")
+go run ./scripts/codevec extract-js "$dir"/npm/*.tgz > "$dir/js.tsv"
+wc -l "$dir/go.tsv" "$dir/py.tsv" "$dir/js.tsv" "$dir/dist.tsv" >&2

@@ -9,6 +9,7 @@
 //
 //	go run ./scripts/codevec extract-go -modcache DIR > go.tsv
 //	python3 scripts/codevec/pypairs.py SOURCE DIR... > py.tsv
+//	go run ./scripts/codevec extract-js PACKAGE.tgz... > js.tsv
 //	go run ./scripts/codevec train -pairs go.tsv,py.tsv -out FILE
 //
 // A pair is a line "source<TAB>doc<TAB>code": the first sentence of a
@@ -43,15 +44,17 @@ import (
 func main() {
 	log.SetFlags(0)
 	if len(os.Args) < 2 {
-		log.Fatal("usage: codevec extract-go|train [flags]")
+		log.Fatal("usage: codevec extract-go|extract-js|train [flags]")
 	}
 	switch os.Args[1] {
 	case "extract-go":
 		extractGoMain(os.Args[2:])
+	case "extract-js":
+		extractJSMain(os.Args[2:])
 	case "train":
 		trainMain(os.Args[2:])
 	default:
-		log.Fatalf("codevec: unknown command %q (want extract-go or train)", os.Args[1])
+		log.Fatalf("codevec: unknown command %q (want extract-go, extract-js or train)", os.Args[1])
 	}
 }
 
@@ -76,14 +79,14 @@ func trainMain(args []string) {
 	var o options
 	fs := flag.NewFlagSet("train", flag.ExitOnError)
 	pairs := fs.String("pairs", "", "comma-separated pair files (source<TAB>doc<TAB>code)")
-	fs.StringVar(&o.out, "out", "", "model file to write (none: report only)")
-	fs.IntVar(&o.epochs, "epochs", 3, "passes over the training pairs")
+	fs.StringVar(&o.out, "out", "retrieval/wordvec/data/codevec-100d-int8.bin", "model file to write (\"\": report only)")
+	fs.IntVar(&o.epochs, "epochs", 4, "passes over the training pairs")
 	fs.IntVar(&o.batch, "batch", 256, "pairs per batch (each one's negatives are the others)")
 	fs.Float64Var(&o.temp, "temp", 20, "scale of the cosine similarities in the softmax")
-	fs.Float64Var(&o.lr, "lr", 0.02, "Adagrad learning rate")
-	fs.Float64Var(&o.l2, "l2", 1e-3, "L2 pull of each updated vector towards its GloVe start")
+	fs.Float64Var(&o.lr, "lr", 0.05, "Adagrad learning rate")
+	fs.Float64Var(&o.l2, "l2", 1e-4, "L2 pull of each updated vector towards its GloVe start")
 	fs.Float64Var(&o.holdout, "holdout", 0.05, "share of pairs held out for the MRR check")
-	fs.IntVar(&o.perSrc, "per-source", 6000, "pairs kept per source (module or package) at most")
+	fs.IntVar(&o.perSrc, "per-source", 3000, "pairs kept per source (module or package) at most")
 	fs.Uint64Var(&o.seed, "seed", 1, "shuffling seed")
 	fs.BoolVar(&o.evalOnly, "eval-only", false, "report the held-out MRR of the starting vectors only")
 	fs.BoolVar(&o.separate, "separate", false, "train a separate table for the code side (reported, not written)")
