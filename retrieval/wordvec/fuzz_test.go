@@ -36,6 +36,21 @@ func FuzzEmbed(f *testing.F) {
 		if ss != 0 && math.Abs(math.Sqrt(ss)-1) > 1e-4 {
 			t.Fatalf("Embed(%q) has norm %v, want 0 or 1", text, math.Sqrt(ss))
 		}
+		// EachRow gives the sum Embed normalises (scripts/codevec trains
+		// on it).
+		sum := make([]float32, m.Dims())
+		m.EachRow(text, func(row int, w float32) {
+			if row < 0 || row >= m.Len() || !(w > 0) {
+				t.Fatalf("EachRow(%q) gives row %d weight %v", text, row, w)
+			}
+			m.addRow(sum, row, w)
+		})
+		Normalize(sum)
+		for j := range sum {
+			if math.Abs(float64(sum[j]-v[j])) > 1e-4 {
+				t.Fatalf("EachRow(%q)'s sum differs from Embed at %d: %v, %v", text, j, sum[j], v[j])
+			}
+		}
 		for _, w := range SplitWords(text) {
 			if w == "" || w != strings.ToLower(w) {
 				t.Fatalf("SplitWords(%q) yields %q", text, w)
