@@ -121,34 +121,49 @@ func (ix *Index) embedChunks(ctx context.Context, meanwhile func() error) error 
 		}
 	}
 	for jobs := range batches {
-		if !ix.fg.acquire(ctx) {
-			return fail(ctx.Err())
-		}
-		err := ix.store.Write(ctx, func(w *indexWriter) error {
-			st, err := w.stmt(`UPDATE chunks SET vector = ? WHERE id = ?`)
-			if err != nil {
-				return err
+		// As the files' writer does (parseAll), the vectors' writer
+		// commits what it wrote and waits for its turn when a burst holds
+		// the indexer back.
+		for written := 0; written < len(jobs); {
+			if !ix.fg.acquire(ctx) {
+				return fail(ctx.Err())
 			}
-			for _, j := range jobs {
-				st.BindBlob(1, j.vec)
-				st.BindInt64(2, j.id)
-				if err := st.Exec(); err != nil {
-					return fmt.Errorf("store vector: %w", err)
+			err := ix.store.Write(ctx, func(w *indexWriter) error {
+				st, err := w.stmt(`UPDATE chunks SET vector = ? WHERE id = ?`)
+				if err != nil {
+					return err
 				}
+				for i, j := range jobs[written:] {
+					if i > 0 && i%vectorYieldEvery == 0 && ix.fg.held() {
+						return nil
+					}
+					st.BindBlob(1, j.vec)
+					st.BindInt64(2, j.id)
+					if err := st.Exec(); err != nil {
+						return fmt.Errorf("store vector: %w", err)
+					}
+					written++
+				}
+				return nil
+			})
+			ix.fg.release()
+			if err != nil {
+				budget.release(vectorBytes(jobs))
+				return fail(fmt.Errorf("embed chunks: %w", err))
 			}
-			return nil
-		})
-		ix.fg.release()
-		budget.release(vectorBytes(jobs))
-		if err != nil {
-			return fail(fmt.Errorf("embed chunks: %w", err))
 		}
+		budget.release(vectorBytes(jobs))
 	}
 	if err := <-produced; err != nil {
 		return err
 	}
 	return ctx.Err()
 }
+
+// vectorYieldEvery is how many vectors the writer stores between its
+// looks at whether a burst holds the indexer back (a vector's row is
+// written in tens of microseconds).
+const vectorYieldEvery = 64
 
 // embedBuffer bounds the bytes of vectors computed and not yet written.
 const embedBuffer = 64 << 20

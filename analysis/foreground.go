@@ -25,6 +25,20 @@ const typingWindow = 10 * time.Second
 // or think, lets the indexer go on with one core fewer than it has.
 const burstWindow = time.Second
 
+// burstHold and burstTurn bound how long a burst holds the indexer back
+// where it leaves no unit running (two cores or fewer): at most
+// burstHold from the burst's first keystroke, then the indexer has a
+// turn of burstTurn, one unit at a time, and is held back burstHold
+// again, and so on while the burst lasts. So a user who types for
+// minutes without a pause of burstWindow still gets an index: the
+// indexer runs at least burstTurn of every burstHold+burstTurn (a fifth
+// of a core), and the keystrokes of the other four fifths find both
+// cores free.
+const (
+	burstHold = 2 * time.Second
+	burstTurn = 500 * time.Millisecond
+)
+
 // foreground schedules the indexer around the user's keystrokes, which go
 // first. A keystroke's round trip (the edit read from the editor, the
 // parse, the answer written back) is a chain of goroutines, each of which
@@ -47,8 +61,9 @@ const burstWindow = time.Second
 //   - otherwise, any number.
 //
 // On two cores, typing without a pause of a second holds the indexer's
-// units back for as long as it goes on: the keystrokes go first, and
-// the index catches up in the pauses.
+// units back, but not for ever: after burstHold the indexer has a turn
+// of burstTurn, one unit at a time, and so on while the burst goes on;
+// the index catches up in the pauses and the turns.
 //
 // A unit already running gives its place back inside its work too, at
 // the points where it calls pause (between the stages of a file's
@@ -56,7 +71,9 @@ const burstWindow = time.Second
 // run than the typing limit (the user started typing while they ran), it
 // waits there as acquire does. The index's writer, which holds a write
 // transaction, waits between the files of a batch for a parse only
-// (wait).
+// (wait); when a burst holds the indexer back (held), it commits what it
+// wrote, gives its place back and waits for its next turn in acquire,
+// holding no transaction meanwhile.
 // The zero value is ready to use; it is safe for concurrent use.
 type foreground struct {
 	mu sync.Mutex
@@ -78,13 +95,20 @@ type foreground struct {
 	cores int
 	// now is the clock; nil means time.Now (a field, for tests).
 	now func() time.Time
+	// hold and turn are burstHold and burstTurn when 0 (fields, for
+	// tests).
+	hold, turn time.Duration
+	// nextTurn is when the indexer's next turn during the burst may
+	// start, turnEnd when the current one ends (see burstHold).
+	nextTurn, turnEnd time.Time
 	// waiting counts the callers of acquire blocked now; peak is the
 	// most units that ran at once while the user typed (for tests).
 	waiting int
 	peak    int
-	// pauses counts the units that gave their place back in pause (for
-	// tests).
-	pauses int
+	// pauses counts the units that gave their place back in pause, turns
+	// the indexer's turns during bursts, and yields the writer's commits
+	// because a burst held it back (for tests).
+	pauses, turns, yields int
 }
 
 func (f *foreground) clock() time.Time {
@@ -114,8 +138,32 @@ func (f *foreground) limitLocked(burst bool) int {
 func (f *foreground) keystroke() {
 	t := f.clock()
 	f.mu.Lock()
-	f.lastKey = t
+	f.keyLocked(t)
 	f.mu.Unlock()
+}
+
+// keyLocked records a keystroke at t. The first of a burst schedules the
+// indexer's first turn during it (see burstHold). f.mu is held.
+func (f *foreground) keyLocked(t time.Time) {
+	if f.lastKey.IsZero() || !t.Before(f.lastKey.Add(burstWindow)) {
+		hold, _ := f.windows()
+		f.nextTurn, f.turnEnd = t.Add(hold), time.Time{}
+	}
+	f.lastKey = t
+}
+
+// windows returns how long a burst holds the indexer back before its
+// turn, and how long the turn lasts (burstHold and burstTurn unless a
+// test set them).
+func (f *foreground) windows() (hold, turn time.Duration) {
+	hold, turn = f.hold, f.turn
+	if hold <= 0 {
+		hold = burstHold
+	}
+	if turn <= 0 {
+		turn = burstTurn
+	}
+	return hold, turn
 }
 
 // enter marks a foreground parse as started; leave, as finished. A parse
@@ -128,7 +176,7 @@ func (f *foreground) enter() {
 		f.idle = make(chan struct{})
 	}
 	f.n++
-	f.lastKey = t
+	f.keyLocked(t)
 }
 
 func (f *foreground) leave() {
@@ -151,14 +199,36 @@ func (f *foreground) wakeLocked() {
 
 // typingLocked reports whether the user typed less than typingWindow
 // ago, and if so how many units may run (limitLocked) and when that
-// changes: the end of the burst, or of the typing. f.mu is held.
+// changes: the end of the burst, of the indexer's turn or hold during
+// it, or of the typing. It starts the indexer's turn when one is due
+// (see burstHold). f.mu is held.
 func (f *foreground) typingLocked() (typing bool, limit int, until time.Time) {
 	if f.lastKey.IsZero() {
 		return false, 0, time.Time{}
 	}
 	now := f.clock()
 	if burstEnd := f.lastKey.Add(burstWindow); now.Before(burstEnd) {
-		return true, f.limitLocked(true), burstEnd
+		limit := f.limitLocked(true)
+		if limit > 0 {
+			return true, limit, burstEnd
+		}
+		// The burst holds every unit back: for burstHold, then a turn.
+		hold, turn := f.windows()
+		if f.nextTurn.IsZero() {
+			f.nextTurn = f.lastKey.Add(hold)
+		}
+		if !now.Before(f.turnEnd) && !now.Before(f.nextTurn) {
+			f.turnEnd = now.Add(turn)
+			f.nextTurn = f.turnEnd.Add(hold)
+			f.turns++
+		}
+		if now.Before(f.turnEnd) {
+			return true, 1, f.turnEnd
+		}
+		if f.nextTurn.Before(burstEnd) {
+			return true, 0, f.nextTurn
+		}
+		return true, 0, burstEnd
 	}
 	until = f.lastKey.Add(typingWindow)
 	return now.Before(until), f.limitLocked(false), until
@@ -260,6 +330,22 @@ func (f *foreground) wait(ctx context.Context) {
 	f.mu.Unlock()
 }
 
+// held reports whether a burst holds every unit of the indexer back now
+// (a machine of two cores or fewer, outside the indexer's turns): the
+// index's writer then commits what it wrote and gives its place back.
+// A foreground parse alone does not count: the writer waits for it
+// (wait) without committing.
+func (f *foreground) held() bool {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	typing, limit, _ := f.typingLocked()
+	if typing && limit == 0 {
+		f.yields++
+		return true
+	}
+	return false
+}
+
 // release ends a unit of work counted by acquire.
 func (f *foreground) release() {
 	f.mu.Lock()
@@ -282,6 +368,14 @@ func (f *foreground) typingPeak() int {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	return f.peak
+}
+
+// turnCount returns how many turns the indexer had during bursts, and
+// yieldCount how many times held told the writer to commit.
+func (f *foreground) turnCount() (turns, yields int) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.turns, f.yields
 }
 
 // pauseCount returns how many times units gave their place back in pause.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"runtime"
+	"sync"
 	"testing"
 	"time"
 )
@@ -309,5 +310,225 @@ func TestForegroundBurst(t *testing.T) {
 	f.release()
 	if f.running != 0 {
 		t.Errorf("running = %d after every unit ended, want 0", f.running)
+	}
+}
+
+// TestForegroundBurstTurns types a burst that never pauses for a second on
+// a machine of two cores: the indexer is held back burstHold from the
+// burst's first keystroke, then has a turn of burstTurn (one unit), then
+// is held back again; a pause of a second ends the burst, and the next
+// burst holds the indexer back burstHold from its own first keystroke.
+func TestForegroundBurstTurns(t *testing.T) {
+	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	clock := t0
+	f := &foreground{cores: 2, now: func() time.Time { return clock }}
+	ms := func(n int) time.Time { return t0.Add(time.Duration(n) * time.Millisecond) }
+	hold, turn := int(burstHold/time.Millisecond), int(burstTurn/time.Millisecond)
+	tests := []struct {
+		at    int  // ms after t0
+		key   bool // a keystroke at that time
+		limit int
+		until int // ms after t0
+		turns int
+	}{
+		{at: 0, key: true, limit: 0, until: 1000},
+		// The burst lasts: the indexer is held back until its first
+		// turn.
+		{at: hold - 100, key: true, limit: 0, until: hold},
+		{at: hold, key: true, limit: 1, until: hold + turn, turns: 1},
+		{at: hold + turn - 1, key: true, limit: 1, until: hold + turn, turns: 1},
+		{at: hold + turn, key: true, limit: 0, until: hold + turn + 1000, turns: 1},
+		{at: 2*hold + turn - 100, key: true, limit: 0, until: 2*hold + turn, turns: 1},
+		{at: 2*hold + turn, key: true, limit: 1, until: 2*hold + 2*turn, turns: 2},
+		// Asked only after it was due, the turn starts then.
+		{at: 3*hold + 2*turn + 300, key: true, limit: 1, until: 3*hold + 3*turn + 300, turns: 3},
+		// A pause of a second: the burst is over (one unit while the user
+		// types), and the next one starts its hold afresh.
+		{at: 3*hold + 3*turn + 1300, limit: 1, until: 3*hold + 2*turn + 300 + int(typingWindow/time.Millisecond), turns: 3},
+		{at: 3*hold + 3*turn + 1400, key: true, limit: 0, until: 3*hold + 3*turn + 2400, turns: 3},
+		{at: 4*hold + 3*turn + 1400, key: true, limit: 1, until: 4*hold + 4*turn + 1400, turns: 4},
+	}
+	prev := 0
+	for _, tt := range tests {
+		if tt.key {
+			// Keystrokes every half second since the last step: the
+			// burst goes on.
+			for at := prev + 500; at < tt.at; at += 500 {
+				clock = ms(at)
+				f.keystroke()
+			}
+			clock = ms(tt.at)
+			f.keystroke()
+		}
+		clock, prev = ms(tt.at), tt.at
+		f.mu.Lock()
+		typing, limit, until := f.typingLocked()
+		f.mu.Unlock()
+		turns, _ := f.turnCount()
+		if !typing || limit != tt.limit || !until.Equal(ms(tt.until)) || turns != tt.turns {
+			t.Errorf("at +%dms: typingLocked() = %v, %d, +%v (%d turns); want typing, %d, +%dms (%d turns)",
+				tt.at, typing, limit, until.Sub(t0), turns, tt.limit, tt.until, tt.turns)
+		}
+	}
+}
+
+// TestWriterYieldsToBurst makes the user start a burst while the index's
+// writer is in the middle of a batch, on two cores: the writer commits
+// the files it wrote, holds no transaction while the burst holds it back,
+// and writes the rest in its turn.
+func TestWriterYieldsToBurst(t *testing.T) {
+	root := t.TempDir()
+	files := map[string]string{}
+	for i := range 40 {
+		files[fmt.Sprintf("f%02d.go", i)] = fmt.Sprintf("package a\n\n// F%d does things.\nfunc F%d() { G(%d) }\n", i, i, i)
+	}
+	writeWorkspace(t, root, files)
+	ix := openTestIndex(t, root, func(o *Options) { o.Workers = 2 })
+	var mu sync.Mutex
+	clock := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	now := func() time.Time {
+		mu.Lock()
+		defer mu.Unlock()
+		return clock
+	}
+	setClock := func(t time.Time) {
+		mu.Lock()
+		clock = t
+		mu.Unlock()
+	}
+	ix.fg.cores = 2
+	ix.fg.now = now
+	const before = 10 // files written when the burst starts
+	var written int
+	burst := make(chan time.Time, 1)
+	type check struct {
+		committed, turns int
+		at, turnAt    time.Time
+		err           error
+	}
+	checked := make(chan check, 1)
+	ix.writeHook = func(string) {
+		written++
+		switch written {
+		case before:
+			ix.fg.keystroke()
+			burst <- now()
+		case before + 1:
+			// The writer goes on in its turn only, with the files it
+			// wrote before committed: another connection reads them.
+			states, err := ix.store.FileStates(context.Background())
+			turns, _ := ix.fg.turnCount()
+			ix.fg.mu.Lock()
+			turnAt := ix.fg.turnEnd.Add(-burstTurn)
+			ix.fg.mu.Unlock()
+			checked <- check{committed: len(states), turns: turns, at: now(), turnAt: turnAt, err: err}
+		}
+	}
+	done := make(chan *Summary, 1)
+	go func() {
+		sum, err := ix.Update(context.Background(), nil)
+		if err != nil {
+			t.Errorf("Update: %v", err)
+		}
+		done <- sum
+	}()
+	start := <-burst
+	// The writer commits, then waits for its turn: it yields once.
+	for {
+		if _, yields := ix.fg.turnCount(); yields > 0 && ix.fg.blocked() > 0 {
+			break
+		}
+		select {
+		case sum := <-done:
+			t.Fatalf("the update ended during the burst (%+v); want the writer held back", sum)
+		case c := <-checked:
+			t.Fatalf("the writer went on during the burst's hold: %+v", c)
+		default:
+			runtime.Gosched()
+		}
+	}
+	// Still typing (a keystroke less than a second after the one
+	// before) until the turn.
+	for at := 900 * time.Millisecond; at < burstHold; at += 900 * time.Millisecond {
+		setClock(start.Add(at))
+		ix.fg.keystroke()
+	}
+	setClock(start.Add(burstHold))
+	ix.fg.mu.Lock()
+	ix.fg.wakeLocked()
+	ix.fg.mu.Unlock()
+	var c check
+	select {
+	case c = <-checked:
+	case sum := <-done:
+		t.Fatalf("the update ended (%+v) without writing a file after the burst", sum)
+	}
+	if c.err != nil {
+		t.Fatalf("reading the committed files: %v", c.err)
+	}
+	if c.committed != before {
+		t.Errorf("files committed when the writer went on = %d, want the %d it wrote before the burst", c.committed, before)
+	}
+	if c.turns != 1 || c.turnAt.Before(start.Add(burstHold)) {
+		t.Errorf("the writer went on at +%v in turn %d (started +%v); want its first turn, at +%v", c.at.Sub(start), c.turns, c.turnAt.Sub(start), burstHold)
+	}
+	sum := <-done
+	if sum == nil {
+		return
+	}
+	if sum.Parsed != len(files) {
+		t.Errorf("parsed %d files, want %d", sum.Parsed, len(files))
+	}
+	states, err := ix.store.FileStates(context.Background())
+	if err != nil || len(states) != len(files) {
+		t.Errorf("files in the index = %d, %v; want %d", len(states), err, len(files))
+	}
+}
+
+// TestIndexingUnderContinuousTyping indexes a workspace on two cores
+// while the user types without a pause from start to end: the index is
+// built in the indexer's turns (see burstHold), one unit at a time.
+func TestIndexingUnderContinuousTyping(t *testing.T) {
+	root := t.TempDir()
+	files := map[string]string{}
+	for i := range 60 {
+		files[fmt.Sprintf("f%02d.go", i)] = fmt.Sprintf("package a\n\n// F%d does things.\nfunc F%d() { G(%d) }\n", i, i, i)
+	}
+	writeWorkspace(t, root, files)
+	ix := openTestIndex(t, root, func(o *Options) { o.Workers = 2 })
+	ix.fg.cores = 2
+	// Short windows, so that the test takes many turns quickly; what is
+	// checked does not depend on them.
+	ix.fg.hold, ix.fg.turn = 20*time.Millisecond, 2*time.Millisecond
+	ix.fg.keystroke()
+	stop := make(chan struct{})
+	typed := make(chan struct{})
+	go func() {
+		defer close(typed)
+		for {
+			select {
+			case <-stop:
+				return
+			default:
+				ix.fg.keystroke()
+				runtime.Gosched()
+			}
+		}
+	}()
+	sum := mustUpdate(t, ix)
+	close(stop)
+	<-typed
+	if sum.Parsed != len(files) {
+		t.Errorf("parsed %d files, want %d", sum.Parsed, len(files))
+	}
+	if got := ix.fg.typingPeak(); got != 1 {
+		t.Errorf("%d units ran at once during the burst, want 1 (in its turns)", got)
+	}
+	if turns, _ := ix.fg.turnCount(); turns == 0 {
+		t.Error("the index was built during a burst without a turn")
+	}
+	syms, err := ix.Symbols(context.Background(), "F59", 10)
+	if err != nil || len(syms) != 1 {
+		t.Errorf("Symbols(F59) = %v, %v; want one", syms, err)
 	}
 }

@@ -95,6 +95,9 @@ type Index struct {
 	// manifestHook, set by tests only, is called by an update after its
 	// last write, right before it records its walk manifest.
 	manifestHook func()
+	// writeHook, set by tests only, is called by an update's writer
+	// after each file it wrote, inside the transaction.
+	writeHook func(rel string)
 }
 
 // Configure changes what the next Update indexes: excluded names and globs
@@ -594,37 +597,54 @@ func (ix *Index) parseAll(ctx context.Context, token string, todo []candidate, k
 		}
 		start := time.Now()
 		defer func() { sum.Timings.Store += time.Since(start).Seconds() }()
-		// A batch's write is one unit of work, from its transaction's
-		// start to its commit, so that the transaction is not held open
-		// longer while the user types; it waits for a keystroke's parse
-		// between files (the index's writer is not the keystroke's: it
-		// only waits for its turn).
-		if !ix.fg.acquire(ctx) {
-			return ctx.Err()
-		}
-		err := ix.store.Write(ctx, func(w *indexWriter) error {
-			w.walk = token
-			for _, r := range batch {
-				ix.fg.wait(ctx)
-				var err error
-				switch {
-				case keep(r.c.rel):
-				case r.skip != "":
-					err = w.DeleteFile(r.c.rel)
-				case r.graph == nil:
-					err = w.Touch(r.c.rel, r.st)
-				default:
-					err = w.ReplaceFile(r.st, r.graph)
-				}
-				if err != nil {
-					return err
-				}
+		// The written graphs are not kept for the next batch.
+		defer func() {
+			clear(batch)
+			batch = batch[:0]
+		}()
+		for written := 0; written < len(batch); {
+			// A write is one unit of work, from its transaction's start
+			// to its commit. It waits for a keystroke's parse between
+			// files (the index's writer is not the keystroke's: it only
+			// waits for its turn); when a burst holds the indexer back,
+			// it commits the files it wrote and waits for its next turn
+			// holding no transaction.
+			if !ix.fg.acquire(ctx) {
+				return ctx.Err()
 			}
-			return nil
-		})
-		ix.fg.release()
-		batch = batch[:0]
-		return err
+			err := ix.store.Write(ctx, func(w *indexWriter) error {
+				w.walk = token
+				for i, r := range batch[written:] {
+					if i > 0 && ix.fg.held() {
+						return nil
+					}
+					ix.fg.wait(ctx)
+					var err error
+					switch {
+					case keep(r.c.rel):
+					case r.skip != "":
+						err = w.DeleteFile(r.c.rel)
+					case r.graph == nil:
+						err = w.Touch(r.c.rel, r.st)
+					default:
+						err = w.ReplaceFile(r.st, r.graph)
+					}
+					if err != nil {
+						return err
+					}
+					written++
+					if ix.writeHook != nil {
+						ix.writeHook(r.c.rel)
+					}
+				}
+				return nil
+			})
+			ix.fg.release()
+			if err != nil {
+				return err
+			}
+		}
+		return nil
 	}
 	done := 0
 	last := time.Now()
