@@ -403,8 +403,8 @@ func TestWriterYieldsToBurst(t *testing.T) {
 	burst := make(chan time.Time, 1)
 	type check struct {
 		committed, turns int
-		at, turnAt    time.Time
-		err           error
+		at, turnAt       time.Time
+		err              error
 	}
 	checked := make(chan check, 1)
 	ix.writeHook = func(string) {
