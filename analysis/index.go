@@ -444,8 +444,14 @@ func (ix *Index) updateExcept(ctx context.Context, keep func(rel string) bool, p
 	// callers come first, as they are embedded.
 	finish := time.Now()
 	var finishErr error
+	// Its last statements are a unit of work each (foreground.go): they
+	// start in a pause of the typing or in the indexer's turn.
 	if bulk {
+		if !ix.fg.acquire(ctx) {
+			return nil, ctx.Err()
+		}
 		finishErr = ix.store.nameBulkCallers(ctx)
+		ix.fg.release()
 	}
 	if finishErr != nil {
 		return nil, finishErr
@@ -453,7 +459,12 @@ func (ix *Index) updateExcept(ctx context.Context, keep func(rel string) bool, p
 	var createIndexes func() error
 	if bulk {
 		createIndexes = func() error {
+			if !ix.fg.acquire(ctx) {
+				finishErr = ctx.Err()
+				return finishErr
+			}
 			finishErr = ix.store.createIndexes(ctx)
+			ix.fg.release()
 			sum.Timings.Finish = time.Since(finish).Seconds()
 			return finishErr
 		}
