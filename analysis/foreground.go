@@ -371,7 +371,7 @@ func (f *foreground) typingPeak() int {
 }
 
 // turnCount returns how many turns the indexer had during bursts, and
-// yieldCount how many times held told the writer to commit.
+// how many times held told the writer to commit.
 func (f *foreground) turnCount() (turns, yields int) {
 	f.mu.Lock()
 	defer f.mu.Unlock()

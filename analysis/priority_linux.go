@@ -15,6 +15,9 @@ const backgroundNice = 19
 // first, at once, rather than sharing it with the indexer. The thread is
 // never unlocked, so it ends with the goroutine and no other goroutine
 // ever runs at that priority. A failure leaves the priority as it was.
+// The locks such a thread shares with the keystroke's path (the
+// foreground's, an open workspace's) are held for moments only, so a
+// keystroke does not wait behind a thread the kernel put aside.
 func lowerPriority() {
 	runtime.LockOSThread()
 	syscall.Setpriority(syscall.PRIO_PROCESS, syscall.Gettid(), backgroundNice)
