@@ -398,8 +398,9 @@ func TestWriterYieldsToBurst(t *testing.T) {
 	}
 	ix.fg.cores = 2
 	ix.fg.now = now
-	const before = 10 // files written when the burst starts
-	var written int
+	// The burst starts once the writer wrote ten files, with more of the
+	// same batch to write.
+	var written, before int
 	burst := make(chan time.Time, 1)
 	type check struct {
 		committed, turns int
@@ -407,13 +408,14 @@ func TestWriterYieldsToBurst(t *testing.T) {
 		err              error
 	}
 	checked := make(chan check, 1)
-	ix.writeHook = func(string) {
+	ix.writeHook = func(_ string, left int) {
 		written++
-		switch written {
-		case before:
+		switch {
+		case before == 0 && written >= 10 && left > 0:
+			before = written
 			ix.fg.keystroke()
 			burst <- now()
-		case before + 1:
+		case before > 0 && written == before+1:
 			// The writer goes on in its turn only, with the files it
 			// wrote before committed: another connection reads them.
 			states, err := ix.store.FileStates(context.Background())
@@ -433,9 +435,10 @@ func TestWriterYieldsToBurst(t *testing.T) {
 		done <- sum
 	}()
 	start := <-burst
-	// The writer commits, then waits for its turn: it yields once.
+	// The writer is told to commit at its next file (then it waits for
+	// its turn, which the clock holds back).
 	for {
-		if _, yields := ix.fg.turnCount(); yields > 0 && ix.fg.blocked() > 0 {
+		if _, yields := ix.fg.turnCount(); yields > 0 {
 			break
 		}
 		select {

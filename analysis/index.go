@@ -101,8 +101,9 @@ type Index struct {
 	// last write, right before it records its walk manifest.
 	manifestHook func()
 	// writeHook, set by tests only, is called by an update's writer
-	// after each file it wrote, inside the transaction.
-	writeHook func(rel string)
+	// after each file it wrote, inside the transaction, with the number
+	// of files of the batch left to write.
+	writeHook func(rel string, left int)
 }
 
 // Configure changes what the next Update indexes: excluded names and globs
@@ -672,7 +673,7 @@ func (ix *Index) parseAll(ctx context.Context, token string, todo []candidate, k
 					}
 					written++
 					if ix.writeHook != nil {
-						ix.writeHook(r.c.rel)
+						ix.writeHook(r.c.rel, len(batch)-written)
 					}
 				}
 				return nil
