@@ -105,9 +105,6 @@ func (ix *Index) embedChunks(ctx context.Context, meanwhile func() error) error 
 	produced := make(chan error, 1)
 	go func() {
 		defer close(batches)
-		if ix.opts.LowPriority {
-			lowerPriority()
-		}
 		produced <- ix.embedBatches(ctx, e, budget, batches)
 	}()
 	fail := func(err error) error {
@@ -233,9 +230,6 @@ func (ix *Index) embedBatches(ctx context.Context, e Embedder, budget *byteBudge
 				wg.Add(1)
 				go func() {
 					defer wg.Done()
-					if ix.opts.LowPriority {
-						lowerPriority()
-					}
 					for i := w; i < len(jobs); i += workers {
 						// A keystroke goes first (foreground.go).
 						if !ix.fg.acquire(ctx) {

@@ -54,11 +54,6 @@ type Options struct {
 	// of their terms once the first search has loaded it (see
 	// Index.KeepTermsInMemory): for servers, which search many times.
 	TermsInMemory bool
-	// LowPriority runs an update's goroutines (its walk aside: the
-	// writer, the parse and embedding workers) on threads of the lowest
-	// CPU priority, where the system lets a process set it (Linux): for
-	// servers, whose keystrokes go first.
-	LowPriority bool
 }
 
 // CheckLevel says how much of an index database Open reads.
@@ -335,25 +330,6 @@ func (ix *Index) Update(ctx context.Context, progress func(Progress)) (*Summary,
 // again just before each write, so a file opened meanwhile is not
 // overwritten.
 func (ix *Index) UpdateExcept(ctx context.Context, keep func(rel string) bool, progress func(Progress)) (*Summary, error) {
-	if ix.opts.LowPriority {
-		type result struct {
-			sum *Summary
-			err error
-		}
-		done := make(chan result, 1)
-		go func() {
-			lowerPriority()
-			sum, err := ix.updateExcept(ctx, keep, progress)
-			done <- result{sum, err}
-		}()
-		r := <-done
-		return r.sum, r.err
-	}
-	return ix.updateExcept(ctx, keep, progress)
-}
-
-// updateExcept is UpdateExcept on the caller's goroutine.
-func (ix *Index) updateExcept(ctx context.Context, keep func(rel string) bool, progress func(Progress)) (*Summary, error) {
 	if keep == nil {
 		keep = func(string) bool { return false }
 	}
@@ -585,9 +561,6 @@ func (ix *Index) parseAll(ctx context.Context, token string, todo []candidate, k
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			if ix.opts.LowPriority {
-				lowerPriority()
-			}
 			p := NewParser()
 			p.NoChunks = ix.opts.NoChunks
 			// A file's extraction waits for a keystroke between its

@@ -246,8 +246,6 @@ func (s *Server) openFolder(ctx context.Context, name string, u protocol.Documen
 		// A server runs long: damage is looked for before it starts,
 		// and searches rank from the chunks' terms in memory.
 		Check: analysis.CheckRows, TermsInMemory: true,
-		// The keystrokes go first, on the cores too.
-		LowPriority: true,
 	}
 	opts.Exclude, opts.Ignore, opts.MaxFileSize, opts.Languages = indexSettings(settings, file)
 	var ix *analysis.Index
