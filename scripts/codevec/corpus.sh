@@ -17,6 +17,10 @@
 # python3 install); then, with the GloVe file of scripts/wordvec,
 #   go run ./scripts/codevec train -pairs DIR/go.tsv,DIR/py.tsv,DIR/js.tsv,DIR/dist.tsv
 # corpus-lock.txt lists the versions the committed model was trained on.
+# The model is trained on permissively licensed sources only: train reads
+# scripts/codevec/licences.txt (licences.py's verdict per source) and
+# leaves out every source it does not mark kept, a new one included; the
+# script writes DIR/licences.txt to compare with it.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 dir=${1:-/tmp/codevec-corpus}
@@ -67,3 +71,6 @@ bundled=$(ls "$(npm root -g)/npm/node_modules" 2>/dev/null || true)
 done < "$here/npm.txt")
 go run ./scripts/codevec extract-js "$dir"/npm/*.tgz > "$dir/js.tsv"
 wc -l "$dir/go.tsv" "$dir/py.tsv" "$dir/js.tsv" "$dir/dist.tsv" >&2
+python3 "$here/licences.py" "$dir" > "$dir/licences.txt"
+diff <(cut -f1,3 "$here/licences.txt") <(cut -f1,3 "$dir/licences.txt") >&2 ||
+	echo "codevec corpus: licence verdicts differ from scripts/codevec/licences.txt (sources not kept there are not trained on)" >&2

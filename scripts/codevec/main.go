@@ -73,6 +73,7 @@ type options struct {
 	evalOnly bool
 	separate bool // a second table for the code side (reports only)
 	base     string
+	licences string // the licences list; only its kept sources are read
 }
 
 func trainMain(args []string) {
@@ -91,6 +92,7 @@ func trainMain(args []string) {
 	fs.BoolVar(&o.evalOnly, "eval-only", false, "report the held-out MRR of the starting vectors only")
 	fs.BoolVar(&o.separate, "separate", false, "train a separate table for the code side (reported, not written)")
 	fs.StringVar(&o.base, "base", "retrieval/wordvec/data/glove-6b-100d-int8.bin", "the GloVe model file to start from")
+	fs.StringVar(&o.licences, "licences", "scripts/codevec/licences.txt", "per-source licence list (licences.py); sources not marked kept are left out (\"\": read all)")
 	fs.Parse(args)
 	if *pairs == "" {
 		log.Fatal("codevec train: -pairs is required")
@@ -138,6 +140,12 @@ func readPairs(m *wordvec.Model, o options) (trainSet, held []pair, sources map[
 		src, doc, code string
 		h              uint64
 	}
+	var kept map[string]bool
+	if o.licences != "" {
+		if kept, err = readLicences(o.licences); err != nil {
+			return nil, nil, nil, err
+		}
+	}
 	bySrc := map[string][]raw{}
 	for _, path := range o.pairs {
 		f, err := os.Open(path)
@@ -149,6 +157,9 @@ func readPairs(m *wordvec.Model, o options) (trainSet, held []pair, sources map[
 		for sc.Scan() {
 			parts := strings.SplitN(sc.Text(), "\t", 3)
 			if len(parts) != 3 {
+				continue
+			}
+			if kept != nil && !kept[parts[0]] {
 				continue
 			}
 			h := fnv.New64a()
@@ -191,6 +202,26 @@ func readPairs(m *wordvec.Model, o options) (trainSet, held []pair, sources map[
 		}
 	}
 	return trainSet, held, sources, nil
+}
+
+// readLicences reads a licence list of licences.py (source, licence,
+// "kept" or "excluded", tab-separated) and returns the kept sources.
+func readLicences(path string) (map[string]bool, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("read licence list: %w", err)
+	}
+	kept := map[string]bool{}
+	for i, line := range strings.Split(strings.TrimRight(string(data), "\n"), "\n") {
+		f := strings.Split(line, "\t")
+		if len(f) != 3 || (f[2] != "kept" && f[2] != "excluded") {
+			return nil, fmt.Errorf("read licence list %s: line %d: want source, licence, kept|excluded", path, i+1)
+		}
+		if f[2] == "kept" {
+			kept[f[0]] = true
+		}
+	}
+	return kept, nil
 }
 
 // table is a float32 vector per row.

@@ -4,6 +4,9 @@ import (
 	"go/ast"
 	"go/parser"
 	"go/token"
+	"os"
+	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -137,5 +140,57 @@ func TestStepLowersLoss(t *testing.T) {
 				t.Fatalf("row %d (%q), not in the batch, moved", i, m.Word(i))
 			}
 		}
+	}
+}
+
+// TestReadPairsLicences checks that train reads only the sources its
+// licence list marks kept: excluded and unlisted sources are left out, and
+// a malformed list is an error.
+func TestReadPairsLicences(t *testing.T) {
+	m, err := wordvec.Load()
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	pairs := filepath.Join(dir, "pairs.tsv")
+	data := "mit-mod\tparse a query string\tparse query split\n" +
+		"gpl-pkg\tcopy a directory tree\tcopytree src dst\n" +
+		"unlisted\tread a whole file\tread file open\n" +
+		"mit-mod\tcompress data with gzip\tgzip writer deflate\n"
+	if err := os.WriteFile(pairs, []byte(data), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name, list string
+		want       map[string]int // nil: an error
+	}{
+		{"no list reads all", "", map[string]int{"mit-mod": 2, "gpl-pkg": 1, "unlisted": 1}},
+		{"kept only", "mit-mod\tMIT\tkept\ngpl-pkg\tGPL\texcluded\n", map[string]int{"mit-mod": 2}},
+		{"malformed", "mit-mod\tMIT\n", nil},
+		{"bad verdict", "mit-mod\tMIT\tmaybe\n", nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			o := options{pairs: []string{pairs}, perSrc: 100, holdout: 0}
+			if tt.list != "" {
+				o.licences = filepath.Join(dir, strings.ReplaceAll(tt.name, " ", "-")+".txt")
+				if err := os.WriteFile(o.licences, []byte(tt.list), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			_, _, sources, err := readPairs(m, o)
+			if tt.want == nil {
+				if err == nil {
+					t.Fatalf("readPairs: no error, sources %v", sources)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !reflect.DeepEqual(sources, tt.want) {
+				t.Errorf("sources %v, want %v", sources, tt.want)
+			}
+		})
 	}
 }
