@@ -50,6 +50,9 @@ var functionSets = []struct{ file, root string }{
 	{"pflag-blind7.jsonl", "$GOMODCACHE/github.com/spf13/pflag@v1.0.9"},
 	{"makefetch-blind7.jsonl", "/usr/lib/node_modules/npm/node_modules/make-fetch-happen"},
 	{"python311-blind7.jsonl", "/usr/lib/python3.11"},
+	{"doublestar-blind8.jsonl", "$GOMODCACHE/github.com/bmatcuk/doublestar/v4@v4.10.4"},
+	{"ssri-blind8.jsonl", "/usr/lib/node_modules/npm/node_modules/ssri"},
+	{"python311-blind8.jsonl", "/usr/lib/python3.11"},
 }
 
 // matchesFunction reports whether a result is one of the case's
