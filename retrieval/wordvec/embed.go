@@ -58,12 +58,19 @@ func (m *Model) EmbedTerms(terms []Term) []float32 {
 }
 
 // addWord adds word w (as eachWord yields it, before lower-casing) to acc
-// with weight scale × its own weight: the whole word if the model knows
-// it, else each of its letter and digit parts.
+// with weight scale × its own weight (see wordRows).
 func (m *Model) addWord(acc []float32, buf []byte, w string, parts []int, scale float32) {
+	m.wordRows(buf, w, parts, func(row int) { m.addKnown(acc, row, scale) })
+}
+
+// wordRows calls fn with the rows word w (as eachWord yields it, before
+// lower-casing) counts as: the whole word's if the model knows it, else
+// each of its letter and digit parts' (-1 for a part it does not know).
+// buf is scratch space for the lower-cased word.
+func (m *Model) wordRows(buf []byte, w string, parts []int, fn func(row int)) {
 	low := appendLower(buf, w)
 	if row := m.lookup(low); row >= 0 || len(parts) == 0 {
-		m.addKnown(acc, row, scale)
+		fn(row)
 		return
 	}
 	if len(low) != len(w) { // non-ASCII case folding moved the boundaries
@@ -75,7 +82,7 @@ func (m *Model) addWord(acc []float32, buf []byte, w string, parts []int, scale 
 		if i < len(parts) {
 			end = parts[i]
 		}
-		m.addKnown(acc, m.lookup(low[start:end]), scale)
+		fn(m.lookup(low[start:end]))
 		start = end
 	}
 }
@@ -146,23 +153,7 @@ func (m *Model) EachRow(text string, fn func(row int, weight float32)) {
 		}
 	}
 	eachWord(text, func(w string, parts []int) {
-		low := appendLower(buf[:0], w)
-		if row := m.lookup(low); row >= 0 || len(parts) == 0 {
-			known(row)
-			return
-		}
-		if len(low) != len(w) {
-			return
-		}
-		start := 0
-		for i := 0; i <= len(parts); i++ {
-			end := len(low)
-			if i < len(parts) {
-				end = parts[i]
-			}
-			known(m.lookup(low[start:end]))
-			start = end
-		}
+		m.wordRows(buf[:0], w, parts, known)
 	})
 }
 

@@ -2,6 +2,7 @@ package wordvec
 
 import (
 	"bytes"
+	"crypto/sha256"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -53,6 +54,26 @@ type Row struct {
 	Rank uint32
 	// Vector is the word's vector; every row has the same length.
 	Vector []float32
+}
+
+// ModelName names a model written by Encode from rows: its source, its
+// dimensions, its size in thousands of words and a hash of the words,
+// ranks and vectors ("glove-6b-100d-62k-1a2b3c4d"), so that any change to
+// the data changes the name and the vectors built with it are rebuilt.
+func ModelName(source string, dims int, rows []Row) string {
+	h := sha256.New()
+	var b [4]byte
+	for _, r := range rows {
+		io.WriteString(h, r.Word)
+		h.Write([]byte{0})
+		binary.LittleEndian.PutUint32(b[:], r.Rank)
+		h.Write(b[:])
+		for _, x := range r.Vector {
+			binary.LittleEndian.PutUint32(b[:], math.Float32bits(x))
+			h.Write(b[:])
+		}
+	}
+	return fmt.Sprintf("%s-%dd-%dk-%x", source, dims, (len(rows)+500)/1000, h.Sum(nil)[:4])
 }
 
 // Encode writes a model file holding rows, in the order given, under the

@@ -224,3 +224,27 @@ func TestParseErrors(t *testing.T) {
 		})
 	}
 }
+
+func TestModelName(t *testing.T) {
+	rows := []Row{{Word: "open", Rank: 1, Vector: []float32{1, 0}}, {Word: "file", Rank: 2, Vector: []float32{0, 1}}}
+	name := ModelName("src", 2, rows)
+	if !strings.HasPrefix(name, "src-2d-0k-") || len(name) != len("src-2d-0k-")+8 {
+		t.Fatalf("ModelName = %q, want src-2d-0k- and 8 hex digits", name)
+	}
+	if again := ModelName("src", 2, rows); again != name {
+		t.Fatalf("ModelName is not stable: %q, then %q", name, again)
+	}
+	changed := []Row{rows[0], {Word: "file", Rank: 2, Vector: []float32{0, 0.5}}}
+	for _, tc := range []struct {
+		what string
+		rows []Row
+	}{
+		{"a vector", changed},
+		{"a rank", []Row{rows[0], {Word: "file", Rank: 3, Vector: rows[1].Vector}}},
+		{"a word", []Row{rows[0], {Word: "files", Rank: 2, Vector: rows[1].Vector}}},
+	} {
+		if got := ModelName("src", 2, tc.rows); got == name {
+			t.Errorf("changing %s left the name %q", tc.what, got)
+		}
+	}
+}

@@ -25,8 +25,6 @@ package main
 
 import (
 	"bufio"
-	"crypto/sha256"
-	"encoding/binary"
 	"flag"
 	"fmt"
 	"hash/fnv"
@@ -368,7 +366,7 @@ func train(o options, logw io.Writer) error {
 		return fmt.Errorf("write model: %w", err)
 	}
 	w := bufio.NewWriter(f)
-	if err := wordvec.Encode(w, modelName(d, rows), m.SourceSize(), rows); err != nil {
+	if err := wordvec.Encode(w, wordvec.ModelName("codevec", d, rows), m.SourceSize(), rows); err != nil {
 		f.Close()
 		return err
 	}
@@ -379,7 +377,7 @@ func train(o options, logw io.Writer) error {
 	if err := f.Close(); err != nil {
 		return fmt.Errorf("write model: %w", err)
 	}
-	fmt.Fprintf(logw, "codevec: wrote %s (%s)\n", o.out, modelName(d, rows))
+	fmt.Fprintf(logw, "codevec: wrote %s (%s)\n", o.out, wordvec.ModelName("codevec", d, rows))
 	return nil
 }
 
@@ -521,22 +519,4 @@ func update(t, start *table, acc []float32, grad map[int32][]float32, o options)
 			v[j] -= lr * gj / float32(math.Sqrt(float64(a[j]))+1e-8)
 		}
 	}
-}
-
-// modelName names trained vectors like the GloVe file's (source,
-// dimensions, words in thousands, a hash of words, ranks and vectors).
-func modelName(dims int, rows []wordvec.Row) string {
-	h := sha256.New()
-	var b [4]byte
-	for _, r := range rows {
-		io.WriteString(h, r.Word)
-		h.Write([]byte{0})
-		binary.LittleEndian.PutUint32(b[:], r.Rank)
-		h.Write(b[:])
-		for _, x := range r.Vector {
-			binary.LittleEndian.PutUint32(b[:], math.Float32bits(x))
-			h.Write(b[:])
-		}
-	}
-	return fmt.Sprintf("codevec-%dd-%dk-%x", dims, (len(rows)+500)/1000, h.Sum(nil)[:4])
 }

@@ -28,7 +28,6 @@ package main
 import (
 	"bufio"
 	"crypto/sha256"
-	"encoding/binary"
 	"flag"
 	"fmt"
 	"io"
@@ -122,7 +121,7 @@ func run(o options, scan string, mindf int, report bool, stdout, stderr io.Write
 	if err != nil {
 		return err
 	}
-	name := modelName(src.dims, rows)
+	name := wordvec.ModelName("glove-6b", src.dims, rows)
 	f, err := os.Create(o.out)
 	if err != nil {
 		return err
@@ -292,24 +291,6 @@ func build(src *source, o options, codewords []string, aliases [][]string) ([]wo
 		return strings.Compare(a.Word, b.Word)
 	})
 	return rows, st, nil
-}
-
-// modelName names the model by source, dimensions, size and a hash of
-// the rows, so that any change to the data changes the name.
-func modelName(dims int, rows []wordvec.Row) string {
-	h := sha256.New()
-	var b [4]byte
-	for _, r := range rows {
-		io.WriteString(h, r.Word)
-		h.Write([]byte{0})
-		binary.LittleEndian.PutUint32(b[:], r.Rank)
-		h.Write(b[:])
-		for _, x := range r.Vector {
-			binary.LittleEndian.PutUint32(b[:], math.Float32bits(x))
-			h.Write(b[:])
-		}
-	}
-	return fmt.Sprintf("glove-6b-%dd-%dk-%x", dims, (len(rows)+500)/1000, h.Sum(nil)[:4])
 }
 
 // readWordList reads the first field of each line of path, skipping blank
