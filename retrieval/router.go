@@ -424,7 +424,7 @@ func (r *Router) keyword(q string) (Route, bool) {
 		rt.KeywordRegex = r.regexish.MatchString(term)
 		return rt, true
 	}
-	if text, start, ok := r.quotation(q); ok && !quotesExample(q[:start]) && !describesAround(q, text) {
+	if text, start, ok := r.quotation(q); ok && !quotesExample(q[:start]) && !describesAround(q, text) && !quotesLiteral(q, start) {
 		return kw(text, 0.9, "quoted text: exact search")
 	}
 	if m := r.markers.FindStringSubmatch(q); m != nil && (isUpper(m[1]) || strings.Contains(strings.ToLower(q), "comment")) {
@@ -618,6 +618,33 @@ func describesAround(q, text string) bool {
 		}
 	}
 	return words >= describeWords
+}
+
+// quotesLiteral reports whether the quotation at start is a string
+// literal inside a fragment of code that a sentence describes ("where
+// are [@attr='value'] filters handled", "where is the tag json:"id"
+// read"): glued on its left to a character of that fragment, in a
+// question of words. The fragment is what the sentence is about; an
+// exact search for the literal alone ('value') finds it everywhere. A
+// question of words has at least five words besides the fragment.
+func quotesLiteral(q string, start int) bool {
+	if start <= 0 || start >= len(q) {
+		return false
+	}
+	switch c := q[start-1]; {
+	case c == ' ' || c == '\t' || c == '\n':
+		return false
+	case strings.IndexByte("([{<", c) >= 0 && (start == 1 || q[start-2] == ' '):
+		return false // a bracket of the sentence: ("disk full")
+	}
+	words := 0
+	for _, f := range strings.Fields(q) {
+		f = strings.TrimRight(f, ",.?!:;")
+		if len(f) >= 2 && strings.IndexFunc(f, func(r rune) bool { return !unicode.IsLetter(r) && r != '\'' && r != '-' }) < 0 {
+			words++
+		}
+	}
+	return words >= 5
 }
 
 // quotesExample reports whether the text before a quotation introduces it
