@@ -605,8 +605,11 @@ func (a *Anchorer) rankIn(ctx context.Context, rule string, langs, preferred []s
 	}
 	pool := newAnchorPool()
 
-	// The semantic search: ranks are the agreement signal.
+	// The semantic search of the rule's own sentence, as a user asks
+	// the search: ranks are the agreement signal. The whole sentence
+	// ranked the sets' examples better than its key words alone.
 	if q := rq.searchText(); q != "" {
+		q = rule
 		s := *a.Searcher
 		s.Feedback = nil
 		s.IgnoreVisibility = true // an example may be any function
@@ -724,6 +727,7 @@ func (a *Anchorer) rankIn(ctx context.Context, rule string, langs, preferred []s
 		f := rq.features(c, text, body)
 		f.Code, f.codeTerms = rq.codeShare(sym.Name, code, true)
 		f.Spell = math.Max(spelled.of(sym), rq.nameSpell(sym.Name))
+		f.Vector = rq.vectorSimilarity(text)
 		f.Home = home.of(sym)
 		lines := sym.Range.End.Line - sym.Range.Start.Line + 1
 		f.Long = anchorLong(lines)

@@ -768,7 +768,7 @@ func fitCalibration(rules []calibrationRule, w []float64, file bool) []float64 {
 
 // anchorSeenBlindSets are the blind sets whose misses have been read:
 // training sets since.
-var anchorSeenBlindSets = []string{"blind-rules.jsonl", "blind-rules2.jsonl", "blind-rules3.jsonl", "blind-rules4.jsonl", "blind-rules5.jsonl", "blind-rules6.jsonl", "blind-rules7.jsonl"}
+var anchorSeenBlindSets = []string{"blind-rules.jsonl", "blind-rules2.jsonl", "blind-rules3.jsonl", "blind-rules4.jsonl", "blind-rules5.jsonl", "blind-rules6.jsonl", "blind-rules7.jsonl", "blind-rules8.jsonl"}
 
 var anchorDump = flag.String("anchor.dump", "", "with -anchor.calibrate: write every training rule's candidates and their features to this file (JSON lines) to study the ranking offline")
 
@@ -830,7 +830,7 @@ func TestAnchorCalibrate(t *testing.T) {
 	w := fitRanking(rules)
 	c := fitCalibration(rules, w, false)
 	var b strings.Builder
-	for i, name := range []string{"focus", "name", "agreement", "named", "literal", "test", "spell", "type", "head", "long", "quoted", "path", "platform", "opposite", "option", "callee", "delegates", "file"} {
+	for i, name := range []string{"focus", "name", "agreement", "named", "literal", "test", "spell", "type", "head", "long", "quoted", "path", "platform", "opposite", "option", "callee", "delegates", "file", "vector"} {
 		fmt.Fprintf(&b, "\t%.2f, // %s\n", w[i], name)
 	}
 	b.WriteString("calibration:\n")
@@ -948,8 +948,8 @@ func TestAnchorDebug(t *testing.T) {
 			break
 		}
 		f := c.features
-		fmt.Fprintf(&b, "%5.2f %5.2f  s %5.2f m %5.2f foc %.2f nam %.2f gr %.2f agr %.2f named %.1f lit %.1f spell %.2f type %.0f code %.2f callee %.2f deleg %.2f file %.2f home %.1f %d/%d size %.2f  %s %s\n",
-			c.Quality, c.Relevance, f.Score, f.Margin, f.Focus, f.Name, f.Grounded, f.Agreement, f.Named, f.Literal, f.Spell, f.Type, f.Code, f.Callee, f.Delegates, f.File, f.Home, f.matched, f.keyTerms, c.Size, c.File, c.Symbol)
+		fmt.Fprintf(&b, "%5.2f %5.2f  s %5.2f m %5.2f foc %.2f nam %.2f gr %.2f agr %.2f named %.1f lit %.1f spell %.2f type %.0f code %.2f callee %.2f deleg %.2f file %.2f vec %.2f home %.1f %d/%d size %.2f  %s %s\n",
+			c.Quality, c.Relevance, f.Score, f.Margin, f.Focus, f.Name, f.Grounded, f.Agreement, f.Named, f.Literal, f.Spell, f.Type, f.Code, f.Callee, f.Delegates, f.File, f.Vector, f.Home, f.matched, f.keyTerms, c.Size, c.File, c.Symbol)
 	}
 	t.Log(b.String())
 }

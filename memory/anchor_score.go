@@ -76,6 +76,11 @@ type anchorQuery struct {
 	// grounded is the share of the rule's term weight that the
 	// workspace's code uses at all (see weighTerms).
 	grounded float64
+	// code is the code-search word model and vec the rule's key words
+	// embedded with it (see vectorSimilarity); vec is nil when none of
+	// the words is known to the model.
+	code *wordvec.Model
+	vec  []float32
 	// corpus is log₁₀ of the number of chunks in the index.
 	corpus float64
 }
@@ -461,6 +466,14 @@ func (a *Anchorer) weighTerms(ctx context.Context, rq *anchorQuery) error {
 			known += t.weight
 		}
 	}
+	rq.code, err = wordvec.LoadCode()
+	if err != nil {
+		return fmt.Errorf("weigh terms: %w", err)
+	}
+	rq.vec = rq.code.Embed(strings.Join(append(slices.Clip(rq.words), rq.idents...), " "))
+	if !anchorNonZero(rq.vec) {
+		rq.vec = nil
+	}
 	rq.corpus = math.Log10(n + 1)
 	rq.grounded = 0
 	if total > 0 {
@@ -560,6 +573,12 @@ type anchorFeatures struct {
 	// statements of the candidates of the symbol's file hold together
 	// (see anchorFileShares).
 	File float64
+	// Vector is the cosine similarity, at least 0, of the rule's key
+	// words and the symbol's source under the code-search word model
+	// (wordvec.LoadCode), trained so that a sentence about what code
+	// does lies near the code's own words: evidence beyond the rule's
+	// literal terms.
+	Vector float64
 	// Home is how close the symbol is to where the rule's corrections
 	// were made (see anchorHome.of): 1 for the symbol they were about,
 	// down to 0 for code elsewhere.
@@ -788,6 +807,32 @@ func (rq *anchorQuery) pathShare(file string) float64 {
 	return got / total
 }
 
+// vectorSimilarity returns the Vector feature of a symbol whose source
+// is text.
+func (rq *anchorQuery) vectorSimilarity(text string) float64 {
+	if rq.vec == nil || rq.code == nil {
+		return 0
+	}
+	if len(text) > anchorVectorBytes {
+		text = text[:anchorVectorBytes]
+	}
+	return math.Max(0, float64(wordvec.Cosine(rq.vec, rq.code.Embed(text))))
+}
+
+// anchorVectorBytes bounds the source of a symbol that vectorSimilarity
+// embeds: a function's first 16 KiB (some 400 lines) say what it does.
+const anchorVectorBytes = 16 << 10
+
+// anchorNonZero reports whether v has a component other than 0.
+func anchorNonZero(v []float32) bool {
+	for _, x := range v {
+		if x != 0 {
+			return true
+		}
+	}
+	return false
+}
+
 // anchorLong is the Long feature of a symbol of the given lines.
 func anchorLong(lines int) float64 {
 	if lines <= anchorExcerptLines {
@@ -823,7 +868,7 @@ func anchorHasPrefixed(set map[string]bool, stem string) bool {
 
 // anchorRankFeatures is how many features rank a rule's candidates (see
 // anchorFeatures.ranking).
-const anchorRankFeatures = 18
+const anchorRankFeatures = 19
 
 // anchorRankWeights weigh a candidate's features (in the order of
 // anchorFeatures.ranking) into its ranking score. They are fitted by
@@ -833,24 +878,25 @@ const anchorRankFeatures = 18
 // rule's known examples among all of the rule's candidates is maximised.
 func anchorRankWeights() [anchorRankFeatures]float64 {
 	return [anchorRankFeatures]float64{
-		5.70,  // focus
-		1.28,  // name
-		3.63,  // agreement
-		1.92,  // named
-		2.50,  // literal
+		4.98,  // focus
+		0.85,  // name
+		3.51,  // agreement
+		2.23,  // named
+		2.54,  // literal
 		0.00,  // test
-		0.62,  // spell
-		-2.90, // type
+		0.44,  // spell
+		-2.68, // type
 		1.19,  // head
-		0.08,  // long
-		2.04,  // quoted
-		1.75,  // path
-		-1.07, // platform
-		-1.55, // opposite
-		-0.95, // option
-		0.84,  // callee
-		-0.51, // delegates
-		2.36,  // file
+		-0.69, // long
+		1.82,  // quoted
+		0.99,  // path
+		-0.91, // platform
+		-1.43, // opposite
+		-0.32, // option
+		0.30,  // callee
+		-0.33, // delegates
+		2.01,  // file
+		3.12,  // vector
 	}
 }
 
@@ -875,13 +921,13 @@ func anchorRankWeights() [anchorRankFeatures]float64 {
 // recency is anchored once its relevance reaches 2/3.
 func anchorCalibration() [7]float64 {
 	return [7]float64{
-		-6.35, // intercept
-		0.22,  // ranking score
-		0.66,  // margin
-		1.73,  // coverage
-		3.14,  // grounded
-		-0.42, // corpus
-		1.24,  // key terms
+		-6.71, // intercept
+		0.36,  // ranking score
+		0.49,  // margin
+		1.37,  // coverage
+		2.83,  // grounded
+		-0.27, // corpus
+		0.99,  // key terms
 	}
 }
 
@@ -920,7 +966,7 @@ func anchorRelevance(f anchorFeatures) float64 {
 // all but Grounded, which is the same for all of them, and Home, which
 // the development sets do not measure.
 func (f anchorFeatures) ranking() [anchorRankFeatures]float64 {
-	return [anchorRankFeatures]float64{f.Focus, f.Name, f.Agreement, f.Named, f.Literal, f.Test, f.Spell, f.Type, f.Head, f.Long, f.Quoted, f.Path, f.Platform, f.Opposite, f.Option, f.Callee, f.Delegates, f.File}
+	return [anchorRankFeatures]float64{f.Focus, f.Name, f.Agreement, f.Named, f.Literal, f.Test, f.Spell, f.Type, f.Head, f.Long, f.Quoted, f.Path, f.Platform, f.Opposite, f.Option, f.Callee, f.Delegates, f.File, f.Vector}
 }
 
 // anchorKeyTermsLog is ln(1+n) for a rule of n key terms: the
