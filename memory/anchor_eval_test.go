@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
+	"io"
 	"math"
 	"os"
 	"os/exec"
@@ -1050,5 +1051,207 @@ func TestResolveSetRoot(t *testing.T) {
 	err := checkSetRoot(filepath.Join(tmp, "mod", "golang.org", "x", "net@v0.57.0", "http2"), env)
 	if err == nil || !strings.Contains(err.Error(), "go mod download golang.org/x/net@v0.57.0") {
 		t.Errorf("checkSetRoot of a module not downloaded: %v, want the go mod download command", err)
+	}
+}
+
+var anchorLeaveOut = flag.String("anchor.leaveout", "", "read the rules dumped by -anchor.dump from this file and measure each blind set with the ranking and calibration fitted without it")
+
+// TestAnchorLeaveOneOut measures how the fit generalises to a set it has
+// not seen: each blind set of a -anchor.dump file is ranked and anchored
+// by weights and a calibration fitted on every other training rule, its
+// candidates ordered as FindAnchor orders them (relevance, then size and
+// length) and anchored at quality ≥ DefaultAnchorThreshold with neutral
+// recency:
+//
+//	go test ./memory -run TestAnchorLeaveOneOut -anchor.leaveout dump.jsonl -v
+func TestAnchorLeaveOneOut(t *testing.T) {
+	if *anchorLeaveOut == "" {
+		t.Skip("run with -anchor.leaveout DUMP (written by TestAnchorCalibrate's -anchor.dump)")
+	}
+	rules, err := readDumpedRules(*anchorLeaveOut)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var sets []string
+	for _, r := range rules {
+		if strings.HasPrefix(r.set, "blind-rules") && !slices.Contains(sets, r.set) {
+			sets = append(sets, r.set)
+		}
+	}
+	slices.Sort(sets)
+	if len(sets) < 2 {
+		t.Fatalf("%s: %d blind sets; leaving one out needs two or more", *anchorLeaveOut, len(sets))
+	}
+	var b strings.Builder
+	var all leaveOutTally
+	for _, set := range sets {
+		var train, held []calibrationRule
+		for _, r := range rules {
+			switch {
+			case r.set == set:
+				held = append(held, r)
+			case !strings.Contains(r.set, "holdout"):
+				train = append(train, r)
+			}
+		}
+		w := fitRanking(train)
+		c := fitCalibration(train, w, false)
+		s := leaveOutMeasure(held, w, c)
+		all.add(s)
+		fmt.Fprintf(&b, "%-20s %s\n", set, s)
+	}
+	fmt.Fprintf(&b, "%-20s %s\n", "all", all)
+	t.Logf("leave one set out (right file / right symbol / anchored of the rules with an example):\n%s", b.String())
+}
+
+// leaveOutTally counts the outcomes of a held-out set.
+type leaveOutTally struct {
+	rules, file, symbol, anchored, anchoredRight, anchors, none, noneUnanchored int
+}
+
+func (s *leaveOutTally) add(o leaveOutTally) {
+	s.rules += o.rules
+	s.file += o.file
+	s.symbol += o.symbol
+	s.anchored += o.anchored
+	s.anchoredRight += o.anchoredRight
+	s.anchors += o.anchors
+	s.none += o.none
+	s.noneUnanchored += o.noneUnanchored
+}
+
+func (s leaveOutTally) String() string {
+	return fmt.Sprintf("right file %5.1f %%, right symbol %5.1f %%, anchored %5.1f %%; anchors in a right file %d of %d; no-example rules unanchored %d of %d",
+		100*share(s.file, s.rules), 100*share(s.symbol, s.rules), 100*share(s.anchored, s.rules), s.anchoredRight, s.anchors, s.noneUnanchored, s.none)
+}
+
+// leaveOutMeasure ranks and anchors rules with ranking weights w and
+// calibration c as FindAnchor does.
+func leaveOutMeasure(rules []calibrationRule, w, c []float64) leaveOutTally {
+	var s leaveOutTally
+	for _, r := range rules {
+		if r.hasExample {
+			s.rules++
+		} else {
+			s.none++
+		}
+		if len(r.x) == 0 {
+			if !r.hasExample {
+				s.noneUnanchored++
+			}
+			continue
+		}
+		score := make([]float64, len(r.x))
+		first, second := math.Inf(-1), math.Inf(-1)
+		for i, x := range r.x {
+			score[i] = dotw(w, x)
+			switch {
+			case score[i] > first:
+				first, second = score[i], first
+			case score[i] > second:
+				second = score[i]
+			}
+		}
+		rel := make([]float64, len(r.x))
+		for i := range r.x {
+			best := first
+			if score[i] == first {
+				best = second
+			}
+			if math.IsInf(best, -1) {
+				best = 0
+			}
+			m := math.Max(-anchorMaxMargin, math.Min(anchorMaxMargin, score[i]-best))
+			rel[i] = anchorLogistic(c[0] + c[1]*score[i] + c[2]*m + c[3]*r.coverage[i] + c[4]*r.grounded + c[5]*r.corpus + c[6]*anchorKeyTermsLog(r.keyTerms))
+		}
+		top := 0
+		for i := range r.x {
+			switch {
+			case rel[i] != rel[top]:
+				if rel[i] > rel[top] {
+					top = i
+				}
+			case r.size[i] != r.size[top]:
+				if r.size[i] > r.size[top] {
+					top = i
+				}
+			case r.lines[i] < r.lines[top]:
+				top = i
+			}
+		}
+		q := anchorWeightRelevance*rel[top] + anchorWeightSize*r.size[top] + anchorWeightRecency*0.5
+		anchored := q >= DefaultAnchorThreshold
+		if anchored {
+			s.anchors++
+			if r.goodFile[top] {
+				s.anchoredRight++
+			}
+		}
+		switch {
+		case !r.hasExample:
+			if !anchored {
+				s.noneUnanchored++
+			}
+		default:
+			if r.good[top] {
+				s.symbol++
+			}
+			if r.goodFile[top] {
+				s.file++
+			}
+			if anchored {
+				s.anchored++
+			}
+		}
+	}
+	return s
+}
+
+// readDumpedRules reads the rules that dumpCalibrationRules wrote.
+func readDumpedRules(name string) ([]calibrationRule, error) {
+	f, err := os.Open(name)
+	if err != nil {
+		return nil, fmt.Errorf("read the dumped rules: %w", err)
+	}
+	defer f.Close()
+	var out []calibrationRule
+	dec := json.NewDecoder(bufio.NewReader(f))
+	for n := 1; ; n++ {
+		var in struct {
+			Set        string  `json:"set"`
+			Rule       string  `json:"rule"`
+			HasExample bool    `json:"has_example"`
+			Grounded   float64 `json:"grounded"`
+			Corpus     float64 `json:"corpus"`
+			KeyTerms   int     `json:"key_terms"`
+			Cands      []struct {
+				Symbol   string    `json:"symbol"`
+				File     string    `json:"file"`
+				X        []float64 `json:"x"`
+				Coverage float64   `json:"coverage"`
+				Size     float64   `json:"size"`
+				Lines    int       `json:"lines"`
+				Good     bool      `json:"good"`
+				GoodFile bool      `json:"good_file"`
+			} `json:"cands"`
+		}
+		if err := dec.Decode(&in); err == io.EOF {
+			return out, nil
+		} else if err != nil {
+			return nil, fmt.Errorf("read the dumped rules: %s: rule %d: %w", name, n, err)
+		}
+		r := calibrationRule{set: in.Set, rule: in.Rule, hasExample: in.HasExample, grounded: in.Grounded, corpus: in.Corpus, keyTerms: in.KeyTerms}
+		for _, c := range in.Cands {
+			if len(c.X) != anchorRankFeatures {
+				return nil, fmt.Errorf("read the dumped rules: %s: rule %d: %d ranking features, want %d (dumped by another version)", name, n, len(c.X), anchorRankFeatures)
+			}
+			var x [anchorRankFeatures]float64
+			copy(x[:], c.X)
+			r.x = append(r.x, x)
+			r.symbols, r.files = append(r.symbols, c.Symbol), append(r.files, c.File)
+			r.coverage, r.size, r.lines = append(r.coverage, c.Coverage), append(r.size, c.Size), append(r.lines, c.Lines)
+			r.good, r.goodFile = append(r.good, c.Good), append(r.goodFile, c.GoodFile)
+		}
+		out = append(out, r)
 	}
 }
