@@ -548,13 +548,17 @@ func (col *collector) node(i int, tree *sitter.Tree) *sitter.Node {
 
 // topLevelSpans returns the spans of root's children, as topLevel does,
 // without making a go-tree-sitter node of each (go-tree-sitter keeps every
-// node it makes for the tree's lifetime).
-func topLevelSpans(root *sitter.Node) []span {
+// node it makes for the tree's lifetime). hint is about how many children
+// root has (those of the tree parsed before it), or 0.
+func topLevelSpans(root *sitter.Node, hint int) []span {
 	if !canCollect {
 		return topLevel(root)
 	}
 	croot := *(*C.TSNode)(unsafe.Pointer(root))
-	buf := make([]C.uint32_t, 512)
+	// A walk of the children is not free (the 1,160 top-level nodes of
+	// net/http/server.go: 90 µs): the buffer is sized for the hint, so
+	// that it is not made twice.
+	buf := make([]C.uint32_t, max(512, 2*(hint+hint/8+16)))
 	n := int(C.anchorage_child_spans(croot, &buf[0], C.int(len(buf))))
 	if 2*n > len(buf) {
 		buf = make([]C.uint32_t, 2*n)

@@ -46,6 +46,17 @@ type Document struct {
 	effText []byte
 	effTree *sitter.Tree
 	cuts    []span
+	// keptText and keptTree are the last effText and effTree, kept once
+	// the text parsed without errors again: typing a definition damages
+	// and completes the text by turns (an opening brace, a closing one,
+	// a keyword half typed), and each time the text without the
+	// definition is the same, whose parse is then copied, not made again
+	// (see parseBase.keptTree).
+	keptText []byte
+	keptTree *sitter.Tree
+	// keptCopies counts the trial parses answered by a copy of keptTree
+	// (for tests).
+	keptCopies int
 	// edited is where the last edit started, or -1.
 	edited int
 }
@@ -166,6 +177,7 @@ func (d *Document) Close() {
 		d.effTree.Close()
 		d.effTree = nil
 	}
+	d.keep(nil, nil)
 }
 
 // Apply applies edits in order (each in the coordinates of the text the
@@ -285,11 +297,15 @@ func (d *Document) reparse(ctx context.Context, p *Parser, text []byte, lines *l
 		var base *parseBase
 		switch {
 		case d.effTree != nil:
-			base = &parseBase{d.effTree, d.effText, false}
+			base = &parseBase{tree: d.effTree, text: d.effText, keptTree: d.keptTree, keptText: d.keptText}
 		case old != nil && d.clean:
-			base = &parseBase{old, text, true}
+			base = &parseBase{tree: old, text: text, edited: true, keptTree: d.keptTree, keptText: d.keptText}
 		}
-		if rec, err = p.recoverText(ctx, d.Language, text, tree, base, d.edited); err != nil {
+		rec, err = p.recoverText(ctx, d.Language, text, tree, base, d.edited)
+		if base != nil {
+			d.keptCopies += base.copies
+		}
+		if err != nil {
 			tree.Close()
 			return fmt.Errorf("parse %s: %w", d.Path, err)
 		}
@@ -315,7 +331,11 @@ func (d *Document) reparse(ctx context.Context, p *Parser, text []byte, lines *l
 		d.tree.Close()
 	}
 	if d.effTree != nil && d.effTree != effTree {
-		d.effTree.Close()
+		if rec == nil {
+			d.keep(d.effTree, d.effText)
+		} else {
+			d.effTree.Close()
+		}
 	}
 	effRoot := effTree.RootNode()
 	var (
@@ -447,6 +467,15 @@ func (d *Document) assemble(text []byte, lines *lineIndex, whole *rawGraph, cutR
 	}
 	g, comments, types := link(d.Language, d.Path, module, text, lines, pieces)
 	return &docSnapshot{graph: g, text: text, lines: lines, comments: comments, pieces: pieces, types: types}
+}
+
+// keep keeps tree, the parse of text without errors, as the kept tree
+// (see Document.keptTree), closing the one kept before; nil keeps none.
+func (d *Document) keep(tree *sitter.Tree, text []byte) {
+	if d.keptTree != nil && d.keptTree != tree {
+		d.keptTree.Close()
+	}
+	d.keptTree, d.keptText = tree, text
 }
 
 // sameEdit reports whether next is text with the bytes from start to end
@@ -718,7 +747,7 @@ func splitChunks(text []byte, raw rawGraph, spans []span) []chunk {
 // between are looked up among the old chunks in between (a node moved by
 // the edit, or a copy of another).
 func (p *Parser) queryChanged(lang *Language, text []byte, root *sitter.Node, old, buf []chunk) ([]chunk, int) {
-	spans := topLevelSpans(root)
+	spans := topLevelSpans(root, len(old))
 	chunks := buf[:0]
 	if cap(chunks) < len(spans) {
 		chunks = make([]chunk, 0, len(spans)+len(spans)/8)

@@ -50,7 +50,7 @@ func TestQueryWithinTopLevelNode(t *testing.T) {
 			defer tree.Close()
 			root := tree.RootNode()
 			whole := p.query(f.lang, f.src, root, nil)
-			spans := topLevelSpans(root)
+			spans := topLevelSpans(root, 0)
 			if want := topLevel(root); !reflect.DeepEqual(spans, want) {
 				t.Fatalf("topLevelSpans = %v, topLevel = %v", spans, want)
 			}
