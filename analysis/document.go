@@ -59,6 +59,12 @@ type Document struct {
 	keptCopies int
 	// edited is where the last edit started, or -1.
 	edited int
+	// unchanged is how many bytes at the start of the text of snap the
+	// edits being parsed leave as they are (see link), 0 when unknown.
+	unchanged int
+	// linkReused counts the pieces link took from the snapshot before
+	// (for tests).
+	linkReused int
 }
 
 // docSnapshot is the graph of one version of a document's text, published
@@ -198,6 +204,10 @@ func (d *Document) apply(ctx context.Context, p *Parser, version int32, edits []
 	// and its parse stay as they are (see reparseInCuts).
 	cuts := slices.Clone(d.cuts)
 	d.edited = -1
+	d.unchanged = 0
+	if d.snap != nil && sameBytes(d.snap.text, text) {
+		d.unchanged = len(text)
+	}
 	replaced := false
 	closing := false // an edit deleted text or typed a closer
 	for i, e := range edits {
@@ -205,6 +215,7 @@ func (d *Document) apply(ctx context.Context, p *Parser, version int32, edits []
 			replaced = true
 			cuts = nil
 			d.edited = -1
+			d.unchanged = 0
 			text = []byte(e.Text)
 			if tree != nil {
 				tree.Close()
@@ -219,6 +230,7 @@ func (d *Document) apply(ctx context.Context, p *Parser, version int32, edits []
 			start, end = end, start
 		}
 		cuts = editInCuts(cuts, start, end, len(e.Text))
+		d.unchanged = min(d.unchanged, start)
 		closing = closing || end > start || strings.ContainsAny(e.Text, closers)
 		d.edited = start
 		var next []byte
@@ -465,7 +477,13 @@ func (d *Document) assemble(text []byte, lines *lineIndex, whole *rawGraph, cutR
 			pieces = append(pieces, fresh(&cutRaws[j], int(cuts[j].start)))
 		}
 	}
-	g, comments, types := link(d.Language, d.Path, module, text, lines, pieces)
+	var prev *docSnapshot
+	if d.unchanged > 0 {
+		prev = d.snap
+	}
+	g, comments, types, reused := link(d.Language, d.Path, module, text, lines, pieces, prev, d.unchanged)
+	d.unchanged = 0
+	d.linkReused += reused
 	return &docSnapshot{graph: g, text: text, lines: lines, comments: comments, pieces: pieces, types: types}
 }
 
@@ -476,6 +494,11 @@ func (d *Document) keep(tree *sitter.Tree, text []byte) {
 		d.keptTree.Close()
 	}
 	d.keptTree, d.keptText = tree, text
+}
+
+// sameBytes reports whether a and b are the same bytes in memory.
+func sameBytes(a, b []byte) bool {
+	return len(a) == len(b) && (len(a) == 0 || &a[0] == &b[0])
 }
 
 // sameEdit reports whether next is text with the bytes from start to end

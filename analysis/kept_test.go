@@ -3,8 +3,10 @@ package analysis
 import (
 	"bytes"
 	"context"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"reflect"
 	"testing"
 )
 
@@ -119,6 +121,82 @@ func TestKeptParseMatchesFresh(t *testing.T) {
 			}
 			if doc.keptCopies == 0 {
 				t.Errorf("no trial parse was answered by the kept parse: the test no longer tests it")
+			}
+		})
+	}
+}
+
+// TestLinkReuseMatchesFreshDocument edits sample files of every language
+// at random (edits of every size, comments and blank lines between a doc
+// comment and its definition included) and checks, after each batch,
+// that the open document's symbols, which link takes in part from the
+// snapshot before the edits, are those of the same text opened afresh,
+// field by field, and that link took some.
+func TestLinkReuseMatchesFreshDocument(t *testing.T) {
+	langs := NewLanguages()
+	files := sampleFiles(t, langs)
+	p := NewParser()
+	defer p.Close()
+	ctx := context.Background()
+	for _, name := range Names() {
+		if len(files[name]) == 0 {
+			t.Errorf("no sample file in %s", name)
+			continue
+		}
+		t.Run(name, func(t *testing.T) {
+			lang, _ := langs.ByName(name)
+			reused := 0
+			for fi, file := range files[name] {
+				src, err := os.ReadFile(file)
+				if err != nil {
+					t.Fatal(err)
+				}
+				r := rand.New(rand.NewPCG(uint64(len(src)), uint64(fi)))
+				doc, err := p.OpenDocument(ctx, lang, "f", 1, src)
+				if err != nil {
+					t.Fatal(err)
+				}
+				for step := 0; step < 30; step++ {
+					var edits []TextEdit
+					if r.IntN(2) == 0 {
+						edits = randomEdits(r, doc.Text())
+					} else {
+						// A keystroke: one character typed or deleted.
+						at := randomOffset(r, doc.Text())
+						pos := doc.lines.position(at)
+						if r.IntN(3) == 0 && at < len(doc.Text()) {
+							end := doc.lines.position(at + 1)
+							edits = []TextEdit{{Range: &EditRange{pos.Line, pos.Column, end.Line, end.Column}}}
+						} else {
+							edits = []TextEdit{{Range: &EditRange{pos.Line, pos.Column, pos.Line, pos.Column}, Text: string("x\n/ #{}"[r.IntN(7)])}}
+						}
+					}
+					if err := doc.Apply(ctx, p, int32(step+2), edits); err != nil {
+						t.Fatal(err)
+					}
+					fresh, err := p.OpenDocument(ctx, lang, "f", 1, doc.Text())
+					if err != nil {
+						t.Fatal(err)
+					}
+					got, want := doc.Graph(), fresh.Graph()
+					if !reflect.DeepEqual(got.Symbols, want.Symbols) {
+						for i := range min(len(got.Symbols), len(want.Symbols)) {
+							if !reflect.DeepEqual(got.Symbols[i], want.Symbols[i]) {
+								t.Fatalf("%s step %d %v: symbol %d is\n%+v\nafresh\n%+v\ntext:\n%s", file, step, describeEdits(edits), i, got.Symbols[i], want.Symbols[i], doc.Text())
+							}
+						}
+						t.Fatalf("%s step %d %v: %d symbols, afresh %d", file, step, describeEdits(edits), len(got.Symbols), len(want.Symbols))
+					}
+					if !reflect.DeepEqual(got.Refs, want.Refs) {
+						t.Fatalf("%s step %d %v: the references differ from a fresh document's", file, step, describeEdits(edits))
+					}
+					fresh.Close()
+				}
+				reused += doc.linkReused
+				doc.Close()
+			}
+			if reused == 0 {
+				t.Errorf("link took no piece from the snapshot before: the test no longer tests it")
 			}
 		})
 	}

@@ -86,8 +86,17 @@ func (li *lineIndex) positionFrom(from, offset int) Position {
 	if from < 0 || from >= len(li.starts) || li.starts[from] > offset {
 		from = 0
 	}
-	// The first line starting after offset, less one.
-	line, found := slices.BinarySearch(li.starts[from:], offset)
+	// The first line starting after offset, less one. The offsets a
+	// caller walks are near one another: the search gallops from line
+	// from (the lines of a large file's top-level nodes, one after the
+	// other, cost a few steps each, not a search of the file).
+	hi := from + 1
+	for step := 1; hi < len(li.starts) && li.starts[hi] <= offset; step *= 2 {
+		from = hi
+		hi += step
+	}
+	hi = min(hi, len(li.starts))
+	line, found := slices.BinarySearch(li.starts[from:hi], offset)
 	line += from
 	if !found {
 		line--

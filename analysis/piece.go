@@ -41,6 +41,8 @@ type piece struct {
 	refs     []Ref
 	subjects bool
 	comments []span
+	// owned says a symbol has an owner.
+	owned bool
 }
 
 // buildPiece assembles findings of one part of a file (offsets in src)
@@ -63,6 +65,7 @@ func buildPiece(defs []definition, refs []pendingRef, comments []span, module st
 		owners = append(owners, d.owner)
 	})
 	pc.syms, pc.owners = out, owners
+	pc.owned = slices.ContainsFunc(owners, func(o string) bool { return o != "" })
 	// References: as attachRefs, with the subject left for link.
 	slices.SortFunc(refs, comparePendingRefs)
 	pc.refs = make([]Ref, 0, len(refs))
@@ -105,22 +108,45 @@ type placedPiece struct {
 // type of each name when a piece needed it (a method's parent), for
 // linkRefs. The references, which only some readers need, are linked by
 // linkRefs when first asked for: a keystroke does not copy them.
-func link(lang *Language, filePath, module string, src []byte, lines *lineIndex, pieces []placedPiece) (*FileGraph, []span, map[string]int) {
+//
+// prev, when not nil, is the snapshot of the text before the edits that
+// made src, whose first unchanged bytes the edits left as they were: the
+// leading pieces that are prev's, placed where they were, and whose
+// definitions start in those bytes are linked as they were in prev
+// (their symbols copied, their docs not read again). Their symbols are
+// what linking them again would make: the pieces before them are the
+// same, and a doc comment above a definition is read from the text
+// before it. reused counts those pieces.
+func link(lang *Language, filePath, module string, src []byte, lines *lineIndex, pieces []placedPiece, prev *docSnapshot, unchanged int) (g *FileGraph, comments []span, types map[string]int, reused int) {
 	nsyms, ncomments := 1, 0
 	for _, p := range pieces {
 		nsyms += len(p.pc.syms)
 		ncomments += len(p.pc.comments)
 	}
-	g := &FileGraph{Path: filePath, Language: lang.Name}
+	same, sameSyms, sameComments := 0, 0, 0
+	owned := false
+	if prev != nil && !prev.bare && unchanged > 0 {
+		for same < len(pieces) && same < len(prev.pieces) && pieces[same] == prev.pieces[same] && pieces[same].before(unchanged) {
+			pc := pieces[same].pc
+			sameSyms += len(pc.syms)
+			sameComments += len(pc.comments)
+			owned = owned || pc.owned
+			same++
+		}
+	}
+	g = &FileGraph{Path: filePath, Language: lang.Name}
 	g.Symbols = make([]Symbol, 1, nsyms)
 	g.Symbols[0] = Symbol{
 		Index: 0, Parent: -1, Kind: KindModule,
 		Name: module, QualifiedName: module, Module: module,
 		Range: lines.rangeOf(0, uint32(len(src))), NameRange: lines.rangeOf(0, 0),
 	}
-	comments := make([]span, 0, ncomments)
-	owned := false
-	for _, p := range pieces {
+	comments = make([]span, 0, ncomments)
+	if same > 0 {
+		g.Symbols = append(g.Symbols, prev.graph.Symbols[1:1+sameSyms]...)
+		comments = append(comments, prev.comments[:sameComments]...)
+	}
+	for _, p := range pieces[same:] {
 		pc := p.pc
 		dOff, dLine, dCol := p.start-pc.start, p.line-pc.line, p.col-pc.col
 		moved := dOff != 0 || dLine != 0 || dCol != 0
@@ -148,9 +174,9 @@ func link(lang *Language, filePath, module string, src []byte, lines *lineIndex,
 		}
 	}
 	if !owned {
-		return g, comments, nil
+		return g, comments, nil, same
 	}
-	types := firstTypes(g.Symbols)
+	types = firstTypes(g.Symbols)
 	i := 1
 	for _, p := range pieces {
 		for _, owner := range p.pc.owners {
@@ -160,7 +186,7 @@ func link(lang *Language, filePath, module string, src []byte, lines *lineIndex,
 			i++
 		}
 	}
-	return g, comments, types
+	return g, comments, types, same
 }
 
 // firstTypes returns the index of the first type of each name among
@@ -219,6 +245,16 @@ func linkRefs(pieces []placedPiece, syms []Symbol, types map[string]int) []Ref {
 		}
 	}
 	return refs
+}
+
+// before reports whether the definitions of the piece whose doc comment
+// is above it start at or before offset end.
+func (p *placedPiece) before(end int) bool {
+	pc := p.pc
+	if len(pc.outside) == 0 {
+		return true
+	}
+	return pc.syms[pc.outside[len(pc.outside)-1]].Range.Start.Offset+p.start-pc.start <= end
 }
 
 // move returns a position of the piece, in the text it was assembled in,
