@@ -197,6 +197,35 @@ const char *ts_node_type(TSNode self);
 // ANCHORAGE_ERROR_SYMBOL is tree-sitter's symbol of ERROR nodes.
 #define ANCHORAGE_ERROR_SYMBOL 65535
 
+// anchorage_count_errors is countErrors (extract.go) in one cgo call: the
+// ERROR and MISSING nodes under n, n included, descending only into
+// nodes with an error.
+static int anchorage_count_errors(TSNode n) {
+	TSTreeCursor c = ts_tree_cursor_new(n);
+	int count = 0;
+	for (;;) {
+		TSNode node = ts_tree_cursor_current_node(&c);
+		if (ts_node_symbol(node) == ANCHORAGE_ERROR_SYMBOL || ts_node_is_missing(node)) {
+			count++;
+		}
+		if (ts_node_has_error(node) && ts_tree_cursor_goto_first_child(&c)) {
+			continue;
+		}
+		bool done = false;
+		while (!ts_tree_cursor_goto_next_sibling(&c)) {
+			if (!ts_tree_cursor_goto_parent(&c)) {
+				done = true;
+				break;
+			}
+		}
+		if (done) {
+			break;
+		}
+	}
+	ts_tree_cursor_delete(&c);
+	return count;
+}
+
 // anchorage_damage_in is damageIn (recover.go) in one cgo call: where the
 // first damaged child of n starts, at or after from. It returns 1 and
 // sets *at when there is one, 0 when there is none, and -1 when it cannot
@@ -691,6 +720,15 @@ func nodeNames(text []byte) (names []string, any bool) {
 // calls and allocations per node, which cost a keystroke that breaks the
 // file most of a millisecond. ok is false when it cannot tell (the caller
 // runs damageIn); found and at are then unset.
+// countErrorsC is countErrors in one cgo call (ok false where the
+// binding's layout is not the one it relies on).
+func countErrorsC(n *sitter.Node) (count int, ok bool) {
+	if !canCollect {
+		return 0, false
+	}
+	return int(C.anchorage_count_errors(*(*C.TSNode)(unsafe.Pointer(n)))), true
+}
+
 func damageInC(n *sitter.Node, text []byte, from uint32) (at uint32, found, ok bool) {
 	if !canCollect {
 		return 0, false, false

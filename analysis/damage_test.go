@@ -8,9 +8,10 @@ import (
 )
 
 // TestDamageInC checks that the walk in C finds the damage damageIn finds,
-// on every sample file of every language broken by an unfinished line
-// (a header, a bracket, a string) typed at the start of its lines: on the
-// whole tree, from where the break was typed, and inside each ERROR node.
+// and counts the errors the walk through the binding counts, on every
+// sample file of every language broken by an unfinished line (a header, a
+// bracket, a string) typed at the start of its lines: on the whole tree,
+// from where the break was typed, and inside each ERROR node.
 func TestDamageInC(t *testing.T) {
 	if !canCollect {
 		t.Skip("the Go bindings' layout is not the one the C walk reads")
@@ -21,6 +22,7 @@ func TestDamageInC(t *testing.T) {
 	ctx := context.Background()
 	breaks := []string{"func (", "def f(", "class X {", "{", "\"", "(", "fn x(", "if (", "<div", "}", "x = [", "/* ", "@", "\u00a0{", "é("}
 	compared, found := 0, 0
+	counted, errored := 0, 0 // the counts of errors compared, and those with errors
 	for lang, files := range sampleFiles(t, langs) {
 		l, err := langs.ByName(lang)
 		if err != nil {
@@ -42,6 +44,15 @@ func TestDamageInC(t *testing.T) {
 						t.Fatal(err)
 					}
 					root := tree.RootNode()
+					if got, ok := countErrorsC(root); ok {
+						counted++
+						if want := countErrorsGo(root); got != want {
+							t.Errorf("%s with %q typed at line %d: the C count of errors is %d, countErrors' %d", file, b, i, got, want)
+						}
+						if got > 0 {
+							errored++
+						}
+					}
 					for _, from := range []uint32{0, uint32(at), uint32(at + len(b))} {
 						wantAt, wantFound := damageIn(root, text, from)
 						gotAt, gotFound, ok := damageInC(root, text, from)
@@ -60,6 +71,9 @@ func TestDamageInC(t *testing.T) {
 				}
 			}
 		}
+	}
+	if counted == 0 || errored == 0 {
+		t.Fatalf("compared %d counts of errors, %d with errors: the test compared nothing", counted, errored)
 	}
 	if compared == 0 || found == 0 {
 		t.Fatalf("compared %d walks, %d found damage: the test compared nothing", compared, found)

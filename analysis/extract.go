@@ -650,6 +650,14 @@ func cleanImport(s string) string {
 
 // countErrors counts ERROR and MISSING nodes under n.
 func countErrors(n *sitter.Node) int {
+	if count, ok := countErrorsC(n); ok {
+		return count
+	}
+	return countErrorsGo(n)
+}
+
+// countErrorsGo is countErrors through the binding, a cgo call a node.
+func countErrorsGo(n *sitter.Node) int {
 	c := sitter.NewTreeCursor(n)
 	defer c.Close()
 	count := 0
