@@ -146,8 +146,12 @@ func New(opts Options) *Server {
 
 // Serve runs the session over in and out until the editor sends exit, the
 // input ends, or ctx is cancelled. It returns the process exit code the
-// protocol asks for: 0 after shutdown and exit, 1 otherwise.
+// protocol asks for: 0 after shutdown and exit, 1 otherwise. When out is
+// a pipe, on Linux, it is grown first (growOutputPipe).
 func (s *Server) Serve(ctx context.Context, in io.Reader, out io.Writer) int {
+	if n := growOutputPipe(out); n > 0 {
+		s.log.Debug("output pipe", zap.Int("capacity", n))
+	}
 	st := newStream(in, out, nil, func(format string, args ...any) {
 		s.log.Warn(fmt.Sprintf(format, args...))
 	})
