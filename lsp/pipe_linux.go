@@ -12,10 +12,11 @@ const outputPipeSize = 1 << 20
 
 // growOutputPipe grows the pipe the server writes its messages to, when
 // out is one, from the 64 KiB Linux gives a pipe to outputPipeSize (or
-// the most the system allows): an outline of a large file (250 KB for
-// net/http/server.go) is then written in one call while the editor is
-// busy, rather than in four that each wait for the editor to read
-// (on a busy machine, each for the editor's turn on a core). It reports
+// the most the system allows): an answer larger than 64 KiB (the outline
+// of a file of 250 definitions or more, a long list of references) is
+// then written in one call while the editor is busy, rather than in
+// several that each wait for the editor to read (on a busy machine, each
+// for the editor's turn on a core). It reports
 // the pipe's capacity, 0 when out is not a pipe or its size is unknown.
 // A pipe that cannot grow stays as it is.
 func growOutputPipe(out io.Writer) int {

@@ -8,7 +8,7 @@ import (
 )
 
 // TestGrowOutputPipe grows a real pipe and checks its capacity, then
-// writes an outline-sized message into it with nobody reading: the write
+// writes a message of 300 KB into it with nobody reading: the write
 // must return (it would block at Linux's default 64 KiB). A file that is
 // not a pipe, and a writer that is not a file, are left alone.
 func TestGrowOutputPipe(t *testing.T) {
@@ -39,7 +39,7 @@ func TestGrowOutputPipe(t *testing.T) {
 	if size < want {
 		t.Fatalf("the pipe holds %d bytes after growOutputPipe, want at least %d", size, want)
 	}
-	// Written whole with nobody reading: an outline of a large file.
+	// Written whole with nobody reading: a large answer.
 	msg := bytes.Repeat([]byte("x"), min(size, 300<<10))
 	if n, err := w.Write(msg); err != nil || n != len(msg) {
 		t.Fatalf("Write = %d, %v; want %d", n, err, len(msg))
