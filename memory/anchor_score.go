@@ -501,7 +501,7 @@ type anchorFeatures struct {
 	// code, the better the best chance match of an unrelated rule.
 	Corpus float64
 	// Agreement is 1/(1 + rank/5) for the symbol's rank in the semantic
-	// search, 0 when it was not found there.
+	// search of the rule's sentence, 0 when it was not found there.
 	Agreement float64
 	// Named is 1 for a definition of an identifier the rule names, 0.6
 	// for a symbol that calls one.
