@@ -715,11 +715,6 @@ func nodeNames(text []byte) (names []string, any bool) {
 	return names, any
 }
 
-// damageInC is damageIn in one cgo call (anchorage_damage_in): a walk of a
-// large file's top-level nodes through the Go bindings makes several cgo
-// calls and allocations per node, which cost a keystroke that breaks the
-// file most of a millisecond. ok is false when it cannot tell (the caller
-// runs damageIn); found and at are then unset.
 // countErrorsC is countErrors in one cgo call (ok false where the
 // binding's layout is not the one it relies on).
 func countErrorsC(n *sitter.Node) (count int, ok bool) {
@@ -729,6 +724,11 @@ func countErrorsC(n *sitter.Node) (count int, ok bool) {
 	return int(C.anchorage_count_errors(*(*C.TSNode)(unsafe.Pointer(n)))), true
 }
 
+// damageInC is damageIn in one cgo call (anchorage_damage_in): a walk of a
+// large file's top-level nodes through the Go bindings makes several cgo
+// calls and allocations per node, which cost a keystroke that breaks the
+// file most of a millisecond. ok is false when it cannot tell (the caller
+// runs damageIn); found and at are then unset.
 func damageInC(n *sitter.Node, text []byte, from uint32) (at uint32, found, ok bool) {
 	if !canCollect {
 		return 0, false, false

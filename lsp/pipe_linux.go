@@ -3,6 +3,8 @@ package lsp
 import (
 	"io"
 	"os"
+	"strconv"
+	"strings"
 	"syscall"
 )
 
@@ -64,12 +66,9 @@ func pipeMaxSize() int {
 	if err != nil {
 		return 0
 	}
-	n := 0
-	for _, c := range b {
-		if c < '0' || c > '9' {
-			break
-		}
-		n = 10*n + int(c-'0')
+	n, err := strconv.Atoi(strings.TrimSpace(string(b)))
+	if err != nil || n < 0 {
+		return 0
 	}
 	return n
 }

@@ -608,8 +608,8 @@ func (a *Anchorer) rankIn(ctx context.Context, rule string, langs, preferred []s
 	// The semantic search of the rule's own sentence, as a user asks
 	// the search: ranks are the agreement signal. The whole sentence
 	// ranked the sets' examples better than its key words alone.
-	if q := rq.searchText(); q != "" {
-		q = rule
+	if rq.searchText() != "" {
+		q := rule
 		s := *a.Searcher
 		s.Feedback = nil
 		s.IgnoreVisibility = true // an example may be any function
