@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"sync"
+
+	"github.com/ncruces/go-sqlite3"
 )
 
 // Embedder turns the text of a chunk into the vector stored with it.
@@ -124,35 +126,27 @@ func (ix *Index) embedChunks(ctx context.Context, meanwhile func() error) error 
 		// As the files' writer does (parseAll), the vectors' writer
 		// commits what it wrote and waits for its turn when a burst holds
 		// the indexer back.
-		for written := 0; written < len(jobs); {
-			if !ix.fg.acquire(ctx) {
-				return fail(ctx.Err())
-			}
-			err := ix.store.Write(ctx, func(w *indexWriter) error {
-				st, err := w.stmt(`UPDATE chunks SET vector = ? WHERE id = ?`)
-				if err != nil {
-					return err
-				}
-				for i, j := range jobs[written:] {
-					if i > 0 && i%vectorYieldEvery == 0 && ix.fg.held() {
-						return nil
-					}
-					st.BindBlob(1, j.vec)
-					st.BindInt64(2, j.id)
-					if err := st.Exec(); err != nil {
-						return fmt.Errorf("store vector: %w", err)
-					}
-					written++
+		var st *sqlite3.Stmt
+		err := ix.writeInTurns(ctx, len(jobs), vectorYieldEvery,
+			func(w *indexWriter) (err error) {
+				st, err = w.stmt(`UPDATE chunks SET vector = ? WHERE id = ?`)
+				return err
+			},
+			func(w *indexWriter, i int) error {
+				st.BindBlob(1, jobs[i].vec)
+				st.BindInt64(2, jobs[i].id)
+				if err := st.Exec(); err != nil {
+					return fmt.Errorf("store vector: %w", err)
 				}
 				return nil
 			})
-			ix.fg.release()
-			if err != nil {
-				budget.release(vectorBytes(jobs))
-				return fail(fmt.Errorf("embed chunks: %w", err))
-			}
-		}
 		budget.release(vectorBytes(jobs))
+		switch {
+		case err != nil && err == ctx.Err():
+			return fail(err)
+		case err != nil:
+			return fail(fmt.Errorf("embed chunks: %w", err))
+		}
 	}
 	if err := <-produced; err != nil {
 		return err

@@ -614,49 +614,34 @@ func (ix *Index) parseAll(ctx context.Context, token string, todo []candidate, k
 			clear(batch)
 			batch = batch[:0]
 		}()
-		for written := 0; written < len(batch); {
-			// A write is one unit of work, from its transaction's start
-			// to its commit. It waits for a keystroke's parse between
-			// files (the index's writer is not the keystroke's: it only
-			// waits for its turn); when a burst holds the indexer back,
-			// it commits the files it wrote and waits for its next turn
-			// holding no transaction.
-			if !ix.fg.acquire(ctx) {
-				return ctx.Err()
-			}
-			err := ix.store.Write(ctx, func(w *indexWriter) error {
+		// A write is one unit of work, from its transaction's start to its
+		// commit. It waits for a keystroke's parse between files (the
+		// index's writer is not the keystroke's: it only waits for its
+		// turn); when a burst holds the indexer back, it commits the files
+		// it wrote and waits for its next turn holding no transaction.
+		return ix.writeInTurns(ctx, len(batch), 1,
+			func(w *indexWriter) error {
 				w.walk = token
-				for i, r := range batch[written:] {
-					if i > 0 && ix.fg.held() {
-						return nil
-					}
-					ix.fg.wait(ctx)
-					var err error
-					switch {
-					case keep(r.c.rel):
-					case r.skip != "":
-						err = w.DeleteFile(r.c.rel)
-					case r.graph == nil:
-						err = w.Touch(r.c.rel, r.st)
-					default:
-						err = w.ReplaceFile(r.st, r.graph)
-					}
-					if err != nil {
-						return err
-					}
-					written++
-					if ix.writeHook != nil {
-						ix.writeHook(r.c.rel, len(batch)-written)
-					}
-				}
 				return nil
-			})
-			ix.fg.release()
-			if err != nil {
+			},
+			func(w *indexWriter, i int) error {
+				ix.fg.wait(ctx)
+				r := batch[i]
+				var err error
+				switch {
+				case keep(r.c.rel):
+				case r.skip != "":
+					err = w.DeleteFile(r.c.rel)
+				case r.graph == nil:
+					err = w.Touch(r.c.rel, r.st)
+				default:
+					err = w.ReplaceFile(r.st, r.graph)
+				}
+				if err == nil && ix.writeHook != nil {
+					ix.writeHook(r.c.rel, len(batch)-i-1)
+				}
 				return err
-			}
-		}
-		return nil
+			})
 	}
 	done := 0
 	last := time.Now()
@@ -729,4 +714,39 @@ func processFile(ctx context.Context, p *Parser, c candidate, maxSize int64) fil
 // 8000 bytes, as git decides.
 func isBinary(src []byte) bool {
 	return bytes.IndexByte(src[:min(len(src), 8000)], 0) >= 0
+}
+
+// writeInTurns writes n items, in order, in units of work: each unit is
+// one write transaction, acquired as a unit from the foreground (see
+// foreground.go), that calls begin and then item for the items not yet
+// written. When a burst holds the indexer back (checked every
+// yieldEvery items, never before a unit's first), the unit commits what
+// it wrote and the next one waits for the indexer's turn holding no
+// transaction. It returns ctx.Err() when no turn comes before ctx ends.
+func (ix *Index) writeInTurns(ctx context.Context, n, yieldEvery int, begin func(w *indexWriter) error, item func(w *indexWriter, i int) error) error {
+	for written := 0; written < n; {
+		if !ix.fg.acquire(ctx) {
+			return ctx.Err()
+		}
+		err := ix.store.Write(ctx, func(w *indexWriter) error {
+			if err := begin(w); err != nil {
+				return err
+			}
+			for i := 0; written < n; i++ {
+				if i > 0 && i%yieldEvery == 0 && ix.fg.held() {
+					return nil
+				}
+				if err := item(w, written); err != nil {
+					return err
+				}
+				written++
+			}
+			return nil
+		})
+		ix.fg.release()
+		if err != nil {
+			return err
+		}
+	}
+	return nil
 }

@@ -381,6 +381,33 @@ func train(o options, logw io.Writer) error {
 	return nil
 }
 
+// softmaxDirection adds to G the gradient of one direction of the
+// symmetric cross-entropy on the B×B logits L (each of the B softmaxes
+// over b of L[at(a, b)], whose right answer is b = a, divided by 2B) and
+// returns loss plus its loss, unscaled. at(a, b) is a*B+b for the rows (a
+// query among the batch's codes), b*B+a for the columns.
+func softmaxDirection(loss float64, L []float64, G []float32, B int, at func(a, b int) int) float64 {
+	for a := range B {
+		mx := math.Inf(-1)
+		for b := range B {
+			mx = math.Max(mx, L[at(a, b)])
+		}
+		var z float64
+		for b := range B {
+			z += math.Exp(L[at(a, b)] - mx)
+		}
+		loss += -(L[at(a, a)] - mx - math.Log(z))
+		for b := range B {
+			p := math.Exp(L[at(a, b)]-mx) / z
+			if b == a {
+				p--
+			}
+			G[at(a, b)] += float32(p / float64(2*B))
+		}
+	}
+	return loss
+}
+
 // step trains on one batch and returns its loss.
 func step(q, c, start *table, gq, gc []float32, batch []pair, o options) float64 {
 	d := q.dims
@@ -405,43 +432,9 @@ func step(q, c, start *table, gq, gc []float32, batch []pair, o options) float64
 		}
 	}
 	G := make([]float32, B*B)
-	var loss float64
-	for i := range B { // rows: query i → its code
-		mx := math.Inf(-1)
-		for k := range B {
-			mx = math.Max(mx, L[i*B+k])
-		}
-		var z float64
-		for k := range B {
-			z += math.Exp(L[i*B+k] - mx)
-		}
-		loss += -(L[i*B+i] - mx - math.Log(z))
-		for k := range B {
-			p := math.Exp(L[i*B+k]-mx) / z
-			if k == i {
-				p--
-			}
-			G[i*B+k] += float32(p / float64(2*B))
-		}
-	}
-	for k := range B { // columns: code k → its query
-		mx := math.Inf(-1)
-		for i := range B {
-			mx = math.Max(mx, L[i*B+k])
-		}
-		var z float64
-		for i := range B {
-			z += math.Exp(L[i*B+k] - mx)
-		}
-		loss += -(L[k*B+k] - mx - math.Log(z))
-		for i := range B {
-			p := math.Exp(L[i*B+k]-mx) / z
-			if i == k {
-				p--
-			}
-			G[i*B+k] += float32(p / float64(2*B))
-		}
-	}
+	// rows: query i → its code; columns: code k → its query
+	loss := softmaxDirection(0, L, G, B, func(a, b int) int { return a*B + b })
+	loss = softmaxDirection(loss, L, G, B, func(a, b int) int { return b*B + a })
 	loss /= float64(2 * B)
 	// gradients of the unit vectors, then of the sums, then of the rows
 	gradQ := map[int32][]float32{}
