@@ -118,6 +118,7 @@ func newIndexCmd(g *globalFlags) *cobra.Command {
 				return writeJSON(cmd.OutOrStdout(), sum)
 			}
 			printSummary(cmd.OutOrStdout(), sum)
+			noteOneRunFlags(cmd.ErrOrStderr(), g.settings)
 			return nil
 		},
 	}

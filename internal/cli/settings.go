@@ -3,8 +3,10 @@ package cli
 import (
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -162,4 +164,47 @@ func checkSettingFlags(r *config.Resolved) error {
 // languagesFlagHelp is the help of --languages.
 func languagesFlagHelp(names []string) string {
 	return "only index these languages (" + strings.Join(names, ", ") + "; default: all, or the settings file's languages)"
+}
+
+// noteOneRunFlags tells the user of index that a flag which changes what
+// is indexed (--exclude, --languages, --max-file-size) holds for this run
+// only: every later command refreshes the index with the settings file's
+// values, so what the flag left out comes back. It prints the lines to
+// put in the settings file to keep it, and nothing when the flag's value
+// is the file's (or the default) already.
+func noteOneRunFlags(w io.Writer, r *config.Resolved) {
+	kept := config.Resolve(r.File).Settings
+	s := r.Settings
+	var flags, lines []string
+	if r.Sources[config.KeyExclude] == "--exclude" && !slices.Equal(s.Exclude, kept.Exclude) {
+		flags = append(flags, "--exclude")
+		if len(s.Exclude) == 0 {
+			lines = append(lines, config.KeyExclude+": []")
+		} else {
+			lines = append(lines, config.KeyExclude+":")
+			for _, p := range s.Exclude {
+				lines = append(lines, "  - "+strconv.Quote(p))
+			}
+		}
+	}
+	if r.Sources[config.KeyLanguages] == "--languages" && !slices.Equal(s.Languages, kept.Languages) {
+		flags = append(flags, "--languages")
+		lines = append(lines, config.KeyLanguages+": ["+strings.Join(s.Languages, ", ")+"]")
+	}
+	if r.Sources[config.KeyMaxFileSize] == "--max-file-size" && s.MaxFileSize != kept.MaxFileSize {
+		flags = append(flags, "--max-file-size")
+		lines = append(lines, config.KeyMaxFileSize+": "+strconv.FormatInt(s.MaxFileSize, 10))
+	}
+	if len(flags) == 0 {
+		return
+	}
+	verb, pronoun := "is", "it"
+	if len(flags) > 1 {
+		verb, pronoun = "are", "they"
+	}
+	fmt.Fprintf(w, "anchorage: %s %s for this run only: later commands refresh the index by the settings (see anchorage config) and bring back what %s left out. To keep %s, set this in %s:\n",
+		strings.Join(flags, " and "), verb, pronoun, pronoun, config.RelPath)
+	for _, l := range lines {
+		fmt.Fprintf(w, "  %s\n", l)
+	}
 }

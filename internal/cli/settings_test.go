@@ -204,3 +204,57 @@ func TestRouteEmptyAndHybrid(t *testing.T) {
 		t.Errorf("route of a hybrid query:\n%s", out)
 	}
 }
+
+// TestIndexNotesOneRunFlags: a flag of index that changes what is
+// indexed holds for one run; index says so and prints the settings file's
+// lines that keep it, and says nothing when the file holds the value.
+func TestIndexNotesOneRunFlags(t *testing.T) {
+	root := copySampleApp(t)
+	common := []string{"--data-dir", t.TempDir(), "--root", root}
+	tests := []struct {
+		file  string // the settings file, none when empty
+		args  []string
+		lines []string // the lines to set, none for no note
+	}{
+		{"", []string{"--exclude", "worker"}, []string{"--exclude is for this run only", "exclude:", `  - "worker"`}},
+		{"", []string{"--languages", "go,python", "--max-file-size", "2000"},
+			[]string{"--languages and --max-file-size are for this run only", "languages: [go, python]", "max_file_size: 2000"}},
+		{"exclude: [worker]\n", []string{"--exclude", "worker"}, nil},
+		{"exclude: [worker]\n", []string{"--exclude", ""}, []string{"exclude: []"}},
+		{"", nil, nil},
+	}
+	for _, tt := range tests {
+		os.RemoveAll(filepath.Join(root, ".anchorage"))
+		if tt.file != "" {
+			writeSettings(t, root, tt.file)
+		}
+		_, stderr, err := runBoth(t, append(append(common, "index"), tt.args...)...)
+		if err != nil {
+			t.Fatalf("index %v: %v", tt.args, err)
+		}
+		if len(tt.lines) == 0 {
+			if strings.Contains(stderr, "this run only") {
+				t.Errorf("file %q, index %v: a note when the flag changes nothing:\n%s", tt.file, tt.args, stderr)
+			}
+			continue
+		}
+		for _, l := range tt.lines {
+			if !strings.Contains(stderr, l) {
+				t.Errorf("file %q, index %v: stderr lacks %q:\n%s", tt.file, tt.args, l, stderr)
+			}
+		}
+		// The lines printed, as the settings file, keep the flag's
+		// values: the same run then changes nothing.
+		var kept strings.Builder
+		for _, l := range strings.Split(stderr, "\n") {
+			if rest, ok := strings.CutPrefix(l, "  "); ok {
+				kept.WriteString(rest + "\n")
+			}
+		}
+		writeSettings(t, root, kept.String())
+		_, stderr, err = runBoth(t, append(append(common, "index"), tt.args...)...)
+		if err != nil || strings.Contains(stderr, "this run only") || strings.Contains(stderr, "warning") {
+			t.Errorf("index %v with the printed lines as the settings file:\n%s\n%v\n%s", tt.args, kept.String(), err, stderr)
+		}
+	}
+}
