@@ -41,6 +41,9 @@ const (
 	recoverWidth    = 3
 	recoverMaxCuts  = 3
 	recoverMaxTries = 12
+	// recoverSwallowers is how many units that swallowed the units after
+	// them a narrowing tries.
+	recoverSwallowers = 3
 )
 
 // parseBase is a clean tree to parse trials incrementally from, with the
@@ -75,7 +78,7 @@ type parseBase struct {
 // is then narrowed to the units one indentation level deeper (a method of
 // a class, a statement of a body) as long as one of them qualifies.
 func (p *Parser) recoverText(ctx context.Context, lang *Language, text []byte, tree *sitter.Tree, base *parseBase, edited int) (*recovery, error) {
-	s := &recoverSearch{p: p, ctx: ctx, lang: lang, text: text, base: base, maxTries: recoverMaxTries}
+	s := &recoverSearch{p: p, ctx: ctx, lang: lang, text: text, full: tree, base: base, maxTries: recoverMaxTries}
 	if edited < 0 {
 		// Without an editor's hint (a file on disk), the search may try
 		// more regions: the indexer is not on the keystroke path.
@@ -155,6 +158,8 @@ type recoverSearch struct {
 	ctx  context.Context
 	lang *Language
 	text []byte
+	// full is the parse of text, with its errors; the caller's.
+	full *sitter.Tree
 	base *parseBase
 
 	cuts    []span
@@ -261,12 +266,34 @@ func (s *recoverSearch) narrow(i int) error {
 		if at, ok := firstError(tree.RootNode(), head); ok && !slices.Contains(hints, at) {
 			hints = append(hints, at)
 		}
+		// Units that swallowed the units after them, in the parse of the
+		// whole text (the region's context) or else in the region's own,
+		// are tried alone: each is a unit left unfinished, or a false
+		// alarm (a statement continued on lines as indented as it).
+		wide := len(hints)
+		if at := swallowers(s.lang, s.full.RootNode(), s.text, int(c.start+head), int(c.end), level); len(at) > 0 {
+			for _, a := range at {
+				if a -= c.start; !slices.Contains(hints, a) {
+					hints = append(hints, a)
+				}
+			}
+		} else {
+			for _, a := range swallowers(s.lang, tree.RootNode(), region, int(head), len(region), level) {
+				if !slices.Contains(hints, a) {
+					hints = append(hints, a)
+				}
+			}
+		}
 		tree.Close()
 		others := slices.Delete(slices.Clone(s.cuts), i, i+1)
 		found := false
-		for _, at := range hints {
+		for h, at := range hints {
 			bounds := unitsAround(s.lang, s.text[:c.end], int(at+c.start), []span{{0, c.start}}, level)
-			for w := 1; w <= recoverWidth && !found; w++ {
+			width := recoverWidth
+			if h >= wide {
+				width = 1
+			}
+			for w := 1; w <= width && !found; w++ {
 				for back := 0; back <= recoverBack && !found; back++ {
 					a, b := bounds.home-back, bounds.home-back+w
 					if a < 0 || b >= len(bounds.starts) {
@@ -310,6 +337,75 @@ func (s *recoverSearch) narrow(i int) error {
 		}
 	}
 	return nil
+}
+
+// swallowers finds, between offsets from and hi of a text parsed as root,
+// the first few lines starting a unit at its indentation, level or deeper,
+// whose syntax node reaches past the start of the unit after the next at
+// that indentation or less. A definition, bracket or string left open
+// takes in the units after it, nested in it as valid code (a Java class
+// or a Rust function inside a body, a template string), and error
+// recovery reports the damage only where the text ends, far from where
+// it is. It returns the start of the unit after each: the search looks
+// back from its hint, and so tries that unit alone first (the unfinished
+// head of a definition may be the second of two units, an annotation
+// above it), then the unit that swallowed the rest alone.
+func swallowers(lang *Language, root *sitter.Node, text []byte, from, hi, level int) []uint32 {
+	var found []uint32
+	row := pointOf(text, from).Row
+	for u := from; u < hi; {
+		end := hi
+		if i := bytes.IndexByte(text[u:hi], '\n'); i >= 0 {
+			end = u + i + 1
+		}
+		lvl := indentOf(text[u:end])
+		if lvl >= level && startsUnitAt(lang, text[u:end], lvl) {
+			next := nextUnit(lang, text, u, hi, lvl)
+			if next >= hi {
+				return found
+			}
+			off := uint32(u + lvl)
+			at := sitter.Point{Row: row, Column: uint32(lvl)}
+			n := root.NamedDescendantForPointRange(at, at)
+			// The largest node starting there, short of a node that holds
+			// the next unit as a named child of its own (a Python block
+			// starts at its first statement).
+			nextOff := uint32(next + indentOf(text[next:hi]))
+			for n != nil && n.StartByte() == off {
+				p := n.Parent()
+				if p == nil || p.StartByte() != off || namedChildStartsAt(p, nextOff) {
+					break
+				}
+				n = p
+			}
+			// A node may take in the next unit (an annotation or a
+			// decorator on a line of its own): it swallows when it reaches
+			// past the unit after that.
+			if n != nil && n.StartByte() == off && int(n.EndByte()) > nextUnit(lang, text, next, hi, lvl) {
+				if found = append(found, uint32(next)); len(found) == recoverSwallowers {
+					return found
+				}
+			}
+		}
+		u = end
+		row++
+	}
+	return found
+}
+
+// namedChildStartsAt reports whether a named child of n starts at offset
+// off.
+func namedChildStartsAt(n *sitter.Node, off uint32) bool {
+	for i := range int(n.NamedChildCount()) {
+		c := n.NamedChild(i)
+		if c.StartByte() == off {
+			return true
+		}
+		if c.StartByte() > off {
+			return false
+		}
+	}
+	return false
 }
 
 // innerLevel returns the smallest indentation of the region's lines
