@@ -16,10 +16,12 @@ import (
 // opened in a body takes in every member after it as its own, and a
 // template string every line up to the next backquote. Error recovery
 // then reports only a missing brace at the end of the container, far from
-// the edit. In the indexer (a file on disk, no editor's hint) and in an
-// open document typed key by key, every definition of the file keeps its
-// kind, name, qualified name, container and start; those outside the
-// edited one keep their whole range.
+// the edit. Or the edit is the first unit after a clause that continues
+// its container (a Python except:), which is no unit to cut on its own.
+// In the indexer (a file on disk, no editor's hint) and in an open
+// document typed key by key, every definition of the file keeps its kind,
+// name, qualified name, container and start; those outside the edited one
+// keep their whole range.
 func TestRecoveryRealCode(t *testing.T) {
 	tests := []struct {
 		name, file string
@@ -45,6 +47,7 @@ func TestRecoveryRealCode(t *testing.T) {
 		{"Rust function opened between attributes and a nested function", "identifier.rs", 373, "        fn half() {", false},
 		{"Rust impl opened in an impl", "impls.rs", 153, "    impl Foo {", false},
 		{"TypeScript function opened in a method body", "Ky.ts", 162, "\t\tfunction half(): void {", false},
+		{"Python unclosed call in an except clause above a class", "queue.py", 19, "    foo(", false},
 		{"JavaScript unclosed template string in a class", "semver.js", 105, "  x = `tmpl", false},
 		{"JavaScript method opened in a class", "semver.js", 109, "  half() {", true},
 		{"JavaScript unclosed bracket in a method body", "semver.js", 110, "    const x = (", false},

@@ -284,6 +284,18 @@ func (s *recoverSearch) narrow(i int) error {
 				}
 			}
 		}
+		// A hint on a line less indented than the level (a clause that
+		// continues the container, such as except: or } else {) is no
+		// unit of its own to cut: the unit after it is tried alone too.
+		for _, at := range hints {
+			bounds := unitsAround(s.lang, s.text[:c.end], int(at+c.start), []span{{0, c.start}}, level)
+			home := bounds.starts[bounds.home]
+			if indentOf(s.text[home:c.end]) < level && bounds.home+1 < len(bounds.starts)-1 {
+				if next := uint32(bounds.starts[bounds.home+1]) - c.start; !slices.Contains(hints, next) {
+					hints = append(hints, next)
+				}
+			}
+		}
 		tree.Close()
 		others := slices.Delete(slices.Clone(s.cuts), i, i+1)
 		found := false
