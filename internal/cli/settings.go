@@ -149,6 +149,13 @@ func checkSettingFlags(r *config.Resolved) error {
 			return fmt.Errorf("%s: %w", src, err)
 		}
 	}
+	if r.Sources[config.KeyExclude] == "--exclude" {
+		for _, p := range s.Exclude {
+			if problem := config.PatternProblem(p); problem != "" && strings.TrimSpace(p) != "" {
+				return fmt.Errorf("--exclude %q %s", p, problem)
+			}
+		}
+	}
 	if r.Sources[config.KeyLanguages] == "--languages" {
 		known := analysis.Names()
 		for i, l := range s.Languages {

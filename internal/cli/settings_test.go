@@ -89,7 +89,7 @@ func TestSettingsLanguagesAndSize(t *testing.T) {
 		t.Errorf("by language %v, skipped %v; want only go and python", sum.ByLanguage, sum.Skipped)
 	}
 	// Bad values on the command line are errors, not warnings.
-	for _, args := range [][]string{{"--languages", "cobol"}, {"--max-file-size", "0"}, {"--max-file-size", "-5"}} {
+	for _, args := range [][]string{{"--languages", "cobol"}, {"--max-file-size", "0"}, {"--max-file-size", "-5"}, {"--exclude", "docs/[a"}, {"--exclude", "[z-a]"}} {
 		if _, _, err := runBoth(t, append(append(common, "index"), args...)...); err == nil {
 			t.Errorf("index %v: no error", args)
 		}

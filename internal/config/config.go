@@ -32,7 +32,9 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"net/url"
 	"os"
+	"path"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -301,10 +303,73 @@ func (f *File) exclude(k, v *yaml.Node, key string) {
 			f.warn(p.line, "%s: an empty pattern or a comment excludes nothing (ignored)", key)
 			continue
 		}
+		if problem := PatternProblem(p.value); problem != "" {
+			f.warn(p.line, "%s: %q %s (ignored)", key, p.value, problem)
+			continue
+		}
 		out = append(out, p.value)
 	}
 	f.Settings.Exclude = out
 	f.Lines[KeyExclude] = k.Line
+}
+
+// PatternProblem says what is wrong with an exclude pattern (.gitignore syntax)
+// that matches nothing: a bracket or escape left open (a syntax error
+// of path.Match, which the matcher reports by never matching), or a
+// character range from a higher character to a lower one ("[z-a]"). It
+// returns "" for a usable pattern.
+func PatternProblem(pattern string) string {
+	p := strings.TrimPrefix(pattern, "!")
+	for _, seg := range strings.Split(strings.Trim(p, "/"), "/") {
+		if seg == "**" || seg == "" {
+			continue
+		}
+		if _, err := path.Match(seg, ""); err != nil {
+			return "is not a valid pattern (a bracket or a backslash left open)"
+		}
+		if lo, hi, ok := reversedRange(seg); ok {
+			return fmt.Sprintf("has the range %c-%c, from a higher character to a lower one, which matches nothing", lo, hi)
+		}
+	}
+	return ""
+}
+
+// reversedRange finds a range of a character class of a pattern whose
+// first character comes after its last.
+func reversedRange(seg string) (lo, hi rune, ok bool) {
+	r := []rune(seg)
+	for i := 0; i < len(r); i++ {
+		switch r[i] {
+		case '\\':
+			i++
+		case '[':
+			j := i + 1
+			if j < len(r) && (r[j] == '^' || r[j] == '!') {
+				j++
+			}
+			for first := true; j < len(r) && (first || r[j] != ']'); first = false {
+				c := r[j]
+				if c == '\\' && j+1 < len(r) {
+					j++
+					c = r[j]
+				}
+				j++
+				if j+1 < len(r) && r[j] == '-' && r[j+1] != ']' {
+					d := r[j+1]
+					if d == '\\' && j+2 < len(r) {
+						j++
+						d = r[j+1]
+					}
+					if c > d {
+						return c, d, true
+					}
+					j += 2
+				}
+			}
+			i = j
+		}
+	}
+	return 0, 0, false
 }
 
 func (f *File) maxFileSize(k, v *yaml.Node, key string) {
@@ -401,6 +466,13 @@ func (f *File) embedding(k, v *yaml.Node, key string) {
 			f.warn(k.Line, "%s: an API key does not belong in a file that gets shared (ignored); name the environment variable that holds it with api_key_env", key)
 		},
 	})
+	if e.URL != "" {
+		if u, err := url.Parse(e.URL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			f.warn(lines[KeyEmbeddingURL], "%s.url: want an http or https URL such as http://localhost:11434, got %q (ignored)", key, e.URL)
+			e.URL = ""
+			delete(lines, KeyEmbeddingURL)
+		}
+	}
 	e.Provider = strings.ToLower(e.Provider)
 	switch e.Provider {
 	case "", "none", "builtin", "wordvec":
