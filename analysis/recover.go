@@ -229,7 +229,7 @@ func (s *recoverSearch) try(cuts []span, at int) (bool, error) {
 	if !keep {
 		next, _ := firstDamage(root, cutOut(s.text, cuts))
 		real := toReal(cuts, int(next), false)
-		keep = real >= int(cut.end) && real > at
+		keep = real >= int(cut.end) && real > at && s.removesFirstError(root, cuts)
 	}
 	if !keep {
 		trial.Close()
@@ -238,6 +238,24 @@ func (s *recoverSearch) try(cuts []span, at int) (bool, error) {
 	s.close()
 	s.current, s.own, s.cuts = trial, true, cuts
 	return true, nil
+}
+
+// removesFirstError reports whether the first ERROR or MISSING node of
+// a trial, the parse of the text without cuts, comes after the first one
+// of the text without the cuts kept so far. A cut that takes away only
+// the head of the damaged node (an annotation above a class left open
+// further down) moves where the damaged node starts, not its error: it
+// fixes nothing.
+func (s *recoverSearch) removesFirstError(trial *sitter.Node, cuts []span) bool {
+	was, ok := firstError(s.current.RootNode(), 0)
+	if !ok {
+		return true
+	}
+	now, ok := firstError(trial, 0)
+	if !ok {
+		return true
+	}
+	return toReal(cuts, int(now), false) > toReal(s.cuts, int(was), false)
 }
 
 // narrow replaces cut i, while the text without the cuts has no errors,
@@ -333,6 +351,31 @@ func (s *recoverSearch) narrow(i int) error {
 					if trial.RootNode().HasError() {
 						trial.Close()
 						continue
+					}
+					// A unit damaged only on its own (an annotation above
+					// the unfinished line) stays with what follows it
+					// when the cut without it qualifies too.
+					for k := a + 1; k < b && s.tries < s.maxTries; k++ {
+						tail := span{uint32(bounds.starts[k]), sub.end}
+						if bad, err := s.damaged(tail); err != nil {
+							trial.Close()
+							return err
+						} else if !bad {
+							continue
+						}
+						s.tries++
+						shorter, err := s.parse(insertCut(others, tail))
+						if err != nil {
+							trial.Close()
+							return err
+						}
+						if shorter.RootNode().HasError() {
+							shorter.Close()
+							continue
+						}
+						trial.Close()
+						trial, sub, cuts = shorter, tail, insertCut(others, tail)
+						break
 					}
 					s.close()
 					s.current, s.own, s.cuts = trial, true, cuts
