@@ -401,11 +401,20 @@ local function run()
   do
     local since = #notes + 1
     vim.cmd('AnchorageStatus')
+    -- The status names the root; a progress note of a refresh ("Indexing
+    -- sampleapp: 22 files") may come first and is not it.
+    local function status_note()
+      for _, note in ipairs(notes_matching('files', since)) do
+        if note.msg:find(root, 1, true) and note.msg:find('symbols') then
+          return note
+        end
+      end
+    end
     wait_for(COMMAND_MS, function()
-      return #notes_matching('files', since) > 0
+      return status_note() ~= nil
     end)
-    local n = notes_matching('files', since)[1]
-    if not n or not n.msg:find(root, 1, true) or not n.msg:find('symbols') then
+    local n = status_note()
+    if not n then
       fail('status', 'want the root with files and symbols; messages: ' .. encode(notes_matching('', since)))
     else
       ok('status', (n.msg:gsub('\n', ' / ')))
