@@ -276,7 +276,7 @@ func (s *recoverSearch) narrow(i int) error {
 		if err != nil {
 			return err
 		}
-		head := uint32(bytes.IndexByte(region, '\n') + 1)
+		head := regionHead(tree.RootNode(), region)
 		var hints []uint32
 		if at, ok := damageIn(tree.RootNode(), region, head); ok {
 			hints = append(hints, at)
@@ -306,9 +306,9 @@ func (s *recoverSearch) narrow(i int) error {
 		// continues the container, such as except: or } else {) is no
 		// unit of its own to cut: the unit after it is tried alone too.
 		for _, at := range hints {
-			bounds := unitsAround(s.lang, s.text[:c.end], int(at+c.start), []span{{0, c.start}}, level)
+			bounds, lvl := s.unitsIn(c, at, level)
 			home := bounds.starts[bounds.home]
-			if indentOf(s.text[home:c.end]) < level && bounds.home+1 < len(bounds.starts)-1 {
+			if indentOf(s.text[home:c.end]) < lvl && bounds.home+1 < len(bounds.starts)-1 {
 				if next := uint32(bounds.starts[bounds.home+1]) - c.start; !slices.Contains(hints, next) {
 					hints = append(hints, next)
 				}
@@ -318,7 +318,7 @@ func (s *recoverSearch) narrow(i int) error {
 		others := slices.Delete(slices.Clone(s.cuts), i, i+1)
 		found := false
 		for h, at := range hints {
-			bounds := unitsAround(s.lang, s.text[:c.end], int(at+c.start), []span{{0, c.start}}, level)
+			bounds, _ := s.unitsIn(c, at, level)
 			width := recoverWidth
 			if h >= wide {
 				width = 1
@@ -394,6 +394,69 @@ func (s *recoverSearch) narrow(i int) error {
 	return nil
 }
 
+// regionHead returns where the body of a region parsed as root starts:
+// after its first line, or after the line where the brackets its first
+// line leaves open close (a parameter list over several lines, one to a
+// line, is part of the head, no unit of the body to cut).
+func regionHead(root *sitter.Node, region []byte) uint32 {
+	head := uint32(bytes.IndexByte(region, '\n') + 1)
+	if head == 0 {
+		return 0
+	}
+	c := sitter.NewTreeCursor(root)
+	defer c.Close()
+	depth := 0
+	for {
+		n := c.CurrentNode()
+		if n.StartByte() >= head && depth == 0 {
+			return head
+		}
+		if c.GoToFirstChild() {
+			continue
+		}
+		if !n.IsNamed() && !n.IsMissing() {
+			switch n.Type() {
+			case "(", "[":
+				depth++
+			case ")", "]":
+				if depth--; depth == 0 && n.StartByte() >= head {
+					head = uint32(len(region))
+					if i := bytes.IndexByte(region[n.EndByte():], '\n'); i >= 0 {
+						head = n.EndByte() + uint32(i) + 1
+					}
+				}
+			}
+		}
+		for !c.GoToNextSibling() {
+			if !c.GoToParent() {
+				// The brackets never close: the head is the first line.
+				return uint32(bytes.IndexByte(region, '\n') + 1)
+			}
+		}
+	}
+}
+
+// unitsIn lists the units of region c at an indentation level around
+// offset at (relative to c), and returns them with their level. Where
+// indentation is no syntax, a body may indent some of its members less
+// than the others (a class whose last methods are indented by two blanks,
+// the rest by four): at the level of the least indented ones, the others
+// all belong to the region's head, which is never cut on its own. A hint
+// in the head is then placed among the units at the next deeper level
+// found in the head.
+func (s *recoverSearch) unitsIn(c span, at uint32, level int) (units, int) {
+	bounds := unitsAround(s.lang, s.text[:c.end], int(at+c.start), []span{{0, c.start}}, level)
+	if s.lang.Name == "python" || bounds.starts[bounds.home] != int(c.start) || bounds.home+1 >= len(bounds.starts) {
+		return bounds, level
+	}
+	head := s.text[c.start:bounds.starts[bounds.home+1]]
+	deeper, ok := levelAfter(head, level)
+	if !ok {
+		return bounds, level
+	}
+	return unitsAround(s.lang, s.text[:c.end], int(at+c.start), []span{{0, c.start}}, deeper), deeper
+}
+
 // swallowers finds, between offsets from and hi of a text parsed as root,
 // the first few lines starting a unit at its indentation, level or deeper,
 // whose syntax node reaches past the start of the unit after the next at
@@ -466,7 +529,12 @@ func namedChildStartsAt(n *sitter.Node, off uint32) bool {
 // innerLevel returns the smallest indentation of the region's lines
 // deeper than its first line's.
 func innerLevel(region []byte) (int, bool) {
-	first := indentOf(region)
+	return levelAfter(region, indentOf(region))
+}
+
+// levelAfter returns the smallest indentation of the region's lines after
+// its first deeper than first.
+func levelAfter(region []byte, first int) (int, bool) {
 	level := -1
 	for i := bytes.IndexByte(region, '\n'); i >= 0 && i+1 < len(region); {
 		line := region[i+1:]
