@@ -278,11 +278,16 @@ func (s *recoverSearch) narrow(i int) error {
 		}
 		head := regionHead(tree.RootNode(), region)
 		var hints []uint32
-		if at, ok := damageIn(tree.RootNode(), region, head); ok {
-			hints = append(hints, at)
+		add := func(at uint32) {
+			if !slices.Contains(hints, at) {
+				hints = append(hints, at)
+			}
 		}
-		if at, ok := firstError(tree.RootNode(), head); ok && !slices.Contains(hints, at) {
-			hints = append(hints, at)
+		if at, ok := damageIn(tree.RootNode(), region, head); ok {
+			add(at)
+		}
+		if at, ok := firstError(tree.RootNode(), head); ok {
+			add(at)
 		}
 		// Units that swallowed the units after them, in the parse of the
 		// whole text (the region's context) or else in the region's own,
@@ -291,34 +296,36 @@ func (s *recoverSearch) narrow(i int) error {
 		wide := len(hints)
 		if at := swallowers(s.lang, s.full.RootNode(), s.text, int(c.start+head), int(c.end), level); len(at) > 0 {
 			for _, a := range at {
-				if a -= c.start; !slices.Contains(hints, a) {
-					hints = append(hints, a)
-				}
+				add(a - c.start)
 			}
 		} else {
 			for _, a := range swallowers(s.lang, tree.RootNode(), region, int(head), len(region), level) {
-				if !slices.Contains(hints, a) {
-					hints = append(hints, a)
-				}
+				add(a)
 			}
 		}
 		// A hint on a line less indented than the level (a clause that
 		// continues the container, such as except: or } else {) is no
 		// unit of its own to cut: the unit after it is tried alone too.
-		for _, at := range hints {
-			bounds, lvl := s.unitsIn(c, at, level)
+		// The units around each hint are listed once, here or below.
+		around := make([]units, len(hints))
+		for h := range around {
+			bounds, lvl := s.unitsIn(c, hints[h], level)
+			around[h] = bounds
 			home := bounds.starts[bounds.home]
 			if indentOf(s.text[home:c.end]) < lvl && bounds.home+1 < len(bounds.starts)-1 {
-				if next := uint32(bounds.starts[bounds.home+1]) - c.start; !slices.Contains(hints, next) {
-					hints = append(hints, next)
-				}
+				add(uint32(bounds.starts[bounds.home+1]) - c.start)
 			}
 		}
 		tree.Close()
 		others := slices.Delete(slices.Clone(s.cuts), i, i+1)
 		found := false
 		for h, at := range hints {
-			bounds, _ := s.unitsIn(c, at, level)
+			var bounds units
+			if h < len(around) {
+				bounds = around[h]
+			} else {
+				bounds, _ = s.unitsIn(c, at, level)
+			}
 			width := recoverWidth
 			if h >= wide {
 				width = 1

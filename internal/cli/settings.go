@@ -151,7 +151,7 @@ func checkSettingFlags(r *config.Resolved) error {
 	}
 	if r.Sources[config.KeyExclude] == "--exclude" {
 		for _, p := range s.Exclude {
-			if problem := config.PatternProblem(p); problem != "" && strings.TrimSpace(p) != "" {
+			if problem := config.PatternProblem(p); problem != "" {
 				return fmt.Errorf("--exclude %q %s", p, problem)
 			}
 		}
