@@ -197,15 +197,36 @@ const char *ts_node_type(TSNode self);
 // ANCHORAGE_ERROR_SYMBOL is tree-sitter's symbol of ERROR nodes.
 #define ANCHORAGE_ERROR_SYMBOL 65535
 
+// anchorage_children_have_error tells whether a child of n that a tree
+// cursor visits has an error.
+static bool anchorage_children_have_error(TSNode n) {
+	TSTreeCursor k = ts_tree_cursor_new(n);
+	bool found = false;
+	if (ts_tree_cursor_goto_first_child(&k)) {
+		do {
+			if (ts_node_has_error(ts_tree_cursor_current_node(&k))) {
+				found = true;
+				break;
+			}
+		} while (ts_tree_cursor_goto_next_sibling(&k));
+	}
+	ts_tree_cursor_delete(&k);
+	return found;
+}
+
 // anchorage_count_errors is countErrors (extract.go) in one cgo call: the
 // ERROR and MISSING nodes under n, n included, descending only into
-// nodes with an error.
+// nodes with an error. A node with an error that none of its visible
+// children has holds a hidden one (a MISSING _newline in Python), which
+// a cursor does not visit: it counts as one.
 static int anchorage_count_errors(TSNode n) {
 	TSTreeCursor c = ts_tree_cursor_new(n);
 	int count = 0;
 	for (;;) {
 		TSNode node = ts_tree_cursor_current_node(&c);
 		if (ts_node_symbol(node) == ANCHORAGE_ERROR_SYMBOL || ts_node_is_missing(node)) {
+			count++;
+		} else if (ts_node_has_error(node) && !anchorage_children_have_error(node)) {
 			count++;
 		}
 		if (ts_node_has_error(node) && ts_tree_cursor_goto_first_child(&c)) {

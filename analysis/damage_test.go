@@ -51,6 +51,8 @@ func TestDamageInC(t *testing.T) {
 						}
 						if got > 0 {
 							errored++
+						} else if root.HasError() {
+							t.Errorf("%s with %q typed at line %d: the tree has an error and none is counted", file, b, i)
 						}
 					}
 					for _, from := range []uint32{0, uint32(at), uint32(at + len(b))} {
@@ -79,4 +81,39 @@ func TestDamageInC(t *testing.T) {
 		t.Fatalf("compared %d walks, %d found damage: the test compared nothing", compared, found)
 	}
 	t.Logf("compared %d walks, %d found damage", compared, found)
+}
+
+// TestCountErrorsHidden checks that an error a tree cursor does not visit
+// is counted: Python's MISSING _newline, in a text FuzzDocumentApply
+// found, whose graph said it had no syntax errors.
+func TestCountErrorsHidden(t *testing.T) {
+	text := []byte("class ApiError(Exception):\n#ef f(:\n    \"\"\"Doc.\"\"\"\n''A\n    def __init__(self):\n        pass\n")
+	lang, err := NewLanguages().ByName("python")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := NewParser()
+	defer p.Close()
+	tree, err := p.Parse(context.Background(), lang, text, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tree.Close()
+	root := tree.RootNode()
+	if !root.HasError() {
+		t.Fatalf("the parse has no error: %s", root.String())
+	}
+	if n := countErrorsGo(root); n != 1 {
+		t.Errorf("countErrorsGo = %d, want 1 (%s)", n, root.String())
+	}
+	if n, ok := countErrorsC(root); ok && n != 1 {
+		t.Errorf("countErrorsC = %d, want 1", n)
+	}
+	g, err := p.Extract(context.Background(), lang, "x.py", text)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if g.ParseErrors == 0 {
+		t.Error("the graph reports no syntax errors")
+	}
 }

@@ -648,12 +648,25 @@ func cleanImport(s string) string {
 	return strings.Join(strings.Fields(strings.Trim(strings.TrimSpace(s), "\"'`")), " ")
 }
 
-// countErrors counts ERROR and MISSING nodes under n.
+// countErrors counts ERROR and MISSING nodes under n. A node with an
+// error that none of its visible children has holds a hidden one (a
+// MISSING _newline in Python, which a tree cursor does not visit): it
+// counts as one, so that a tree with an error never counts none.
 func countErrors(n *sitter.Node) int {
 	if count, ok := countErrorsC(n); ok {
 		return count
 	}
 	return countErrorsGo(n)
+}
+
+// childHasError tells whether a visible child of n has an error.
+func childHasError(n *sitter.Node) bool {
+	for i := range n.ChildCount() {
+		if n.Child(int(i)).HasError() {
+			return true
+		}
+	}
+	return false
 }
 
 // countErrorsGo is countErrors through the binding, a cgo call a node.
@@ -663,7 +676,10 @@ func countErrorsGo(n *sitter.Node) int {
 	count := 0
 	for {
 		node := c.CurrentNode()
-		if node.IsError() || node.IsMissing() {
+		switch {
+		case node.IsError() || node.IsMissing():
+			count++
+		case node.HasError() && !childHasError(node):
 			count++
 		}
 		if node.HasError() && c.GoToFirstChild() {
