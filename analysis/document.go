@@ -243,7 +243,7 @@ func (d *Document) apply(ctx context.Context, p *Parser, version int32, edits []
 		nextLines := lines.edited(next, start, end, len(e.Text))
 		if tree != nil {
 			newEnd := start + len(e.Text)
-			tree.Edit(sitter.EditInput{
+			editTree(tree, sitter.EditInput{
 				StartIndex:  uint32(start),
 				OldEndIndex: uint32(end),
 				NewEndIndex: uint32(newEnd),

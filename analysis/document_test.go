@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	sitter "github.com/smacker/go-tree-sitter"
 )
 
 func TestLineIndexOffsets(t *testing.T) {
@@ -132,9 +134,8 @@ func TestDocumentEditsMatchFreshParse(t *testing.T) {
 }
 
 // checkTreePoints checks that the rows and byte columns tree-sitter keeps
-// for the top-level nodes agree with the text after incremental edits (the
-// binding's Tree.Edit passes a wrong new end point; the reparse must still
-// leave positions right).
+// for the top-level nodes agree with the text after incremental edits
+// (see editTree).
 func checkTreePoints(t *testing.T, doc *Document) {
 	t.Helper()
 	if doc.tree == nil {
@@ -299,5 +300,42 @@ func TestDocumentIncrementalExtraction(t *testing.T) {
 	}
 	if !strings.Contains(strings.Join(calls, ","), "audit") {
 		t.Errorf("calls from GetUser = %v, want audit among them", calls)
+	}
+}
+
+// TestEditTreePoints checks that an edit recorded on a tree moves the
+// points of the nodes after it, before any reparse: the binding's
+// Tree.Edit passed the old end point as the new one, and the nodes after
+// two inserted lines kept their rows.
+func TestEditTreePoints(t *testing.T) {
+	lang, err := NewLanguages().ByName("go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := NewParser()
+	defer p.Close()
+	from := []byte("package p\n\nfunc A() {}\n\nfunc B() {}\n")
+	to := []byte("package p\n\n// one\n// two, longer\nfunc A() {}\n\nfunc B() {}\n")
+	tree, err := p.Parse(context.Background(), lang, from, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tree.Close()
+	at := len("package p\n\n")
+	ins := len(to) - len(from)
+	editTree(tree, sitter.EditInput{
+		StartIndex:  uint32(at),
+		OldEndIndex: uint32(at),
+		NewEndIndex: uint32(at + ins),
+		StartPoint:  pointOf(from, at),
+		OldEndPoint: pointOf(from, at),
+		NewEndPoint: pointOf(to, at+ins),
+	})
+	root := tree.RootNode()
+	for i := 0; i < int(root.NamedChildCount()); i++ {
+		n := root.NamedChild(i)
+		if want := pointOf(to, int(n.StartByte())); n.StartPoint() != want {
+			t.Errorf("%s at byte %d: point %+v after the edit, want %+v", n.Type(), n.StartByte(), n.StartPoint(), want)
+		}
 	}
 }

@@ -932,7 +932,7 @@ func editTo(tree *sitter.Tree, from, to []byte) {
 		suf--
 	}
 	oldEnd, newEnd := len(from)-suf, len(to)-suf
-	tree.Edit(sitter.EditInput{
+	editTree(tree, sitter.EditInput{
 		StartIndex:  uint32(pre),
 		OldEndIndex: uint32(oldEnd),
 		NewEndIndex: uint32(newEnd),
