@@ -490,18 +490,9 @@ func isASCIISpace(c byte) bool {
 // docStart returns where the doc comment of a definition starting at def
 // begins, or def when it has none.
 func docStart(src []byte, comments []span, def int) int {
-	i := sort.Search(len(comments), func(i int) bool { return int(comments[i].end) > def }) - 1
-	if i < 0 || !startsLine(src, int(comments[i].start)) || !isDocGap(src[commentEnd(src, comments[i]):def]) {
+	first, _, ok := docCommentRun(src, comments, def)
+	if !ok {
 		return def
-	}
-	first := i
-	for first > 0 {
-		prev := comments[first-1]
-		gap := src[commentEnd(src, prev):comments[first].start]
-		if strings.Count(string(gap), "\n") != 1 || len(strings.TrimSpace(string(gap))) != 0 || !startsLine(src, int(prev.start)) {
-			break
-		}
-		first--
 	}
 	return int(comments[first].start)
 }

@@ -101,6 +101,11 @@ func docCommentRun(src []byte, comments []span, def int) (first, last int, ok bo
 	first = i
 	for first > 0 {
 		prev := comments[first-1]
+		if commentEnd(src, prev) > comments[first].start {
+			// Comments that overlap document nothing together (see
+			// toRealRaw: a comment joined over a damaged region).
+			break
+		}
 		gap := src[commentEnd(src, prev):comments[first].start]
 		if bytes.Count(gap, []byte("\n")) != 1 || len(bytes.TrimSpace(gap)) != 0 || !startsLine(src, int(prev.start)) {
 			break

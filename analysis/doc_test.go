@@ -2,6 +2,7 @@ package analysis
 
 import (
 	"context"
+	"strings"
 	"testing"
 )
 
@@ -47,5 +48,32 @@ func TestDocComments(t *testing.T) {
 			}
 			t.Fatalf("no symbol %s in %+v", tt.symbol, g.Symbols)
 		})
+	}
+}
+
+// TestDocCommentOverlapping checks that comments that overlap (one read
+// in the text without a damaged region, running over the region's own
+// comments, as two fuzzed files with syntax errors made them) give no doc
+// and no panic, in docComment and in docStart.
+func TestDocCommentOverlapping(t *testing.T) {
+	src := []byte("/* a\n// b\nx */\n// c\nclass C {}\n")
+	def := strings.Index(string(src), "class")
+	c := strings.Index(string(src), "// c")
+	comments := []span{
+		{0, uint32(c + len("// c"))}, // runs over "// b" to the end of "// c"
+		{uint32(c), uint32(c + len("// c"))},
+	}
+	if got := docComment(src, comments, def); got != "// c" {
+		t.Errorf("docComment = %q, want %q", got, "// c")
+	}
+	if got := docStart(src, comments, def); got != c {
+		t.Errorf("docStart = %d, want %d", got, c)
+	}
+	over := []span{{0, uint32(len(src) - 1)}, {5, 9}}
+	if got := docComment(src, over, def); got != "" {
+		t.Errorf("docComment with a comment over the def = %q, want none", got)
+	}
+	if got := docStart(src, over, def); got != def {
+		t.Errorf("docStart with a comment over the def = %d, want %d", got, def)
 	}
 }

@@ -832,6 +832,12 @@ func toRealRaw(raw *rawGraph, cuts []span) {
 		r.at = s(r.at)
 		r.start, r.end = s(r.start), max(s(r.start), e(r.end))
 	}
+	// A comment with a cut inside is not one in the text: removing the
+	// damaged region joined its parts ("/* a" + region + "b */"), and in
+	// the text it would run over the region's own comments.
+	raw.comments = slices.DeleteFunc(raw.comments, func(c span) bool {
+		return e(c.end)-s(c.start) != c.end-c.start
+	})
 	for i := range raw.comments {
 		c := &raw.comments[i]
 		c.start, c.end = s(c.start), max(s(c.start), e(c.end))
