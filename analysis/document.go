@@ -549,6 +549,13 @@ func (d *Document) reparseInCuts(ctx context.Context, p *Parser, text []byte, li
 	if d.effTree == nil || d.chunks == nil || !equalCutOut(text, cuts, d.effText) {
 		return false, nil
 	}
+	for _, c := range cuts {
+		if opensComment(text[c.start:c.end]) {
+			// What follows the region may now be inside a comment: the
+			// rest of the text is not the same.
+			return false, nil
+		}
+	}
 	raws, counts, err := p.queryCutRaws(ctx, d.Language, text, cuts)
 	if err != nil {
 		return false, err
@@ -620,6 +627,18 @@ func (d *Document) completeInContext(ctx context.Context, p *Parser, text []byte
 	}
 	defer tree.Close()
 	return !tree.RootNode().HasError(), nil
+}
+
+// opensComment reports whether region opens a block comment that it does
+// not close, which runs over the text after it to the next comment's end.
+// Unlike an unclosed string (whose end, if any, leaves the text after it
+// damaged), that often makes a text without errors: a declaration
+// commented out by "/*" typed above it. It reads the text alone, and may
+// say so of a region whose "/*" is inside a string: the caller then parses
+// the whole text, which is right in any case.
+func opensComment(region []byte) bool {
+	open := bytes.LastIndex(region, []byte("/*"))
+	return open >= 0 && !bytes.Contains(region[open+2:], []byte("*/"))
 }
 
 // closers are the characters whose typing may complete code.
