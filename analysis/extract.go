@@ -313,11 +313,18 @@ func (p *Parser) query(lang *Language, src []byte, root, within *sitter.Node) ra
 				at = nameSpan
 			}
 			if kind == EdgeImports {
-				name = cleanImport(name)
-				if strings.Trim(qualRaw, ".") == "" && qualRaw != "" {
-					// Python's "from . import jobs": the package's
-					// relative prefix, then the name.
-					name, qual = qualRaw+name, ""
+				name, qual = cleanImport(name), ""
+				if qualRaw != "" {
+					// Python's "from . import jobs" or "from a.b
+					// import c": jobs or c may be a submodule, .jobs
+					// or a.b.c, qualified by the module it is
+					// imported from (Ref.Qualifier).
+					qual = cleanImport(qualRaw)
+					if strings.Trim(qual, ".") == "" {
+						name = qual + name
+					} else {
+						name = qual + "." + name
+					}
 				}
 			}
 			raw.refs = append(raw.refs, pendingRef{

@@ -247,6 +247,7 @@ func FuzzExtractPython(f *testing.F) {
 		"class A(B, metaclass=M):\n    \"\"\"Doc \xff.\"\"\"\n    @property\n    def x(self):\n        return self.y()\n",
 		"@decorator\nclass C:\n    def m(self):\n        def inner():\n            super().m()\n        return inner\n",
 		"from . import a\nfrom ..b import c as d\nimport e.f\n",
+		"from a . b import (c,\n    d as e)\nfrom x import *\nfrom .y.z import w\n",
 		"class",
 		"def f(\n",
 		"\tdef mixed_indent():\n  pass\n",

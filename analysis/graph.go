@@ -102,7 +102,11 @@ type Ref struct {
 	// Qualifier is what the name was reached through, if anything: the
 	// package of users.NewService(), the receiver of s.repo.FindByID() (its
 	// last identifier, "repo"). It helps resolution choose between several
-	// definitions of the same name.
+	// definitions of the same name. On an import it marks a name imported
+	// from a module that may be one of the module's submodules or only a
+	// name defined in it: Python's "from a.b import c" is an import of
+	// a.b and one of a.b.c qualified by a.b, which an import list shows
+	// only when a file is that submodule (indexStore.Imports).
 	Qualifier string
 	// Subject, when set, names the type the relation belongs to when that
 	// type is not the enclosing symbol (Rust's impl Trait for Type).

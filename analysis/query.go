@@ -767,13 +767,21 @@ type Import struct {
 	// Line is 1-based.
 	Line int `json:"line"`
 	// Target is the workspace file or directory the import resolves to, if
-	// any.
+	// any. In the imports of a file it is set for a possible submodule
+	// only (Python's from a.b import c as a.b.c).
 	Target string `json:"target,omitempty"`
 }
 
 // Imports returns what the files matching target import, and which files
 // import them. target is a path relative to the root (a file or a
 // directory, which stands for a Go or Java package) or a module name.
+//
+// A name imported from a module that may be one of its submodules
+// (Python's "from a.b import c", stored as a.b and as a.b.c qualified by
+// a.b: Ref.Qualifier) is listed among the imports only when an indexed
+// file is that submodule, with that file as its Target: "from dataclasses
+// import dataclass" lists dataclasses alone. It imports a file as any
+// other import does.
 func (s *indexStore) Imports(ctx context.Context, target string) (files []string, imports, importedBy []Import, err error) {
 	files, err = s.filesFor(ctx, target)
 	if err != nil {
@@ -787,9 +795,20 @@ func (s *indexStore) Imports(ctx context.Context, target string) (files []string
 	for _, f := range files {
 		isTarget[f] = true
 	}
+	var byKey map[string][]string // the indexed files, once a submodule is looked for
 	for _, e := range all {
 		imp := Import{Path: e.source.Path, Name: e.name, Line: e.line}
 		if isTarget[e.source.Path] {
+			if e.qualifier != "" {
+				if byKey == nil {
+					if byKey, err = s.filesByImportKey(ctx); err != nil {
+						return nil, nil, nil, fmt.Errorf("imports of %s: %w", target, err)
+					}
+				}
+				if imp.Target = resolveImport(byKey, e.source.Path, e.source.Language, e.name); imp.Target == "" {
+					continue // a name defined in the module, or a module outside the workspace
+				}
+			}
 			imports = append(imports, imp)
 			continue
 		}
@@ -802,6 +821,49 @@ func (s *indexStore) Imports(ctx context.Context, target string) (files []string
 		}
 	}
 	return files, imports, importedBy, nil
+}
+
+// filesByImportKey returns the indexed files by the last segment of the
+// imports that may reach them: a file's name without its extension and,
+// for a file that stands for its directory (__init__.py, index.js,
+// mod.rs), the directory's name.
+func (s *indexStore) filesByImportKey(ctx context.Context) (map[string][]string, error) {
+	rows, err := s.db.QueryContext(ctx, `SELECT path FROM files ORDER BY path`)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	out := map[string][]string{}
+	for rows.Next() {
+		var p string
+		if err := rows.Scan(&p); err != nil {
+			return nil, err
+		}
+		base := strings.TrimSuffix(path.Base(p), path.Ext(p))
+		out[base] = append(out[base], p)
+		if isIndexFile("", p) && path.Dir(p) != "." {
+			dir := path.Base(path.Dir(p))
+			out[dir] = append(out[dir], p)
+		}
+	}
+	return out, rows.Err()
+}
+
+// resolveImport returns the first indexed file (byKey, from
+// filesByImportKey) that a possible submodule imported in file from
+// reaches, or "". Such a file's name, or its directory's for a package's
+// __init__.py, is the import's last segment.
+func resolveImport(byKey map[string][]string, from, lang, name string) string {
+	segs := importSegments(name)
+	if len(segs) == 0 {
+		return ""
+	}
+	for _, p := range byKey[segs[len(segs)-1]] {
+		if importReaches(from, lang, name, p) {
+			return p
+		}
+	}
+	return ""
 }
 
 // filesFor returns the indexed files a target names: the file itself, the
@@ -836,6 +898,9 @@ func likeEscape(s string) string {
 // path or its directory (a Go or Java package), so
 // example.com/sampleapp/users reaches users/repo.go and
 // com.example.users.UserService reaches …/com/example/users/UserService.java.
+// A Python package is its __init__.py, not its directory: import importlib
+// reaches importlib/__init__.py only, and import importlib.metadata
+// reaches importlib/metadata.py or importlib/metadata/__init__.py.
 func importReaches(from, lang, name, target string) bool {
 	noExt := strings.TrimSuffix(target, path.Ext(target))
 	if strings.HasPrefix(name, ".") {
@@ -847,7 +912,7 @@ func importReaches(from, lang, name, target string) bool {
 			rel = name
 		}
 		p := path.Join(path.Dir(from), rel)
-		return p == noExt || p == path.Dir(target) && isIndexFile(target) || p == target
+		return p == noExt || p == path.Dir(target) && isIndexFile(lang, target) || p == target
 	}
 	segs := importSegments(name)
 	if len(segs) == 0 {
@@ -858,12 +923,22 @@ func importReaches(from, lang, name, target string) bool {
 	// example.com/app/internal/db reaches internal/db/db.go (the package
 	// directory ends the import, which starts with the module path).
 	file, dir := strings.Split(noExt, "/"), strings.Split(path.Dir(target), "/")
+	if lang == "python" {
+		return hasSuffixSegs(file, segs) || isIndexFile(lang, target) && hasSuffixSegs(dir, segs)
+	}
 	return hasSuffixSegs(file, segs) || hasSuffixSegs(dir, segs) ||
 		lang == "go" && path.Dir(target) != "." && hasSuffixSegs(segs, dir)
 }
 
-func isIndexFile(p string) bool {
-	switch strings.TrimSuffix(path.Base(p), path.Ext(p)) {
+// isIndexFile reports whether p is the file that stands for its directory
+// in an import written in lang: a Python package's __init__.py; for
+// others a JavaScript index.js, a Rust mod.rs (or any of the three).
+func isIndexFile(lang, p string) bool {
+	base := strings.TrimSuffix(path.Base(p), path.Ext(p))
+	if lang == "python" {
+		return base == "__init__"
+	}
+	switch base {
 	case "index", "__init__", "mod":
 		return true
 	}
@@ -872,12 +947,14 @@ func isIndexFile(p string) bool {
 
 // importSegments splits an import path into its parts, dropping a final
 // wildcard (com.example.*, crate::x::*) and Rust's crate/self/super roots.
+// Spaces around a separator (Python's "from a . b import c") are not part
+// of a segment.
 func importSegments(name string) []string {
 	name = strings.NewReplacer("::", "/", "\\", "/").Replace(name)
 	var segs []string
 	for _, s := range strings.FieldsFunc(name, func(r rune) bool { return r == '/' || r == '.' }) {
-		switch s {
-		case "*", "crate", "self", "super", "{", "}":
+		switch s = strings.TrimSpace(s); s {
+		case "", "*", "crate", "self", "super", "{", "}":
 			continue
 		}
 		segs = append(segs, s)

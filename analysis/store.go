@@ -173,10 +173,11 @@ func openStore(ctx context.Context, path string) (*indexStore, error) {
 // extracted (6: Python's "from . import jobs" imports jobs; 7: the parts
 // of compound names, such as updatecache, in the name column; 8: the first
 // sentence of the module's doc, a Go package comment or a Python module
-// docstring, in the context of the file's top-level definitions). An index of
+// docstring, in the context of the file's top-level definitions; 9: Python's
+// "from a.b import c" imports a.b.c too, a possible submodule). An index of
 // another format forgets its files and its walk manifest, so that the
 // next update indexes them again.
-const indexFormat = "8"
+const indexFormat = "9"
 
 func (s *indexStore) checkFormat(ctx context.Context) error {
 	var format string

@@ -74,15 +74,19 @@
     (relative_import)
   ] @name) @reference.import
 
-; from . import jobs → ".jobs" too, from .. import util → "..util": each
-; name imported from a package alone may be one of its modules.
+; from . import jobs → ".jobs" too, from .. import util → "..util", from
+; a.b import c → "a.b.c", from .x import y → ".x.y": each name imported from
+; a module may be one of its submodules. The module is the @qualifier, which
+; marks the edge a possible submodule (see Ref.Qualifier).
 (import_from_statement
-  module_name: (relative_import) @qualifier
+  module_name: [
+    (dotted_name)
+    (relative_import)
+  ] @qualifier
   name: [
     (dotted_name) @name
     (aliased_import name: (dotted_name) @name)
-  ]
-  (#match? @qualifier "^\\.+$")) @reference.import
+  ]) @reference.import
 
 ; Comments, for the doc comments above definitions.
 (comment) @comment

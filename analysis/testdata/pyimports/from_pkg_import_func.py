@@ -1,0 +1,8 @@
+from dataclasses import dataclass
+
+from pkg import func
+
+
+@dataclass
+class Result:
+    value: int = func()

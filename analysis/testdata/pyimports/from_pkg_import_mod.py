@@ -1,0 +1,3 @@
+from pkg import mod
+
+print(mod.helper())

@@ -1,0 +1,3 @@
+import pkg
+
+print(pkg.func())

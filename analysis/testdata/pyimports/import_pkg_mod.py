@@ -1,0 +1,3 @@
+import pkg.mod
+
+print(pkg.mod.helper())

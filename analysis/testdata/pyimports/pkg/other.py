@@ -1,0 +1,6 @@
+from . import mod
+from .mod import helper
+
+
+def use():
+    return helper() + mod.helper()
