@@ -85,19 +85,60 @@ func TestImportReaches(t *testing.T) {
 		{"rust", "src/main.rs", "crate::*", "src/lib.rs", false},
 	}
 	for _, tt := range tests {
-		if got := importReaches(tt.from, tt.lang, tt.name, tt.target); got != tt.want {
+		if got := importReaches(tt.from, tt.lang, tt.name, tt.target, nil); got != tt.want {
 			t.Errorf("importReaches(%q, %q, %q, %q) = %v, want %v", tt.from, tt.lang, tt.name, tt.target, got, tt.want)
 		}
 	}
 }
 
+// TestImportReachesPackages: a Python import is absolute, so the directory
+// it starts in must not be a package (hold an __init__.py); other
+// languages do not look at packages.
+func TestImportReachesPackages(t *testing.T) {
+	tests := []struct {
+		lang, from, name, target string
+		packages                 []string
+		want                     bool
+	}{
+		{"python", "app.py", "abc", "abc.py", []string{"importlib"}, true},
+		{"python", "app.py", "abc", "importlib/abc.py", []string{"importlib"}, false},
+		{"python", "abc.py", "_abc", "importlib/_abc.py", []string{"importlib"}, false},
+		{"python", "app.py", "abc", "importlib/abc.py", nil, true}, // not a package
+		{"python", "app.py", "importlib.abc", "importlib/abc.py", []string{"importlib"}, true},
+		{"python", "app.py", "importlib", "importlib/__init__.py", []string{"importlib"}, true},
+		{"python", "app.py", "metadata", "importlib/metadata/__init__.py", []string{"importlib", "importlib/metadata"}, false},
+		{"python", "app.py", "importlib.metadata", "importlib/metadata/__init__.py", []string{"importlib", "importlib/metadata"}, true},
+		{"python", "app.py", "users.repo", "src/users/repo.py", []string{"src/users"}, true},
+		{"python", "app.py", "users.repo", "src/users/repo.py", []string{"src", "src/users"}, false},
+		{"python", "app.py", "mod", "mod.py", nil, true},
+		{"python", "app.py", "mod", "mod.py", []string{"."}, false}, // the root is a package
+		// Relative imports are not absolute.
+		{"python", "pkg/other.py", ".mod", "pkg/mod.py", []string{"pkg"}, true},
+		{"python", "pkg/other.py", ".", "pkg/__init__.py", []string{"pkg"}, true},
+		// Other languages ignore packages.
+		{"go", "api/handlers.go", "example.com/sampleapp/users", "users/repo.go", []string{".", "users"}, true},
+		{"java", "a/B.java", "com.example.users.User", "src/com/example/users/User.java", []string{"src", "src/com"}, true},
+		{"rust", "src/main.rs", "crate::model", "src/model.rs", []string{"src"}, true},
+	}
+	for _, tt := range tests {
+		packages := map[string]bool{}
+		for _, p := range tt.packages {
+			packages[p] = true
+		}
+		if got := importReaches(tt.from, tt.lang, tt.name, tt.target, packages); got != tt.want {
+			t.Errorf("importReaches(%q, %q, %q, %q) with packages %q = %v, want %v", tt.from, tt.lang, tt.name, tt.target, tt.packages, got, tt.want)
+		}
+	}
+}
+
 // TestPythonImports indexes testdata/pyimports (a package, its two
-// modules and one importer for each way of importing them) and checks
+// modules, one importer for each way of importing them and one of a
+// top-level module of the same name as one of them) and checks
 // exactly which files import each, and what a file's imports list.
 func TestPythonImports(t *testing.T) {
 	ix := openTestIndex(t, filepath.Join("testdata", "pyimports"), nil)
-	if sum := mustUpdate(t, ix); sum.ByLanguage["python"] != 7 || sum.ParseErrors != 0 {
-		t.Fatalf("indexed %v python files, %d with errors; want 7, 0", sum.ByLanguage, sum.ParseErrors)
+	if sum := mustUpdate(t, ix); sum.ByLanguage["python"] != 8 || sum.ParseErrors != 0 {
+		t.Fatalf("indexed %v python files, %d with errors; want 8, 0", sum.ByLanguage, sum.ParseErrors)
 	}
 	ctx := context.Background()
 	describe := func(imps []Import) []string {
@@ -135,7 +176,8 @@ func TestPythonImports(t *testing.T) {
 		},
 		{
 			// import pkg.mod, from pkg import mod, from . import mod
-			// and from .mod import helper import the module.
+			// and from .mod import helper import the module; import
+			// mod does not (pkg is a package).
 			target:  "pkg/mod.py",
 			files:   []string{"pkg/mod.py"},
 			imports: []string{},

@@ -795,6 +795,10 @@ func (s *indexStore) Imports(ctx context.Context, target string) (files []string
 	for _, f := range files {
 		isTarget[f] = true
 	}
+	packages, err := s.pythonPackages(ctx)
+	if err != nil {
+		return nil, nil, nil, fmt.Errorf("imports of %s: %w", target, err)
+	}
 	var byKey map[string][]string // the indexed files, once a submodule is looked for
 	for _, e := range all {
 		imp := Import{Path: e.source.Path, Name: e.name, Line: e.line}
@@ -805,7 +809,7 @@ func (s *indexStore) Imports(ctx context.Context, target string) (files []string
 						return nil, nil, nil, fmt.Errorf("imports of %s: %w", target, err)
 					}
 				}
-				if imp.Target = resolveImport(byKey, e.source.Path, e.source.Language, e.name); imp.Target == "" {
+				if imp.Target = resolveImport(byKey, packages, e.source.Path, e.source.Language, e.name); imp.Target == "" {
 					continue // a name defined in the module, or a module outside the workspace
 				}
 			}
@@ -813,7 +817,7 @@ func (s *indexStore) Imports(ctx context.Context, target string) (files []string
 			continue
 		}
 		for _, f := range files {
-			if importReaches(e.source.Path, e.source.Language, e.name, f) {
+			if importReaches(e.source.Path, e.source.Language, e.name, f, packages) {
 				imp.Target = f
 				importedBy = append(importedBy, imp)
 				break
@@ -853,17 +857,38 @@ func (s *indexStore) filesByImportKey(ctx context.Context) (map[string][]string,
 // filesByImportKey) that a possible submodule imported in file from
 // reaches, or "". Such a file's name, or its directory's for a package's
 // __init__.py, is the import's last segment.
-func resolveImport(byKey map[string][]string, from, lang, name string) string {
+func resolveImport(byKey map[string][]string, packages map[string]bool, from, lang, name string) string {
 	segs := importSegments(name)
 	if len(segs) == 0 {
 		return ""
 	}
 	for _, p := range byKey[segs[len(segs)-1]] {
-		if importReaches(from, lang, name, p) {
+		if importReaches(from, lang, name, p, packages) {
 			return p
 		}
 	}
 	return ""
+}
+
+// pythonPackages returns the directories that hold an indexed
+// __init__.py: Python packages.
+func (s *indexStore) pythonPackages(ctx context.Context) (map[string]bool, error) {
+	rows, err := s.db.QueryContext(ctx, `SELECT path FROM files WHERE language = 'python' AND path LIKE '%\_\_init\_\_.py%' ESCAPE '\'`)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	out := map[string]bool{}
+	for rows.Next() {
+		var p string
+		if err := rows.Scan(&p); err != nil {
+			return nil, err
+		}
+		if isIndexFile("python", p) {
+			out[path.Dir(p)] = true
+		}
+	}
+	return out, rows.Err()
 }
 
 // filesFor returns the indexed files a target names: the file itself, the
@@ -900,8 +925,13 @@ func likeEscape(s string) string {
 // com.example.users.UserService reaches …/com/example/users/UserService.java.
 // A Python package is its __init__.py, not its directory: import importlib
 // reaches importlib/__init__.py only, and import importlib.metadata
-// reaches importlib/metadata.py or importlib/metadata/__init__.py.
-func importReaches(from, lang, name, target string) bool {
+// reaches importlib/metadata.py or importlib/metadata/__init__.py. A
+// Python import is absolute, so the directory its first segment is found
+// in must not be a package (one of packages, the directories with an
+// __init__.py; nil when unknown): import abc does not reach
+// importlib/abc.py, and import users.repo reaches src/users/repo.py
+// unless src has an __init__.py.
+func importReaches(from, lang, name, target string, packages map[string]bool) bool {
 	noExt := strings.TrimSuffix(target, path.Ext(target))
 	if strings.HasPrefix(name, ".") {
 		var rel string
@@ -924,7 +954,19 @@ func importReaches(from, lang, name, target string) bool {
 	// directory ends the import, which starts with the module path).
 	file, dir := strings.Split(noExt, "/"), strings.Split(path.Dir(target), "/")
 	if lang == "python" {
-		return hasSuffixSegs(file, segs) || isIndexFile(lang, target) && hasSuffixSegs(dir, segs)
+		var base []string // the directory the import's first segment is in
+		switch {
+		case hasSuffixSegs(file, segs):
+			base = file[:len(file)-len(segs)]
+		case isIndexFile(lang, target) && hasSuffixSegs(dir, segs):
+			base = dir[:len(dir)-len(segs)]
+		default:
+			return false
+		}
+		if len(base) == 0 || len(base) == 1 && base[0] == "." {
+			return !packages["."]
+		}
+		return !packages[strings.Join(base, "/")]
 	}
 	return hasSuffixSegs(file, segs) || hasSuffixSegs(dir, segs) ||
 		lang == "go" && path.Dir(target) != "." && hasSuffixSegs(segs, dir)

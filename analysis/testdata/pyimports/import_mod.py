@@ -1,0 +1,3 @@
+import mod
+
+print(mod)
