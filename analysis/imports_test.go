@@ -8,6 +8,8 @@ import (
 	"testing"
 )
 
+// TestImportReaches checks which workspace files an import written in a
+// file reaches, for each language's way of naming packages and modules.
 func TestImportReaches(t *testing.T) {
 	tests := []struct {
 		lang, from, name, target string
