@@ -666,10 +666,13 @@ func countErrors(n *sitter.Node) int {
 	return countErrorsGo(n)
 }
 
-// childHasError tells whether a visible child of n has an error.
+// childHasError tells whether a child of n that a tree cursor visits has
+// an error.
 func childHasError(n *sitter.Node) bool {
-	for i := range n.ChildCount() {
-		if n.Child(int(i)).HasError() {
+	c := sitter.NewTreeCursor(n)
+	defer c.Close()
+	for ok := c.GoToFirstChild(); ok; ok = c.GoToNextSibling() {
+		if c.CurrentNode().HasError() {
 			return true
 		}
 	}

@@ -406,10 +406,11 @@ func (s *recoverSearch) narrow(i int) error {
 // line leaves open close (a parameter list over several lines, one to a
 // line, is part of the head, no unit of the body to cut).
 func regionHead(root *sitter.Node, region []byte) uint32 {
-	head := uint32(bytes.IndexByte(region, '\n') + 1)
-	if head == 0 {
+	first := uint32(bytes.IndexByte(region, '\n') + 1)
+	if first == 0 {
 		return 0
 	}
+	head := first
 	c := sitter.NewTreeCursor(root)
 	defer c.Close()
 	depth := 0
@@ -437,7 +438,7 @@ func regionHead(root *sitter.Node, region []byte) uint32 {
 		for !c.GoToNextSibling() {
 			if !c.GoToParent() {
 				// The brackets never close: the head is the first line.
-				return uint32(bytes.IndexByte(region, '\n') + 1)
+				return first
 			}
 		}
 	}
